@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier - device-mapper target presenting one block device over tiers.
+ *
+ * Module entry points.
+ */
+#include <linux/module.h>
+#include <linux/device-mapper.h>
+
+#include <uapi/linux/dm-tier-version.h>
+
+#include "compat.h"
+
+#define DM_MSG_PREFIX "tier"
+
+static int __init dm_tier_init(void)
+{
+	DMINFO("version %s loaded", DM_TIER_VERSION_STRING);
+	return 0;
+}
+
+static void __exit dm_tier_exit(void)
+{
+	DMINFO("unloaded");
+}
+
+module_init(dm_tier_init);
+module_exit(dm_tier_exit);
+
+MODULE_DESCRIPTION(DM_NAME " tiering target (hot NVMe, CXL memory, NVMe-oF capacity)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(DM_TIER_VERSION_STRING);

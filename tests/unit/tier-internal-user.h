@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace substitute for kernel/core/tier-internal.h: force-included
+ * (-include) before any core file, it defines the same include guard so the
+ * kernel variant is skipped, and supplies libc equivalents.
+ */
+#ifndef DM_TIER_CORE_INTERNAL_H
+#define DM_TIER_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <limits.h>
+#include <endian.h>
+#include <stdio.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint16_t __le16;
+typedef uint32_t __le32;
+typedef uint64_t __le64;
+typedef u64 sector_t;
+
+#define __packed __attribute__((packed))
+#define __always_unused __attribute__((unused))
+#define __must_check __attribute__((warn_unused_result))
+#ifndef U64_MAX
+#define U64_MAX UINT64_MAX
+#endif
+#ifndef U32_MAX
+#define U32_MAX UINT32_MAX
+#endif
+
+#define cpu_to_le16(x) htole16(x)
+#define cpu_to_le32(x) htole32(x)
+#define cpu_to_le64(x) htole64(x)
+#define le16_to_cpu(x) le16toh(x)
+#define le32_to_cpu(x) le32toh(x)
+#define le64_to_cpu(x) le64toh(x)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define BIT(n) (1UL << (n))
+#define BITS_PER_LONG 64
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define is_power_of_2(n) ((n) != 0 && (((n) & ((n) - 1)) == 0))
+#define ilog2(n) ((int)(63 - __builtin_clzll((unsigned long long)(n))))
+#define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
+#define check_shl_overflow(a, s, d)                                            \
+	({                                                                     \
+		typeof(a) _a = (a);                                            \
+		typeof(s) _s = (s);                                            \
+		typeof(d) _d = (d);                                            \
+		*_d = _a << _s;                                                \
+		_s >= 8 * sizeof(*_d) || (*_d >> _s) != _a;                    \
+	})
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#define div_u64(a, b) ((u64)(a) / (u32)(b))
+#define div64_u64(a, b) ((u64)(a) / (u64)(b))
+
+/*
+ * Fault injection: tests set tier_test_fail_alloc to make the Nth following
+ * allocation fail (1 = next one), like tools/testing/vma injects faults.
+ */
+extern int tier_test_fail_alloc;
+static inline void *tier_test_zalloc(size_t n, size_t size)
+{
+	if (tier_test_fail_alloc > 0 && --tier_test_fail_alloc == 0)
+		return NULL;
+	return calloc(n, size);
+}
+#define tier_zalloc_array(n, size) tier_test_zalloc((n), (size))
+#define tier_free_array(p) free(p)
+
+u32 tier_test_crc32c(u32 seed, const void *buf, size_t len);
+#define tier_crc32c(seed, buf, len) tier_test_crc32c((seed), (buf), (len))
+
+#endif /* DM_TIER_CORE_INTERNAL_H */
