@@ -21,12 +21,12 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # KDIR: explicit, else the running kernel's build dir, else the newest Debian
 # linux-headers-*-amd64 (tools/kdir says which it picked and why).
 KDIR ?= $(shell tools/kdir)
-KVER := $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-KMOD_DIR := $(BUILD)/kmod/$(KVER)
+KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KMOD_DIR = $(BUILD)/kmod/$(KVER)
 
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude -Ikernel/core -Iuser/lib \
+	-D_GNU_SOURCE -Iinclude/uapi -Iinclude -Ikernel/core -Iuser/lib \
 	-include tests/unit/tier-internal-user.h
 SAN_CFLAGS := $(USER_CFLAGS) -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all

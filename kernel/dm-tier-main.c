@@ -27,6 +27,7 @@ static void __exit dm_tier_exit(void)
 module_init(dm_tier_init);
 module_exit(dm_tier_exit);
 
-MODULE_DESCRIPTION(DM_NAME " tiering target (hot NVMe, CXL memory, NVMe-oF capacity)");
+MODULE_DESCRIPTION(DM_NAME
+		   " tiering target (hot NVMe, CXL memory, NVMe-oF capacity)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(DM_TIER_VERSION_STRING);

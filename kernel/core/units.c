@@ -26,8 +26,8 @@ static int suffix_shift(const char *s)
 			continue;
 		if (s[1] == '\0')
 			return 10 * (i + 1);
-		if (to_lower_ascii(s[1]) == 'i' && to_lower_ascii(s[2]) == 'b' &&
-		    s[3] == '\0')
+		if (to_lower_ascii(s[1]) == 'i' &&
+		    to_lower_ascii(s[2]) == 'b' && s[3] == '\0')
 			return 10 * (i + 1);
 		return -1;
 	}

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Glue that kernel/core needs in userspace (tierctl, tierd, unit tests):
+ * allocation fault injection and crc32c.
+ *
+ * Userspace crc32c (Castagnoli, reflected 0x82F63B78) matching the kernel's
+ * crc32c(seed, buf, len): no pre/post inversion, the caller passes the seed. */
+#include "tier-internal.h"
+
+int tier_test_fail_alloc;
+
+u32 tier_test_crc32c(u32 crc, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1)));
+	}
+	return crc;
+}

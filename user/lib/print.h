@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * print.h - one print call serves text and JSON output (the iproute2 way),
+ * so the two can never drift apart.
+ *
+ *   print_open(json);                     once, from main()
+ *   print_obj_begin(NULL);                 top-level object
+ *   print_str("name", "name: %s\n", s);    text uses fmt, JSON uses key
+ *   print_u64("size_bytes", "size: %llu\n", n);
+ *   print_arr_begin("tiers", "tiers:\n"); print_obj_begin(NULL) ... end
+ *   print_obj_end(); print_close();
+ */
+#ifndef DM_TIER_PRINT_H
+#define DM_TIER_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void print_open(bool json);
+bool print_is_json(void);
+void print_close(void);
+
+/* Begin/end a JSON object or array; @key is NULL inside arrays/at top. */
+void print_obj_begin(const char *key);
+void print_obj_end(void);
+void print_arr_begin(const char *key, const char *text);
+void print_arr_end(void);
+
+/* @text_fmt is a printf format with one conversion for the value, or NULL
+ * to print nothing in text mode. */
+void print_str(const char *key, const char *text_fmt, const char *value);
+void print_u64(const char *key, const char *text_fmt, uint64_t value);
+void print_s64(const char *key, const char *text_fmt, int64_t value);
+void print_bool(const char *key, const char *text_fmt, bool value);
+/* Text-only output (headings, blank lines); nothing in JSON mode. */
+void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* DM_TIER_PRINT_H */
