@@ -3,12 +3,40 @@
  * compat.h - the one place that knows kernel versions.
  *
  * dm-tier builds against Debian 12's 6.1 and bookworm-backports' 6.12. Every
- * block/dm API difference between them is wrapped here; no other file tests
- * LINUX_VERSION_CODE.
+ * block/dm API difference between them is wrapped here. Distribution
+ * kernels backport API changes (Debian's 6.1.1xx has 6.9's dm_io() ioprio
+ * argument), so differences are detected by feature probes in Kbuild
+ * (TIER_HAVE_* macros), not by version numbers.
  */
 #ifndef DM_TIER_COMPAT_H
 #define DM_TIER_COMPAT_H
 
-#include <linux/version.h>
+#include <linux/blkdev.h>
+#include <linux/dm-io.h>
+
+/* 6.9 (and Debian's 6.1.1xx) added an I/O priority argument to dm_io(). */
+static inline int tier_compat_dm_io(struct dm_io_request *req,
+				    unsigned int num_regions,
+				    struct dm_io_region *where,
+				    unsigned long *sync_error_bits)
+{
+#ifdef TIER_HAVE_DM_IO_IOPRIO
+	return dm_io(req, num_regions, where, sync_error_bits, IOPRIO_DEFAULT);
+#else
+	return dm_io(req, num_regions, where, sync_error_bits);
+#endif
+}
+
+/*
+ * The discard limit a target sets in io_hints: 6.1 reads
+ * max_discard_sectors, 6.10+ derives it from max_hw_discard_sectors. Both
+ * exist in both, so set both.
+ */
+static inline void tier_compat_set_max_discard(struct queue_limits *limits,
+					       unsigned int sectors)
+{
+	limits->max_discard_sectors = sectors;
+	limits->max_hw_discard_sectors = sectors;
+}
 
 #endif /* DM_TIER_COMPAT_H */

@@ -9,18 +9,24 @@
 
 #include <uapi/linux/dm-tier-version.h>
 
-#include "compat.h"
-
-#define DM_MSG_PREFIX "tier"
+#include "dm-tier.h"
 
 static int __init dm_tier_init(void)
 {
+	int r;
+
+	r = dm_tier_target_register();
+	if (r) {
+		DMERR("cannot register the tier target: %d", r);
+		return r;
+	}
 	DMINFO("version %s loaded", DM_TIER_VERSION_STRING);
 	return 0;
 }
 
 static void __exit dm_tier_exit(void)
 {
+	dm_tier_target_unregister();
 	DMINFO("unloaded");
 }
 

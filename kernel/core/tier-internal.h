@@ -18,6 +18,8 @@
 #include <linux/string.h>
 #include <linux/limits.h>
 #include <linux/bitops.h>
+#include <linux/bitmap.h>
+#include <linux/align.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -26,7 +28,6 @@
 #include <linux/vmalloc.h>
 #include <linux/crc32c.h>
 #include <asm/byteorder.h>
-#include <asm/unaligned.h>
 
 /* Allocation of large arrays (extent maps); may sleep. */
 #define tier_zalloc_array(n, size) kvcalloc((n), (size), GFP_KERNEL)

@@ -89,4 +89,76 @@ static inline void *tier_test_zalloc(size_t n, size_t size)
 u32 tier_test_crc32c(u32 seed, const void *buf, size_t len);
 #define tier_crc32c(seed, buf, len) tier_test_crc32c((seed), (buf), (len))
 
+/* ---- added for format/extent_map/alloc/table ---- */
+#include <assert.h>
+#undef static_assert
+#define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
+#define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
+
+#ifndef U8_MAX
+#define U8_MAX UINT8_MAX
+#endif
+#ifndef U16_MAX
+#define U16_MAX UINT16_MAX
+#endif
+#define BIT_ULL(n) (1ULL << (n))
+#define ALIGN(x, a) (((x) + ((typeof(x))(a) - 1)) & ~((typeof(x))(a) - 1))
+#define BITS_TO_LONGS(n) DIV_ROUND_UP((n), BITS_PER_LONG)
+
+static inline void __set_bit(unsigned long nr, unsigned long *addr)
+{
+	addr[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG);
+}
+
+static inline void __clear_bit(unsigned long nr, unsigned long *addr)
+{
+	addr[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG));
+}
+
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return (addr[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG)) & 1;
+}
+
+/* Like the kernel's: index of the next set (or clear) bit >= offset, or size. */
+static inline unsigned long tier_test_find_bit(const unsigned long *addr,
+					       unsigned long size,
+					       unsigned long offset,
+					       unsigned long invert)
+{
+	unsigned long word;
+
+	if (offset >= size)
+		return size;
+	word = (addr[offset / BITS_PER_LONG] ^ invert) &
+	       (~0UL << (offset % BITS_PER_LONG));
+	offset -= offset % BITS_PER_LONG;
+	while (!word) {
+		offset += BITS_PER_LONG;
+		if (offset >= size)
+			return size;
+		word = addr[offset / BITS_PER_LONG] ^ invert;
+	}
+	offset += __builtin_ctzl(word);
+	return offset < size ? offset : size;
+}
+#define find_next_bit(addr, size, off) tier_test_find_bit((addr), (size), (off), 0)
+#define find_next_zero_bit(addr, size, off)                                    \
+	tier_test_find_bit((addr), (size), (off), ~0UL)
+
+#define WARN_ON_ONCE(cond)                                                     \
+	({                                                                     \
+		int __w = !!(cond);                                            \
+		if (__w)                                                       \
+			fprintf(stderr, "WARNING: %s:%d: %s\n", __FILE__,      \
+				__LINE__, #cond);                              \
+		__w;                                                           \
+	})
+
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
 #endif /* DM_TIER_CORE_INTERNAL_H */

@@ -144,6 +144,27 @@ void print_bool(const char *key, const char *text_fmt, bool value)
 	}
 }
 
+void print_u64_text(const char *key, const char *text_fmt, uint64_t value,
+		    const char *text)
+{
+	if (json_mode) {
+		json_member(key);
+		printf("%" PRIu64, value);
+	} else if (text_fmt) {
+		printf(text_fmt, text ? text : "-");
+	}
+}
+
+void print_null(const char *key, const char *text_fmt)
+{
+	if (json_mode) {
+		json_member(key);
+		fputs("null", stdout);
+	} else if (text_fmt) {
+		fputs(text_fmt, stdout);
+	}
+}
+
 void print_text(const char *fmt, ...)
 {
 	va_list ap;

@@ -32,6 +32,12 @@ void print_str(const char *key, const char *text_fmt, const char *value);
 void print_u64(const char *key, const char *text_fmt, uint64_t value);
 void print_s64(const char *key, const char *text_fmt, int64_t value);
 void print_bool(const char *key, const char *text_fmt, bool value);
+/* A number in JSON, its human form in text: JSON prints @value under @key,
+ * text prints @text_fmt with @text (e.g. "1.5 GiB" for a byte count). */
+void print_u64_text(const char *key, const char *text_fmt, uint64_t value,
+		    const char *text);
+/* JSON null under @key; text prints @text_fmt as is (no conversion). */
+void print_null(const char *key, const char *text_fmt);
 /* Text-only output (headings, blank lines); nothing in JSON mode. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

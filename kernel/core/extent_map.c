@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * extent_map.c - in-memory extent map and its map-block encoding (pure).
+ */
+#include "tier-internal.h"
+#include "format.h"
+#include "extent_map.h"
+
+int tier_map_init(struct tier_map *m, u64 nr_extents, u32 flags)
+{
+	u64 longs;
+
+	memset(m, 0, sizeof(*m));
+	if (!nr_extents || nr_extents > TIER_MAX_PEXTS)
+		return -EINVAL;
+	m->nr_extents = nr_extents;
+	m->nr_blocks = tier_map_blocks_for(nr_extents);
+	longs = BITS_TO_LONGS(m->nr_blocks);
+
+	m->words = tier_zalloc_array(nr_extents, sizeof(*m->words));
+	m->dirty[0] = tier_zalloc_array(longs, sizeof(unsigned long));
+	m->dirty[1] = tier_zalloc_array(longs, sizeof(unsigned long));
+	if (!m->words || !m->dirty[0] || !m->dirty[1])
+		goto nomem;
+	if (flags & TIER_MAP_F_HEAT) {
+		m->heat = tier_zalloc_array(nr_extents, sizeof(*m->heat));
+		m->atime = tier_zalloc_array(nr_extents, sizeof(*m->atime));
+		if (!m->heat || !m->atime)
+			goto nomem;
+	}
+	return 0;
+
+nomem:
+	tier_map_destroy(m);
+	return -ENOMEM;
+}
+
+void tier_map_destroy(struct tier_map *m)
+{
+	tier_free_array(m->words);
+	tier_free_array(m->heat);
+	tier_free_array(m->atime);
+	tier_free_array(m->dirty[0]);
+	tier_free_array(m->dirty[1]);
+	memset(m, 0, sizeof(*m));
+}
+
+bool tier_map_lookup(const struct tier_map *m, struct tier_vext v,
+		     struct tier_loc *loc)
+{
+	return tier_map_word_decode(READ_ONCE(m->words[v.v]), loc);
+}
+
+static void tier_map_dirty_block(struct tier_map *m, u64 block)
+{
+	u32 copy;
+
+	for (copy = 0; copy < 2; copy++) {
+		if (!test_bit(block, m->dirty[copy])) {
+			__set_bit(block, m->dirty[copy]);
+			m->nr_dirty[copy]++;
+		}
+	}
+}
+
+void tier_map_mark_dirty(struct tier_map *m, struct tier_vext v)
+{
+	tier_map_dirty_block(m, tier_map_block_of(v));
+}
+
+void tier_map_set(struct tier_map *m, struct tier_vext v,
+		  const struct tier_loc *loc)
+{
+	WRITE_ONCE(m->words[v.v], tier_map_word_encode(loc));
+	tier_map_mark_dirty(m, v);
+}
+
+bool tier_map_clear(struct tier_map *m, struct tier_vext v,
+		    struct tier_loc *old)
+{
+	u64 word = m->words[v.v];
+	struct tier_loc loc;
+
+	if (!tier_map_word_decode(word, &loc))
+		return false;
+	WRITE_ONCE(m->words[v.v], 0);
+	if (m->heat) {
+		m->heat[v.v] = 0;
+		m->atime[v.v] = 0;
+	}
+	tier_map_mark_dirty(m, v);
+	if (old)
+		*old = loc;
+	return true;
+}
+
+void tier_map_mark_all_dirty(struct tier_map *m, u32 copy)
+{
+	u64 b;
+
+	for (b = 0; b < m->nr_blocks; b++)
+		__set_bit(b, m->dirty[copy]);
+	m->nr_dirty[copy] = m->nr_blocks;
+}
+
+u64 tier_map_commit_next(const struct tier_map *m, u32 copy, u64 from)
+{
+	return find_next_bit(m->dirty[copy], m->nr_blocks, from);
+}
+
+void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
+			 u32 copy, u64 index, void *blk)
+{
+	u64 first = index * TIER_MAP_ENTRIES, v;
+	struct tier_map_entry e = { 0 };
+	u32 i;
+
+	tier_map_block_init(blk, sb, copy, index);
+	for (i = 0; i < TIER_MAP_ENTRIES; i++) {
+		v = first + i;
+		if (index >= m->nr_blocks || v >= m->nr_extents)
+			break;
+		e.word = m->words[v];
+		if (!(e.word & TIER_MAPW_MAPPED))
+			continue;
+		if (m->heat) {
+			e.heat = m->heat[v];
+			e.atime = m->atime[v];
+		}
+		tier_map_block_set(blk, i, &e);
+	}
+	tier_map_block_seal(blk);
+	if (index < m->nr_blocks && test_bit(index, m->dirty[copy])) {
+		__clear_bit(index, m->dirty[copy]);
+		m->nr_dirty[copy]--;
+	}
+}
+
+int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb,
+			u32 copy, u64 index, const void *blk,
+			struct tier_err *err)
+{
+	u64 first = index * TIER_MAP_ENTRIES, v;
+	struct tier_map_entry e;
+	u32 i;
+	int ret;
+
+	if (m->nr_extents != sb->virt_extents || index >= m->nr_blocks)
+		return -EINVAL;
+	ret = tier_map_block_check(blk, sb, copy, index, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < TIER_MAP_ENTRIES; i++) {
+		v = first + i;
+		if (v >= m->nr_extents)
+			break;
+		tier_map_block_get(blk, i, &e);
+		m->words[v] = e.word;
+		if (m->heat) {
+			m->heat[v] = e.heat;
+			m->atime[v] = e.atime;
+		}
+	}
+	return 0;
+}

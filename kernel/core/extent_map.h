@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * extent_map.h - in-memory map: virtual extent -> (tier, physical extent).
+ *
+ * One u64 word per virtual extent, laid out exactly like the on-disk map word
+ * (TIER_MAPW_* in format.h). Virtual and physical extent numbers have
+ * distinct wrapper types so the compiler rejects mixing them. Each map block
+ * has one dirty bit per map copy for the two-copy commit (docs/FORMAT.md).
+ * Pure logic: the caller serialises updates; lookups use READ_ONCE.
+ */
+#ifndef DM_TIER_CORE_EXTENT_MAP_H
+#define DM_TIER_CORE_EXTENT_MAP_H
+
+#include "tier-internal.h"
+#include "format.h"
+
+/**
+ * struct tier_vext - a virtual extent number (position in the dm device).
+ * @v: the number.
+ */
+struct tier_vext {
+	u64 v;
+};
+
+/**
+ * struct tier_pext - a physical extent number (position on one tier).
+ * @p: the number.
+ */
+struct tier_pext {
+	u64 p;
+};
+
+static inline struct tier_vext tier_vext(u64 v)
+{
+	return (struct tier_vext){ .v = v };
+}
+
+static inline struct tier_pext tier_pext(u64 p)
+{
+	return (struct tier_pext){ .p = p };
+}
+
+/**
+ * struct tier_loc - where a virtual extent lives.
+ * @tier:  tier index (< TIER_MAX_TIERS).
+ * @flags: extent flags, TIER_EXT_F_* (8 bits).
+ * @pext:  physical extent on that tier (< TIER_MAX_PEXTS).
+ */
+struct tier_loc {
+	u32 tier;
+	u32 flags;
+	struct tier_pext pext;
+};
+
+/**
+ * tier_map_word_encode() - the map word of a mapped extent.
+ * @loc: location; out-of-range fields are truncated to their bit widths.
+ *
+ * Context: any.
+ * Return: TIER_MAPW_MAPPED | tier << 56 | flags << 48 | pext.
+ */
+static inline u64 tier_map_word_encode(const struct tier_loc *loc)
+{
+	return TIER_MAPW_MAPPED |
+	       (((u64)loc->tier << TIER_MAPW_TIER_SHIFT) &
+		TIER_MAPW_TIER_MASK) |
+	       (((u64)loc->flags << TIER_MAPW_FLAGS_SHIFT) &
+		TIER_MAPW_FLAGS_MASK) |
+	       (loc->pext.p & TIER_MAPW_PEXT_MASK);
+}
+
+/**
+ * tier_map_word_decode() - split a map word.
+ * @word: map word.
+ * @loc:  out; written only when mapped.
+ *
+ * Context: any.
+ * Return: true when @word is mapped.
+ */
+static inline bool tier_map_word_decode(u64 word, struct tier_loc *loc)
+{
+	if (!(word & TIER_MAPW_MAPPED))
+		return false;
+	loc->tier = (word & TIER_MAPW_TIER_MASK) >> TIER_MAPW_TIER_SHIFT;
+	loc->flags = (word & TIER_MAPW_FLAGS_MASK) >> TIER_MAPW_FLAGS_SHIFT;
+	loc->pext = tier_pext(word & TIER_MAPW_PEXT_MASK);
+	return true;
+}
+
+/**
+ * tier_sector_to_vext() - the virtual extent containing a device sector.
+ * @sector: sector of the virtual device.
+ * @shift:  log2(extent sectors).
+ * @offset: out, optional; sector offset within the extent.
+ *
+ * Context: any.
+ * Return: the virtual extent.
+ */
+static inline struct tier_vext tier_sector_to_vext(sector_t sector, u32 shift,
+						   sector_t *offset)
+{
+	if (offset)
+		*offset = sector & ((1ULL << shift) - 1);
+	return tier_vext(sector >> shift);
+}
+
+/**
+ * tier_vext_to_sector() - first sector of a virtual extent.
+ * @v:     virtual extent.
+ * @shift: log2(extent sectors).
+ *
+ * Context: any.
+ * Return: the sector of the virtual device.
+ */
+static inline sector_t tier_vext_to_sector(struct tier_vext v, u32 shift)
+{
+	return v.v << shift;
+}
+
+/**
+ * tier_pext_to_sector() - sector on a tier device.
+ * @data_start: the tier's data_start.
+ * @shift:      log2(extent sectors).
+ * @p:          physical extent.
+ * @offset:     offset within the extent, < 1 << @shift.
+ *
+ * Context: any.
+ * Return: data_start + (p << shift) + offset.
+ */
+static inline sector_t tier_pext_to_sector(sector_t data_start, u32 shift,
+					   struct tier_pext p, sector_t offset)
+{
+	return data_start + (p.p << shift) + offset;
+}
+
+/**
+ * tier_map_block_of() - map block holding a virtual extent's entry.
+ * @v: virtual extent.
+ *
+ * Context: any.
+ * Return: v / TIER_MAP_ENTRIES.
+ */
+static inline u64 tier_map_block_of(struct tier_vext v)
+{
+	return div_u64(v.v, TIER_MAP_ENTRIES);
+}
+
+/* tier_map_init() flags */
+#define TIER_MAP_F_HEAT		0x1	/* keep heat and atime per extent */
+
+/**
+ * struct tier_map - the in-memory map.
+ * @nr_extents: virtual extents (the superblock's virt_extents).
+ * @nr_blocks:  map blocks covering them (tier_map_blocks_for()).
+ * @words:      map word per virtual extent.
+ * @heat:       heat per extent, or NULL (TIER_MAP_F_HEAT not given).
+ * @atime:      atime per extent, or NULL (TIER_MAP_F_HEAT not given).
+ * @dirty:      per map copy, one bit per block that copy must rewrite.
+ * @nr_dirty:   bits set in each @dirty bitmap.
+ */
+struct tier_map {
+	u64 nr_extents;
+	u64 nr_blocks;
+	u64 *words;
+	u16 *heat;
+	u32 *atime;
+	unsigned long *dirty[2];
+	u64 nr_dirty[2];
+};
+
+/**
+ * tier_map_init() - allocate an all-unmapped map, nothing dirty.
+ * @m:          the map; fully initialised on success, zeroed on failure.
+ * @nr_extents: virtual extents, 1..TIER_MAX_PEXTS.
+ * @flags:      TIER_MAP_F_*.
+ *
+ * Memory: 8 bytes per extent (+6 with TIER_MAP_F_HEAT), 2 bits per block.
+ *
+ * Context: process; may sleep (tier_zalloc_array()).
+ * Return: 0, -EINVAL for a bad size, -ENOMEM.
+ */
+int tier_map_init(struct tier_map *m, u64 nr_extents, u32 flags);
+
+/**
+ * tier_map_destroy() - free what tier_map_init() allocated.
+ * @m: the map; may be zeroed or already destroyed.
+ *
+ * Context: process.
+ */
+void tier_map_destroy(struct tier_map *m);
+
+/**
+ * tier_map_lookup() - where a virtual extent lives.
+ * @m:   the map.
+ * @v:   virtual extent, < @m->nr_extents.
+ * @loc: out; written only when mapped.
+ *
+ * Context: any; lockless (READ_ONCE of one word).
+ * Return: true when mapped.
+ */
+bool tier_map_lookup(const struct tier_map *m, struct tier_vext v,
+		     struct tier_loc *loc);
+
+/**
+ * tier_map_set() - map a virtual extent; marks its block dirty in both
+ * copies.
+ * @m:   the map.
+ * @v:   virtual extent, < @m->nr_extents.
+ * @loc: new location.
+ *
+ * Context: any; caller serialises writers.
+ */
+void tier_map_set(struct tier_map *m, struct tier_vext v,
+		  const struct tier_loc *loc);
+
+/**
+ * tier_map_clear() - unmap a virtual extent (discard); marks its block dirty
+ * in both copies and resets its heat.
+ * @m:   the map.
+ * @v:   virtual extent, < @m->nr_extents.
+ * @old: out, optional; the previous location when it was mapped, so the
+ *       caller can tier_alloc_free_deferred() it.
+ *
+ * Context: any; caller serialises writers.
+ * Return: true when it was mapped.
+ */
+bool tier_map_clear(struct tier_map *m, struct tier_vext v,
+		    struct tier_loc *old);
+
+/**
+ * tier_map_mark_dirty() - mark @v's block dirty in both copies (e.g. after
+ * changing its heat).
+ * @m: the map.
+ * @v: virtual extent, < @m->nr_extents.
+ *
+ * Context: any; caller serialises writers.
+ */
+void tier_map_mark_dirty(struct tier_map *m, struct tier_vext v);
+
+/**
+ * tier_map_mark_all_dirty() - make copy @copy rewrite every block.
+ * @m:    the map.
+ * @copy: 0 or 1.
+ *
+ * Call after loading for the inactive copy (it may be torn or one commit
+ * behind), and after a failed commit for the copy it was writing.
+ *
+ * Context: any; caller serialises writers.
+ */
+void tier_map_mark_all_dirty(struct tier_map *m, u32 copy);
+
+/**
+ * tier_map_commit_next() - the commit plan of a copy: next dirty block.
+ * @m:    the map.
+ * @copy: the copy being written (the inactive one).
+ * @from: first block index to consider.
+ *
+ * Iterate: for (i = tier_map_commit_next(m, c, 0); i < m->nr_blocks;
+ * i = tier_map_commit_next(m, c, i + 1)).
+ *
+ * Context: any.
+ * Return: the first block >= @from dirty for @copy, or @m->nr_blocks.
+ */
+u64 tier_map_commit_next(const struct tier_map *m, u32 copy, u64 from);
+
+/**
+ * tier_map_fill_block() - encode map block @index for writing to @copy, and
+ * clear its dirty bit for @copy.
+ * @m:     the map.
+ * @sb:    the superblock the commit will write (generation, uuid).
+ * @copy:  destination copy.
+ * @index: block index; blocks at or beyond @m->nr_blocks encode empty.
+ * @blk:   out; TIER_BLOCK_SIZE bytes, sealed.
+ *
+ * The bit is cleared when the block is captured, under the caller's lock,
+ * so a change made while the write is in flight dirties it again. If the
+ * commit fails, call tier_map_mark_all_dirty(m, copy).
+ *
+ * Context: any; caller serialises writers.
+ */
+void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
+			 u32 copy, u64 index, void *blk);
+
+/**
+ * tier_map_load_block() - validate block @index of @copy and store its
+ * entries in the map; dirty bits are not touched.
+ * @m:     the map, sized @sb->virt_extents.
+ * @sb:    chosen superblock.
+ * @copy:  the copy read (@sb->active_copy).
+ * @index: block index, < @m->nr_blocks.
+ * @blk:   TIER_BLOCK_SIZE bytes.
+ * @err:   out, optional.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL when @index or the map size does not fit @sb;
+ * otherwise what tier_map_block_check() returns (map unchanged).
+ */
+int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb,
+			u32 copy, u64 index, const void *blk,
+			struct tier_err *err);
+
+#endif /* DM_TIER_CORE_EXTENT_MAP_H */

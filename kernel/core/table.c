@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * table.c - dm table line parser and formatter (pure; shared with tierctl).
+ */
+#include "tier-internal.h"
+#include "format.h"
+#include "table.h"
+
+enum tier_opt_kind {
+	TIER_OPT_U32,	/* nr_values u32s stored from offset */
+	TIER_OPT_DEV,	/* one device string stored at offset */
+};
+
+/*
+ * struct tier_opt - one row of the key table.
+ * @name:      key.
+ * @kind:      enum tier_opt_kind.
+ * @nr_values: words following the key.
+ * @min, @max: range of each value (TIER_OPT_U32).
+ * @def:       default of each value (TIER_OPT_U32).
+ * @offset:    field in struct tier_table.
+ */
+struct tier_opt {
+	const char *name;
+	u32 kind;
+	u32 nr_values;
+	u32 min;
+	u32 max;
+	u32 def;
+	size_t offset;
+};
+
+enum tier_table_err {
+	TIER_TE_ARGS,
+	TIER_TE_EXTENT,
+	TIER_TE_EXTENT_RANGE,
+	TIER_TE_NR_TIERS,
+	TIER_TE_DEVS,
+	TIER_TE_EMPTY_DEV,
+	TIER_TE_DUP_DEV,
+	TIER_TE_OPT_COUNT,
+	TIER_TE_OPT_MISMATCH,
+	TIER_TE_OPT_UNKNOWN,
+	TIER_TE_OPT_TWICE,
+	TIER_TE_OPT_MISSING,
+	TIER_TE_OPT_VALUE,
+	TIER_TE_OPT_RANGE,
+};
+
+static const char *const tier_table_msgs[] = {
+	[TIER_TE_ARGS] =
+		"Not enough arguments",
+	[TIER_TE_EXTENT] =
+		"Invalid extent size",
+	[TIER_TE_EXTENT_RANGE] =
+		"Extent size must be a power of two from 128 to 131072 sectors",
+	[TIER_TE_NR_TIERS] =
+		"Number of tiers must be from 1 to 8",
+	[TIER_TE_DEVS] =
+		"Not enough tier devices",
+	[TIER_TE_EMPTY_DEV] =
+		"Empty device name",
+	[TIER_TE_DUP_DEV] =
+		"Duplicate device",
+	[TIER_TE_OPT_COUNT] =
+		"Invalid optional argument count",
+	[TIER_TE_OPT_MISMATCH] =
+		"Optional argument count does not match arguments",
+	[TIER_TE_OPT_UNKNOWN] =
+		"Unknown optional argument",
+	[TIER_TE_OPT_TWICE] =
+		"Optional argument given twice",
+	[TIER_TE_OPT_MISSING] =
+		"Missing optional argument value",
+	[TIER_TE_OPT_VALUE] =
+		"Invalid optional argument value",
+	[TIER_TE_OPT_RANGE] =
+		"Optional argument value out of range",
+};
+
+#define TIER_OPT_FIELD(f) offsetof(struct tier_table, f)
+
+/* Format order is row order; add rows at the end. */
+static const struct tier_opt tier_opts[] = {
+	{ "metadata_dev", TIER_OPT_DEV, 1, 0, 0, 0,
+	  TIER_OPT_FIELD(metadata_dev) },
+	{ "commit_interval_ms", TIER_OPT_U32, 1, 1, TIER_COMMIT_INTERVAL_MAX,
+	  TIER_COMMIT_INTERVAL_DEF, TIER_OPT_FIELD(commit_interval_ms) },
+	{ "reserve_pct", TIER_OPT_U32, 1, 0, TIER_RESERVE_PCT_MAX,
+	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct) },
+	{ "discard_passdown", TIER_OPT_U32, 1, 0, 1, 1,
+	  TIER_OPT_FIELD(discard_passdown) },
+};
+
+static_assert(ARRAY_SIZE(tier_opts) <= 32);	/* "seen" is a u32 mask */
+
+static u32 *tier_opt_u32(struct tier_table *t, const struct tier_opt *o)
+{
+	return (u32 *)((char *)t + o->offset);
+}
+
+static const u32 *tier_opt_u32_c(const struct tier_table *t,
+				 const struct tier_opt *o)
+{
+	return (const u32 *)((const char *)t + o->offset);
+}
+
+static const char **tier_opt_dev(struct tier_table *t,
+				 const struct tier_opt *o)
+{
+	return (const char **)((char *)t + o->offset);
+}
+
+static const char *tier_opt_dev_c(const struct tier_table *t,
+				  const struct tier_opt *o)
+{
+	return *(const char *const *)((const char *)t + o->offset);
+}
+
+void tier_table_init(struct tier_table *t)
+{
+	size_t i;
+	u32 k;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		if (tier_opts[i].kind != TIER_OPT_U32)
+			continue;
+		for (k = 0; k < tier_opts[i].nr_values; k++)
+			tier_opt_u32(t, &tier_opts[i])[k] = tier_opts[i].def;
+	}
+}
+
+/* Plain decimal u32: digits only, at least one, no overflow. */
+static int tier_parse_u32(const char *s, u32 *out)
+{
+	u64 v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		if (v > U32_MAX)
+			return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int tier_table_error(const char **error, enum tier_table_err e)
+{
+	*error = tier_table_msgs[e];
+	return -EINVAL;
+}
+
+static const struct tier_opt *tier_opt_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		if (!strcmp(tier_opts[i].name, name))
+			return &tier_opts[i];
+	}
+	return NULL;
+}
+
+static int tier_parse_opts(unsigned int argc, char **argv,
+			   struct tier_table *t, const char **error)
+{
+	const struct tier_opt *o;
+	unsigned int i = 0, k;
+	u32 count, seen = 0, bit;
+	u32 *val;
+
+	if (tier_parse_u32(argv[0], &count))
+		return tier_table_error(error, TIER_TE_OPT_COUNT);
+	if (count != argc - 1)
+		return tier_table_error(error, TIER_TE_OPT_MISMATCH);
+	argv++;
+	while (i < count) {
+		o = tier_opt_find(argv[i]);
+		if (!o)
+			return tier_table_error(error, TIER_TE_OPT_UNKNOWN);
+		bit = 1U << (o - tier_opts);
+		if (seen & bit)
+			return tier_table_error(error, TIER_TE_OPT_TWICE);
+		seen |= bit;
+		if (o->nr_values > count - i - 1)
+			return tier_table_error(error, TIER_TE_OPT_MISSING);
+		i++;
+		if (o->kind == TIER_OPT_DEV) {
+			if (!*argv[i])
+				return tier_table_error(error,
+							TIER_TE_EMPTY_DEV);
+			*tier_opt_dev(t, o) = argv[i++];
+			continue;
+		}
+		val = tier_opt_u32(t, o);
+		for (k = 0; k < o->nr_values; k++, i++) {
+			if (tier_parse_u32(argv[i], &val[k]))
+				return tier_table_error(error,
+							TIER_TE_OPT_VALUE);
+			if (val[k] < o->min || val[k] > o->max)
+				return tier_table_error(error,
+							TIER_TE_OPT_RANGE);
+		}
+	}
+	return 0;
+}
+
+int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
+		     const char **error)
+{
+	struct tier_table out;
+	const char *devs[TIER_MAX_DEVS];
+	u32 nr_devs, i, j;
+	int ret;
+
+	tier_table_init(&out);
+	if (argc < 3)
+		return tier_table_error(error, TIER_TE_ARGS);
+	if (tier_parse_u32(argv[0], &out.extent_sectors))
+		return tier_table_error(error, TIER_TE_EXTENT);
+	if (out.extent_sectors < TIER_TABLE_EXTENT_MIN ||
+	    out.extent_sectors > TIER_TABLE_EXTENT_MAX ||
+	    !is_power_of_2(out.extent_sectors))
+		return tier_table_error(error, TIER_TE_EXTENT_RANGE);
+	out.extent_shift = ilog2(out.extent_sectors);
+	if (tier_parse_u32(argv[1], &out.nr_tiers) || out.nr_tiers < 1 ||
+	    out.nr_tiers > TIER_MAX_TIERS)
+		return tier_table_error(error, TIER_TE_NR_TIERS);
+	if (argc - 2 < out.nr_tiers)
+		return tier_table_error(error, TIER_TE_DEVS);
+	for (i = 0; i < out.nr_tiers; i++) {
+		if (!*argv[2 + i])
+			return tier_table_error(error, TIER_TE_EMPTY_DEV);
+		out.tier_dev[i] = argv[2 + i];
+	}
+	if (argc > 2 + out.nr_tiers) {
+		ret = tier_parse_opts(argc - 2 - out.nr_tiers,
+				      argv + 2 + out.nr_tiers, &out, error);
+		if (ret)
+			return ret;
+	}
+
+	nr_devs = out.nr_tiers;
+	memcpy(devs, out.tier_dev, nr_devs * sizeof(devs[0]));
+	if (out.metadata_dev)
+		devs[nr_devs++] = out.metadata_dev;
+	for (i = 0; i < nr_devs; i++) {
+		for (j = i + 1; j < nr_devs; j++) {
+			if (!strcmp(devs[i], devs[j]))
+				return tier_table_error(error, TIER_TE_DUP_DEV);
+		}
+	}
+	*t = out;
+	return 0;
+}
+
+/* Appends to buf, tracking the length the full line would have. */
+struct tier_line {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+static void tier_line_add(struct tier_line *l, const char *word, u32 num,
+			  bool is_num)
+{
+	size_t at = min(l->pos, l->len);
+	const char *sep = l->pos ? " " : "";
+	int n;
+
+	if (is_num)
+		n = snprintf(l->buf + at, l->len - at, "%s%u", sep, num);
+	else
+		n = snprintf(l->buf + at, l->len - at, "%s%s", sep, word);
+	l->pos += n;	/* never negative for these formats */
+}
+
+static bool tier_opt_is_default(const struct tier_table *t,
+				const struct tier_opt *o)
+{
+	u32 k;
+
+	if (o->kind == TIER_OPT_DEV)
+		return !tier_opt_dev_c(t, o);
+	for (k = 0; k < o->nr_values; k++) {
+		if (tier_opt_u32_c(t, o)[k] != o->def)
+			return false;
+	}
+	return true;
+}
+
+int tier_table_format(const struct tier_table *t, char *buf, size_t len)
+{
+	struct tier_line l = { .buf = buf, .len = len, .pos = 0 };
+	const struct tier_opt *o;
+	u32 words = 0, i, k;
+
+	if (len)
+		buf[0] = '\0';
+	tier_line_add(&l, NULL, t->extent_sectors, true);
+	tier_line_add(&l, NULL, t->nr_tiers, true);
+	for (i = 0; i < t->nr_tiers && i < TIER_MAX_TIERS; i++)
+		tier_line_add(&l, t->tier_dev[i], 0, false);
+
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		if (!tier_opt_is_default(t, &tier_opts[i]))
+			words += 1 + tier_opts[i].nr_values;
+	}
+	if (words)
+		tier_line_add(&l, NULL, words, true);
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		o = &tier_opts[i];
+		if (tier_opt_is_default(t, o))
+			continue;
+		tier_line_add(&l, o->name, 0, false);
+		if (o->kind == TIER_OPT_DEV) {
+			tier_line_add(&l, tier_opt_dev_c(t, o), 0, false);
+			continue;
+		}
+		for (k = 0; k < o->nr_values; k++)
+			tier_line_add(&l, NULL, tier_opt_u32_c(t, o)[k], true);
+	}
+	if (l.pos >= len)
+		return -ENOSPC;
+	return l.pos;
+}

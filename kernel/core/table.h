@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * table.h - the dm-tier table line:
+ *
+ *   <extent_sectors> <nr_tiers> <tier_dev_0> ... <tier_dev_N-1>
+ *   [<nr_opt_args> <key> <value>...]
+ *
+ * Optional keys (each a row of the key table in table.c; later features add
+ * rows): metadata_dev <dev>, commit_interval_ms <1..60000> (1000),
+ * reserve_pct <0..50> (2), discard_passdown <0|1> (1). <nr_opt_args> counts
+ * the words after it, keys included.
+ */
+#ifndef DM_TIER_CORE_TABLE_H
+#define DM_TIER_CORE_TABLE_H
+
+#include "tier-internal.h"
+#include "format.h"
+
+#define TIER_TABLE_EXTENT_MIN		128	/* sectors: 64 KiB */
+#define TIER_TABLE_EXTENT_MAX		131072	/* sectors: 64 MiB */
+#define TIER_COMMIT_INTERVAL_DEF	1000	/* ms */
+#define TIER_COMMIT_INTERVAL_MAX	60000	/* ms */
+#define TIER_RESERVE_PCT_DEF		2
+#define TIER_RESERVE_PCT_MAX		50
+
+/**
+ * struct tier_table - a parsed table line.
+ * @extent_sectors:     extent size in sectors (power of two).
+ * @extent_shift:       log2(@extent_sectors).
+ * @nr_tiers:           number of tier devices.
+ * @tier_dev:           device strings, fastest first (point into argv).
+ * @metadata_dev:       separate metadata device, or NULL (on tier 0).
+ * @commit_interval_ms: time between metadata commits.
+ * @reserve_pct:        percentage of each tier kept for migration.
+ * @discard_passdown:   1 to pass discards of unmapped extents down.
+ */
+struct tier_table {
+	u32 extent_sectors;
+	u32 extent_shift;
+	u32 nr_tiers;
+	const char *tier_dev[TIER_MAX_TIERS];
+	const char *metadata_dev;
+	u32 commit_interval_ms;
+	u32 reserve_pct;
+	u32 discard_passdown;
+};
+
+/**
+ * tier_table_init() - a table with no devices and every option at its
+ * default.
+ * @t: out.
+ *
+ * Context: any.
+ */
+void tier_table_init(struct tier_table *t);
+
+/**
+ * tier_table_parse() - parse a constructor line (argv as dm splits it).
+ * @argc:  number of words.
+ * @argv:  the words; @t keeps pointers into them.
+ * @t:     out; written only on success.
+ * @error: out; on failure a static message for ti->error.
+ *
+ * Numbers are plain decimal: no sign, no blanks, no suffix, no overflow.
+ * Duplicate device strings, unknown or repeated keys, missing values and a
+ * count that does not match the words present are rejected.
+ *
+ * Context: any; pure.
+ * Return: 0 or -EINVAL.
+ */
+int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
+		     const char **error);
+
+/**
+ * tier_table_format() - the constructor line of @t (STATUSTYPE_TABLE).
+ * @t:   the table; to print major:minor names, pass a copy whose
+ *       tier_dev[] / metadata_dev point at them.
+ * @buf: output.
+ * @len: its size.
+ *
+ * Optional arguments appear only when not at their default, in key table
+ * order, so tier_table_parse() of the output gives @t back.
+ *
+ * Context: any; pure.
+ * Return: the length written (excluding the NUL), or -ENOSPC when @buf is
+ * too small (then it holds a truncated, NUL-terminated line if @len > 0).
+ */
+int tier_table_format(const struct tier_table *t, char *buf, size_t len);
+
+#endif /* DM_TIER_CORE_TABLE_H */

@@ -1,0 +1,1054 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier-target.c - the "tier" target: data path (mechanism).
+ *
+ * map() remaps bios to allocated extents inline, returns zeroes for reads of
+ * extents never written, and defers everything that needs allocation, a
+ * commit or metadata changes (first writes, FUA while the map is dirty,
+ * flushes, discards) to an ordered worker. See docs/ARCHITECTURE.md.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+#include <linux/dm-io.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "dm-tier.h"
+#include "compat.h"
+
+static LIST_HEAD(tier_pools);
+static DEFINE_MUTEX(tier_pools_mutex);
+static struct kmem_cache *tier_job_cache;
+
+/*
+ * An extent being prepared: allocated but not yet in the map, because its
+ * first write (which covers it whole) or its zeroing has not completed.
+ * Other bios for the extent wait ("parked") until it is published.
+ */
+struct tier_job {
+	struct list_head list;		/* pool->busy, then pool->done */
+	struct tier_vext vext;
+	struct tier_loc loc;
+	struct bio *bio;		/* the write, hooked */
+	blk_status_t status;
+};
+
+/* Per-bio data. */
+struct tier_bio {
+	struct tier_pool *pool;
+	struct tier_c *tc;		/* the table the bio came through */
+	struct tier_job *job;		/* set while the bio is hooked */
+	bio_end_io_t *saved_end_io;
+	void *saved_private;
+	u8 tier;
+	u8 epoch;
+	bool counted;			/* holds inflight[epoch] */
+};
+
+/* The target instance: one per table; the state lives in the pool. */
+struct tier_c {
+	struct dm_target *ti;
+	struct tier_pool *pool;
+	struct dm_dev *tier_dev[TIER_MAX_TIERS];
+	struct tier_table tbl;
+	char **argv_copy;		/* tbl's strings point into it */
+	unsigned int argc;
+};
+
+static inline struct tier_bio *tier_bio(struct bio *bio)
+{
+	return dm_per_bio_data(bio, sizeof(struct tier_bio));
+}
+
+static inline struct tier_vext bio_vext(struct tier_pool *pool,
+					struct bio *bio, sector_t *offset)
+{
+	struct dm_target *ti = tier_bio(bio)->tc->ti;
+
+	return tier_sector_to_vext(dm_target_offset(ti, bio->bi_iter.bi_sector),
+				   pool->extent_shift, offset);
+}
+
+static void tier_wake_worker(struct tier_pool *pool)
+{
+	queue_work(pool->wq, &pool->worker);
+}
+
+static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	bio_list_add(&pool->deferred, bio);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_wake_worker(pool);
+}
+
+/*
+ * Count a bio about to reach a physical extent in the current I/O epoch: an
+ * extent freed by a commit is reused only after the bios of older epochs
+ * finished (tier_quiesce_old_io()). map() does this inside the RCU read
+ * section in which it read the map word; the worker, which is the only
+ * writer of map words and runs the commits, needs no RCU.
+ */
+static void tier_count_io(struct tier_pool *pool, struct tier_bio *tb)
+{
+	tb->epoch = READ_ONCE(pool->io_epoch) & 1;
+	atomic_inc(&pool->inflight[tb->epoch]);
+	tb->counted = true;
+}
+
+static void tier_uncount_io(struct tier_pool *pool, struct tier_bio *tb)
+{
+	if (!tb->counted)
+		return;
+	tb->counted = false;
+	if (atomic_dec_and_test(&pool->inflight[tb->epoch]))
+		wake_up(&pool->drain_wait);
+}
+
+/* Point @bio at @loc; the caller counts and submits it. */
+static void tier_remap(struct tier_pool *pool, struct bio *bio,
+		       const struct tier_loc *loc, sector_t offset)
+{
+	struct tier_bio *tb = tier_bio(bio);
+	struct tier_pcpu_stats *st;
+
+	bio_set_dev(bio, pool->tier_bdev[loc->tier]);
+	bio->bi_iter.bi_sector = tier_pext_to_sector(pool->data_start[loc->tier],
+						     pool->extent_shift,
+						     loc->pext, offset);
+	tb->tier = loc->tier;
+	st = get_cpu_ptr(pool->stats);
+	if (bio_data_dir(bio) == WRITE)
+		st->writes[loc->tier]++;
+	else
+		st->reads[loc->tier]++;
+	put_cpu_ptr(pool->stats);
+}
+
+/* Submit a remapped bio from the worker. */
+static void tier_submit(struct tier_pool *pool, struct bio *bio)
+{
+	tier_count_io(pool, tier_bio(bio));
+	dm_submit_bio_remap(bio, NULL);
+}
+
+/* ---- map() ------------------------------------------------------------- */
+
+static int tier_map(struct dm_target *ti, struct bio *bio)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	struct tier_bio *tb = tier_bio(bio);
+	struct tier_loc loc;
+	struct tier_vext v;
+	sector_t offset;
+	u64 word;
+
+	tb->pool = pool;
+	tb->tc = tc;
+	tb->job = NULL;
+	tb->counted = false;
+
+	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL))
+		return DM_MAPIO_KILL;
+	if (bio->bi_opf & REQ_PREFLUSH || bio_op(bio) == REQ_OP_DISCARD) {
+		tier_defer_bio(pool, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+
+	v = bio_vext(pool, bio, &offset);
+	if (unlikely(v.v >= pool->virt_extents))
+		return DM_MAPIO_KILL;
+	rcu_read_lock();
+	word = READ_ONCE(pool->map.words[v.v]);
+	if (tier_map_word_decode(word, &loc) &&
+	    !((bio->bi_opf & REQ_FUA) && READ_ONCE(pool->dirty))) {
+		tier_count_io(pool, tb);
+		rcu_read_unlock();
+		tier_remap(pool, bio, &loc, offset);
+		return DM_MAPIO_REMAPPED;
+	}
+	rcu_read_unlock();
+	if (!(word & TIER_MAPW_MAPPED)) {
+		if (bio_data_dir(bio) == READ) {
+			/* Never written: zeroes, without touching a tier. */
+			zero_fill_bio(bio);
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
+		tier_defer_bio(pool, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	/* A FUA write must not complete before the mapping it uses is durable. */
+	tier_defer_bio(pool, bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+static int tier_end_io(struct dm_target *ti, struct bio *bio,
+		       blk_status_t *error)
+{
+	struct tier_bio *tb = tier_bio(bio);
+
+	if (tb->pool)
+		tier_uncount_io(tb->pool, tb);
+	return DM_ENDIO_DONE;
+}
+
+/* ---- worker ------------------------------------------------------------ */
+
+/* Lists the worker builds while it runs: bios that wait for a commit. */
+struct tier_batch {
+	struct bio_list flushes;	/* empty flushes: complete after commit */
+	struct bio_list submit;		/* FUA writes: submit after commit */
+	struct bio_list complete;	/* FUA first writes: complete after */
+	bool need_commit;
+};
+
+static struct tier_job *tier_find_busy(struct tier_pool *pool,
+				       struct tier_vext v)
+{
+	struct tier_job *job;
+
+	list_for_each_entry(job, &pool->busy, list)
+		if (job->vext.v == v.v)
+			return job;
+	return NULL;
+}
+
+static bool tier_range_busy(struct tier_pool *pool, u64 first, u64 last)
+{
+	struct tier_job *job;
+
+	list_for_each_entry(job, &pool->busy, list)
+		if (job->vext.v >= first && job->vext.v <= last)
+			return true;
+	return false;
+}
+
+/* Completion of a whole-extent first write: publish it from the worker. */
+static void tier_overwrite_endio(struct bio *bio)
+{
+	struct tier_bio *tb = tier_bio(bio);
+	struct tier_job *job = tb->job;
+	struct tier_pool *pool = tb->pool;
+	unsigned long flags;
+
+	bio->bi_end_io = tb->saved_end_io;
+	bio->bi_private = tb->saved_private;
+	/* The physical extent is no longer touched: the commit need not wait. */
+	tier_uncount_io(pool, tb);
+	job->status = bio->bi_status;
+	spin_lock_irqsave(&pool->lock, flags);
+	list_move_tail(&job->list, &pool->done);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_wake_worker(pool);
+}
+
+static void tier_log_nospc(struct tier_pool *pool)
+{
+	unsigned long flags;
+	bool log;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->nospc_errors++;
+	log = !pool->nospc_logged;
+	pool->nospc_logged = true;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (log) {
+		DMERR("%s: every tier is full; writes to new extents fail with ENOSPC until space is freed",
+		      pool->tier_name[0]);
+		if (pool->ti)
+			dm_table_event(pool->ti->table);
+	}
+}
+
+/*
+ * A bio for an extent the map knows: submit it, or hold it for the commit
+ * when it is a FUA write and the map has changes not yet on disk.
+ */
+static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
+			      const struct tier_loc *loc, sector_t offset,
+			      struct tier_batch *batch)
+{
+	tier_remap(pool, bio, loc, offset);
+	if ((bio->bi_opf & REQ_FUA) && READ_ONCE(pool->dirty)) {
+		bio_list_add(&batch->submit, bio);
+		batch->need_commit = true;
+		return;
+	}
+	tier_submit(pool, bio);
+}
+
+/* Map a prepared extent; the caller releases waiters. Under pool->lock. */
+static void tier_publish(struct tier_pool *pool, struct tier_job *job)
+{
+	tier_map_set(&pool->map, job->vext, &job->loc);
+	pool->mapped[job->loc.tier]++;
+	pool->dirty = true;
+	list_del(&job->list);
+	bio_list_merge(&pool->deferred, &pool->parked);
+	bio_list_init(&pool->parked);
+}
+
+static void tier_process_done(struct tier_pool *pool, struct tier_job *job,
+			      struct tier_batch *batch)
+{
+	struct bio *bio = job->bio;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (job->status) {
+		/* Never referenced by the map: reusable at once. */
+		tier_alloc_unget(&pool->alloc[job->loc.tier], job->loc.pext);
+		list_del(&job->list);
+		bio_list_merge(&pool->deferred, &pool->parked);
+		bio_list_init(&pool->parked);
+	} else {
+		tier_publish(pool, job);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mempool_free(job, &pool->job_pool);
+
+	if (!bio->bi_status && (bio->bi_opf & REQ_FUA)) {
+		bio_list_add(&batch->complete, bio);
+		batch->need_commit = true;
+		return;
+	}
+	bio_endio(bio);
+}
+
+/* First write to an extent: allocate, prepare, then publish. */
+static void tier_process_write(struct tier_pool *pool, struct bio *bio,
+			       struct tier_batch *batch)
+{
+	struct tier_bio *tb = tier_bio(bio);
+	struct tier_job *job;
+	struct tier_loc loc;
+	struct tier_vext v;
+	unsigned long flags;
+	sector_t offset, start;
+	bool whole;
+	int r;
+
+	v = bio_vext(pool, bio, &offset);
+	job = mempool_alloc(&pool->job_pool, GFP_NOIO);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (tier_map_lookup(&pool->map, v, &loc)) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		tier_issue_mapped(pool, bio, &loc, offset, batch);
+		return;
+	}
+	if (tier_find_busy(pool, v)) {
+		bio_list_add(&pool->parked, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		return;
+	}
+	if (pool->mode != TIER_MODE_WRITE) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		bio_io_error(bio);
+		return;
+	}
+	r = tier_alloc_extent(pool->alloc, pool->nr_tiers, &loc);
+	if (r) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		tier_log_nospc(pool);
+		bio->bi_status = BLK_STS_NOSPC;
+		bio_endio(bio);
+		return;
+	}
+	pool->nospc_logged = false;
+	job->vext = v;
+	job->loc = loc;
+	job->bio = bio;
+	job->status = BLK_STS_OK;
+	list_add_tail(&job->list, &pool->busy);
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	whole = offset == 0 && bio_sectors(bio) == pool->extent_sectors;
+	if (whole) {
+		/*
+		 * The write replaces every byte: no zeroing, but the extent
+		 * is published only once the data is there, so that nobody
+		 * reads what the physical extent held before.
+		 */
+		tb->pool = pool;
+		tb->job = job;
+		tb->saved_end_io = bio->bi_end_io;
+		tb->saved_private = bio->bi_private;
+		bio->bi_end_io = tier_overwrite_endio;
+		tier_remap(pool, bio, &loc, offset);
+		tier_submit(pool, bio);
+		return;
+	}
+
+	/* Partial first write: zero the extent so no old data shows through. */
+	start = tier_pext_to_sector(pool->data_start[loc.tier],
+				    pool->extent_shift, loc.pext, 0);
+	r = blkdev_issue_zeroout(pool->tier_bdev[loc.tier], start,
+				 pool->extent_sectors, GFP_NOIO, 0);
+	spin_lock_irqsave(&pool->lock, flags);
+	if (r) {
+		tier_alloc_unget(&pool->alloc[loc.tier], loc.pext);
+		list_del(&job->list);
+		bio_list_merge(&pool->deferred, &pool->parked);
+		bio_list_init(&pool->parked);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
+			    pool->tier_name[0], loc.tier, r);
+		bio_io_error(bio);
+		return;
+	}
+	tier_publish(pool, job);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mempool_free(job, &pool->job_pool);
+	tier_issue_mapped(pool, bio, &loc, offset, batch);
+}
+
+/*
+ * Discard: whole extents are unmapped (reads give zeroes, the space returns
+ * to its tier after the next commit); the parts of partly covered extents
+ * are passed down when the table allows it and the tier supports it.
+ */
+static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
+{
+	struct tier_c *tc = tier_bio(bio)->tc;
+	sector_t start = dm_target_offset(tc->ti, bio->bi_iter.bi_sector);
+	sector_t end = start + bio_sectors(bio);
+	u64 first = start >> pool->extent_shift;
+	u64 last = (end - 1) >> pool->extent_shift;
+	unsigned long flags;
+	blk_status_t status = BLK_STS_OK;
+	u64 v;
+
+	if (!bio_sectors(bio)) {
+		bio_endio(bio);
+		return;
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	if (tier_range_busy(pool, first, last)) {
+		bio_list_add(&pool->parked, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return;
+	}
+	if (pool->mode != TIER_MODE_WRITE) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		bio_io_error(bio);
+		return;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	for (v = first; v <= last && v < pool->virt_extents; v++) {
+		sector_t ext_start = v << pool->extent_shift;
+		sector_t s = max(start, ext_start);
+		sector_t e = min(end, ext_start + pool->extent_sectors);
+		struct tier_loc loc;
+		bool mapped;
+
+		spin_lock_irqsave(&pool->lock, flags);
+		if (s == ext_start && e == ext_start + pool->extent_sectors) {
+			if (tier_map_clear(&pool->map, tier_vext(v), &loc)) {
+				tier_alloc_free_deferred(&pool->alloc[loc.tier],
+							 loc.pext);
+				pool->mapped[loc.tier]--;
+				pool->dirty = true;
+			}
+			spin_unlock_irqrestore(&pool->lock, flags);
+			continue;
+		}
+		mapped = tier_map_lookup(&pool->map, tier_vext(v), &loc);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		if (mapped && tc->tbl.discard_passdown &&
+		    bdev_max_discard_sectors(pool->tier_bdev[loc.tier])) {
+			sector_t phys = tier_pext_to_sector(pool->data_start[loc.tier],
+							    pool->extent_shift,
+							    loc.pext, s - ext_start);
+			/* Best effort: a tier that fails it keeps its data. */
+			blkdev_issue_discard(pool->tier_bdev[loc.tier], phys,
+					     e - s, GFP_NOIO);
+		}
+		cond_resched();
+	}
+	bio->bi_status = status;
+	bio_endio(bio);
+}
+
+static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
+{
+	blk_status_t status = BLK_STS_OK;
+	struct bio *bio;
+	int r = 0;
+
+	if (!batch->need_commit && bio_list_empty(&batch->flushes))
+		return;
+	mutex_lock(&pool->md_lock);
+	if (READ_ONCE(pool->dirty) || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+		r = tier_md_commit(pool);
+	else
+		r = tier_md_flush_tiers(pool);
+	mutex_unlock(&pool->md_lock);
+	if (r)
+		status = BLK_STS_IOERR;
+
+	while ((bio = bio_list_pop(&batch->flushes))) {
+		bio->bi_status = status;
+		bio_endio(bio);
+	}
+	while ((bio = bio_list_pop(&batch->submit))) {
+		if (status) {
+			bio->bi_status = status;
+			bio_endio(bio);
+		} else {
+			tier_submit(pool, bio);
+		}
+	}
+	while ((bio = bio_list_pop(&batch->complete))) {
+		if (status)
+			bio->bi_status = status;
+		bio_endio(bio);
+	}
+}
+
+static void tier_worker(struct work_struct *ws)
+{
+	struct tier_pool *pool = container_of(ws, struct tier_pool, worker);
+	struct tier_batch batch = {};
+	struct tier_job *job, *tmp;
+	struct bio_list bios;
+	unsigned long flags;
+	LIST_HEAD(done);
+	struct bio *bio;
+
+	bio_list_init(&batch.flushes);
+	bio_list_init(&batch.submit);
+	bio_list_init(&batch.complete);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	list_splice_init(&pool->done, &done);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	list_for_each_entry_safe(job, tmp, &done, list)
+		tier_process_done(pool, job, &batch);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	bios = pool->deferred;
+	bio_list_init(&pool->deferred);
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	while ((bio = bio_list_pop(&bios))) {
+		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL) {
+			bio_io_error(bio);
+			continue;
+		}
+		if (bio->bi_opf & REQ_PREFLUSH) {
+			/* dm sends flushes empty; data follows separately. */
+			bio_list_add(&batch.flushes, bio);
+		} else if (bio_op(bio) == REQ_OP_DISCARD) {
+			tier_process_discard(pool, bio);
+		} else {
+			tier_process_write(pool, bio, &batch);
+		}
+	}
+	tier_finish_batch(pool, &batch);
+}
+
+static void tier_commit_work(struct work_struct *ws)
+{
+	struct tier_pool *pool = container_of(to_delayed_work(ws),
+					      struct tier_pool, commit_work);
+
+	if (READ_ONCE(pool->dirty) && READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
+		mutex_lock(&pool->md_lock);
+		tier_md_commit(pool);
+		mutex_unlock(&pool->md_lock);
+	}
+	if (READ_ONCE(pool->periodic))
+		queue_delayed_work(pool->wq, &pool->commit_work,
+				   msecs_to_jiffies(pool->commit_interval_ms));
+}
+
+/* ---- pool lifetime ----------------------------------------------------- */
+
+static void tier_pool_free(struct tier_pool *pool)
+{
+	u32 i;
+
+	if (pool->wq)
+		destroy_workqueue(pool->wq);
+	mempool_exit(&pool->job_pool);
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		tier_alloc_destroy(&pool->alloc[i]);
+	tier_map_destroy(&pool->map);
+	if (pool->io_client)
+		dm_io_client_destroy(pool->io_client);
+	kvfree(pool->md_buf);
+	free_percpu(pool->stats);
+	kfree(pool);
+}
+
+static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
+{
+	struct tier_pool *pool;
+	u32 i;
+	int r;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool) {
+		*error = "Cannot allocate the pool";
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_init(&pool->md_lock);
+	spin_lock_init(&pool->lock);
+	bio_list_init(&pool->deferred);
+	bio_list_init(&pool->parked);
+	INIT_LIST_HEAD(&pool->busy);
+	INIT_LIST_HEAD(&pool->done);
+	init_waitqueue_head(&pool->drain_wait);
+	INIT_WORK(&pool->worker, tier_worker);
+	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
+	pool->ref = 1;
+	pool->nr_tiers = tc->tbl.nr_tiers;
+	for (i = 0; i < pool->nr_tiers; i++) {
+		pool->tier_bdev[i] = tc->tier_dev[i]->bdev;
+		pool->tier_dev_id[i] = tc->tier_dev[i]->bdev->bd_dev;
+		strscpy(pool->tier_name[i], tc->tier_dev[i]->name,
+			BDEVNAME_SIZE);
+	}
+	pool->meta_bdev = pool->tier_bdev[0];
+	pool->meta_dev_id = pool->tier_dev_id[0];
+	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
+
+	r = mempool_init_slab_pool(&pool->job_pool, 16, tier_job_cache);
+	if (r) {
+		*error = "Cannot allocate the job pool";
+		goto bad;
+	}
+	r = -ENOMEM;
+	pool->stats = alloc_percpu(struct tier_pcpu_stats);
+	pool->md_buf = kvmalloc(TIER_MD_BUF_BLOCKS * TIER_BLOCK_SIZE,
+				GFP_KERNEL);
+	if (!pool->stats || !pool->md_buf) {
+		*error = "Cannot allocate metadata buffers";
+		goto bad;
+	}
+	pool->io_client = dm_io_client_create();
+	if (IS_ERR(pool->io_client)) {
+		r = PTR_ERR(pool->io_client);
+		pool->io_client = NULL;
+		*error = "Cannot create the dm-io client";
+		goto bad;
+	}
+	pool->wq = alloc_ordered_workqueue("dm-tier-%s", WQ_MEM_RECLAIM,
+					   pool->tier_name[0]);
+	if (!pool->wq) {
+		*error = "Cannot create the workqueue";
+		goto bad;
+	}
+	mutex_lock(&pool->md_lock);
+	r = tier_md_load(pool, &tc->tbl, error);
+	mutex_unlock(&pool->md_lock);
+	if (r)
+		goto bad;
+	return pool;
+bad:
+	tier_pool_free(pool);
+	return ERR_PTR(r);
+}
+
+/*
+ * The pool of the device whose metadata is on @tc's tier 0, shared with a
+ * table already loaded over the same devices (table reload), else loaded.
+ */
+static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
+{
+	dev_t meta = tc->tier_dev[0]->bdev->bd_dev;
+	struct tier_pool *pool;
+	u32 i;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	list_for_each_entry(pool, &tier_pools, list) {
+		if (pool->meta_dev_id != meta)
+			continue;
+		if (pool->nr_tiers != tc->tbl.nr_tiers ||
+		    pool->extent_shift != tc->tbl.extent_shift) {
+			*error = "Device is active with a different tier count or extent size";
+			return ERR_PTR(-EBUSY);
+		}
+		for (i = 0; i < pool->nr_tiers; i++) {
+			if (pool->tier_dev_id[i] !=
+			    tc->tier_dev[i]->bdev->bd_dev) {
+				*error = "Device is active with different tier devices";
+				return ERR_PTR(-EBUSY);
+			}
+		}
+		pool->ref++;
+		return pool;
+	}
+	pool = tier_pool_create(tc, error);
+	if (!IS_ERR(pool))
+		list_add(&pool->list, &tier_pools);
+	return pool;
+}
+
+static void tier_pool_put(struct tier_pool *pool)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	if (--pool->ref)
+		return;
+	list_del(&pool->list);
+	tier_pool_free(pool);
+}
+
+/* ---- constructor / destructor ------------------------------------------ */
+
+static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
+{
+	u32 i;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		if (tc->tier_dev[i])
+			dm_put_device(ti, tc->tier_dev[i]);
+	if (tc->argv_copy)
+		argv_free(tc->argv_copy);
+	kfree(tc);
+}
+
+/*
+ * Construct a tiered device:
+ *
+ *   tier <extent_sectors> <nr_tiers> <tier_dev>... [<#opt_args> <opt_args>...]
+ *
+ * extent_sectors: extent size in 512-byte sectors, the one the device was
+ *	created with (power of two, 128..131072).
+ * nr_tiers:	1..8; tier devices follow, fastest first. Tier 0 holds the
+ *	metadata. Every device must carry the label "tierctl create" wrote,
+ *	at the position the label names.
+ * Optional arguments (key value pairs, see kernel/core/table.c):
+ *	commit_interval_ms <1..60000>	periodic commit (default 1000)
+ *	reserve_pct <0..50>		per-tier share kept free for
+ *					migrations (default 2)
+ *	discard_passdown <0|1>		pass partial discards down (default 1)
+ *
+ * STATUSTYPE_TABLE reproduces this line, with devices as major:minor and
+ * only the optional arguments that differ from their defaults.
+ */
+static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct tier_pool *pool;
+	struct tier_c *tc;
+	const char *perr = NULL;
+	char *error = NULL;
+	int r, i;
+
+	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+	if (!tc) {
+		ti->error = "Cannot allocate the target context";
+		return -ENOMEM;
+	}
+	tc->ti = ti;
+	/* Keep our own copy: tbl points into it for STATUSTYPE_TABLE. */
+	tc->argv_copy = kcalloc(argc + 1, sizeof(char *), GFP_KERNEL);
+	if (!tc->argv_copy) {
+		ti->error = "Cannot allocate the target context";
+		kfree(tc);
+		return -ENOMEM;
+	}
+	for (i = 0; i < argc; i++) {
+		tc->argv_copy[i] = kstrdup(argv[i], GFP_KERNEL);
+		if (!tc->argv_copy[i]) {
+			ti->error = "Cannot allocate the target context";
+			r = -ENOMEM;
+			goto bad;
+		}
+	}
+	tc->argc = argc;
+	r = tier_table_parse(argc, tc->argv_copy, &tc->tbl, &perr);
+	if (r) {
+		ti->error = (char *)perr;
+		goto bad;
+	}
+	if (tc->tbl.metadata_dev) {
+		ti->error = "metadata_dev is not supported yet: metadata lives on tier 0";
+		r = -EOPNOTSUPP;
+		goto bad;
+	}
+	for (i = 0; i < tc->tbl.nr_tiers; i++) {
+		r = dm_get_device(ti, tc->tbl.tier_dev[i],
+				  dm_table_get_mode(ti->table),
+				  &tc->tier_dev[i]);
+		if (r) {
+			ti->error = "Cannot open a tier device";
+			goto bad;
+		}
+	}
+
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_pool_get(tc, &error);
+	mutex_unlock(&tier_pools_mutex);
+	if (IS_ERR(pool)) {
+		ti->error = error;
+		r = PTR_ERR(pool);
+		goto bad;
+	}
+	tc->pool = pool;
+	if (ti->len > pool->virt_extents << pool->extent_shift) {
+		ti->error = "Target is larger than the device's virtual size";
+		r = -EINVAL;
+		goto bad_pool;
+	}
+	r = dm_set_target_max_io_len(ti, pool->extent_sectors);
+	if (r) {
+		ti->error = "Cannot set the extent size as maximum I/O length";
+		goto bad_pool;
+	}
+	ti->num_flush_bios = 1;
+	ti->flush_supported = true;
+	ti->num_discard_bios = 1;
+	ti->discards_supported = true;
+	ti->accounts_remapped_io = true;
+	ti->per_io_data_size = sizeof(struct tier_bio);
+	ti->private = tc;
+	return 0;
+
+bad_pool:
+	mutex_lock(&tier_pools_mutex);
+	tier_pool_put(tc->pool);
+	mutex_unlock(&tier_pools_mutex);
+bad:
+	tier_ctx_free(ti, tc);
+	return r;
+}
+
+static void tier_dtr(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+
+	mutex_lock(&tier_pools_mutex);
+	if (pool->ti == ti)
+		pool->ti = NULL;
+	tier_pool_put(pool);
+	mutex_unlock(&tier_pools_mutex);
+	tier_ctx_free(ti, tc);
+}
+
+/* ---- suspend / resume -------------------------------------------------- */
+
+static void tier_stop_periodic(struct tier_pool *pool)
+{
+	WRITE_ONCE(pool->periodic, false);
+	cancel_delayed_work_sync(&pool->commit_work);
+}
+
+static void tier_postsuspend(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+
+	tier_stop_periodic(pool);
+	flush_workqueue(pool->wq);
+	mutex_lock(&pool->md_lock);
+	if (READ_ONCE(pool->dirty) && READ_ONCE(pool->mode) == TIER_MODE_WRITE)
+		tier_md_commit(pool);
+	mutex_unlock(&pool->md_lock);
+}
+
+static void tier_resume(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	u32 i;
+
+	mutex_lock(&tier_pools_mutex);
+	pool->ti = ti;
+	mutex_unlock(&tier_pools_mutex);
+	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_alloc_set_reserve_pct(&pool->alloc[i], tc->tbl.reserve_pct);
+	spin_unlock_irq(&pool->lock);
+	WRITE_ONCE(pool->periodic, true);
+	queue_delayed_work(pool->wq, &pool->commit_work,
+			   msecs_to_jiffies(pool->commit_interval_ms));
+	tier_wake_worker(pool);
+}
+
+/* ---- status, messages, limits ------------------------------------------ */
+
+/*
+ * Status format (STATUSTYPE_INFO), space separated:
+ *   <metadata_mode> <commits> <extent_sectors> <virt_extents>
+ *   <mapped_extents> <nr_tiers>
+ *   then per tier: <state> <total_extents> <used_extents> <read_ios>
+ *   <write_ios>
+ *   then <nospc_errors>
+ * metadata_mode: rw | ro | fail. state: ok. commits: commits since this
+ * activation. used_extents counts extents in the map plus those being
+ * prepared or awaiting a commit to be freed. Fields may be appended later.
+ */
+static void tier_status(struct dm_target *ti, status_type_t type,
+			unsigned int status_flags, char *result,
+			unsigned int maxlen)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	u64 reads[TIER_MAX_TIERS] = {}, writes[TIER_MAX_TIERS] = {};
+	u64 used[TIER_MAX_TIERS], total[TIER_MAX_TIERS], mapped = 0;
+	unsigned int sz = 0;
+	unsigned long flags;
+	u64 nospc, commits;
+	enum tier_md_mode mode;
+	int cpu;
+	u32 i;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		for_each_possible_cpu(cpu) {
+			struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats,
+								 cpu);
+
+			for (i = 0; i < pool->nr_tiers; i++) {
+				reads[i] += READ_ONCE(st->reads[i]);
+				writes[i] += READ_ONCE(st->writes[i]);
+			}
+		}
+		spin_lock_irqsave(&pool->lock, flags);
+		for (i = 0; i < pool->nr_tiers; i++) {
+			used[i] = pool->alloc[i].nr_used;
+			total[i] = pool->alloc[i].nr_extents;
+			mapped += pool->mapped[i];
+		}
+		nospc = pool->nospc_errors;
+		mode = pool->mode;
+		commits = pool->commits;
+		spin_unlock_irqrestore(&pool->lock, flags);
+
+		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(mode),
+		       commits, (unsigned long long)pool->extent_sectors,
+		       pool->virt_extents, mapped, pool->nr_tiers);
+		for (i = 0; i < pool->nr_tiers; i++)
+			DMEMIT(" ok %llu %llu %llu %llu", total[i], used[i],
+			       reads[i], writes[i]);
+		DMEMIT(" %llu", nospc);
+		break;
+	case STATUSTYPE_TABLE: {
+		struct tier_table t = tc->tbl;
+
+		for (i = 0; i < t.nr_tiers; i++)
+			t.tier_dev[i] = tc->tier_dev[i]->name;
+		if (tier_table_format(&t, result, maxlen) < 0 && maxlen)
+			result[0] = '\0';
+		break;
+	}
+	case STATUSTYPE_IMA:
+		*result = '\0';
+		break;
+	}
+}
+
+/*
+ * Messages:
+ *   commit                         commit the metadata now
+ *   set commit_interval_ms <ms>    change the periodic commit interval
+ */
+static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	unsigned int ms;
+	char dummy;
+	int r;
+
+	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
+		flush_workqueue(pool->wq);
+		mutex_lock(&pool->md_lock);
+		r = tier_md_commit(pool);
+		mutex_unlock(&pool->md_lock);
+		return r;
+	}
+	if (argc == 3 && !strcasecmp(argv[0], "set") &&
+	    !strcasecmp(argv[1], "commit_interval_ms")) {
+		if (sscanf(argv[2], "%u%c", &ms, &dummy) != 1 || !ms ||
+		    ms > TIER_COMMIT_INTERVAL_MAX) {
+			DMWARN("commit_interval_ms must be 1..%u",
+			       TIER_COMMIT_INTERVAL_MAX);
+			return -EINVAL;
+		}
+		tc->tbl.commit_interval_ms = ms;
+		pool->commit_interval_ms = ms;
+		mod_delayed_work(pool->wq, &pool->commit_work,
+				 msecs_to_jiffies(ms));
+		return 0;
+	}
+	DMWARN("unrecognised message: %s%s", argc ? argv[0] : "(none)",
+	       argc > 1 ? " ..." : "");
+	return -EINVAL;
+}
+
+static int tier_iterate_devices(struct dm_target *ti,
+				iterate_devices_callout_fn fn, void *data)
+{
+	struct tier_c *tc = ti->private;
+	int r = 0;
+	u32 i;
+
+	for (i = 0; i < tc->tbl.nr_tiers && !r; i++)
+		r = fn(ti, tc->tier_dev[i], 0,
+		       bdev_nr_sectors(tc->tier_dev[i]->bdev), data);
+	return r;
+}
+
+static void tier_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+
+	/* Discards unmap whole extents, whatever the tiers support. */
+	limits->discard_granularity = pool->extent_sectors << SECTOR_SHIFT;
+	tier_compat_set_max_discard(limits,
+				    min_t(u64, UINT_MAX, pool->extent_sectors * 64));
+}
+
+static struct target_type tier_target = {
+	.name = "tier",
+	.version = { 1, 0, 0 },
+	.module = THIS_MODULE,
+	.ctr = tier_ctr,
+	.dtr = tier_dtr,
+	.map = tier_map,
+	.end_io = tier_end_io,
+	.postsuspend = tier_postsuspend,
+	.resume = tier_resume,
+	.status = tier_status,
+	.message = tier_message,
+	.iterate_devices = tier_iterate_devices,
+	.io_hints = tier_io_hints,
+};
+
+int dm_tier_target_register(void)
+{
+	int r;
+
+	tier_job_cache = KMEM_CACHE(tier_job, 0);
+	if (!tier_job_cache)
+		return -ENOMEM;
+	r = dm_register_target(&tier_target);
+	if (r)
+		kmem_cache_destroy(tier_job_cache);
+	return r;
+}
+
+void dm_tier_target_unregister(void)
+{
+	dm_unregister_target(&tier_target);
+	kmem_cache_destroy(tier_job_cache);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libtier: grouping labels into devices (see tl-group.h). */
+#include <stdio.h>
+
+#include "tl-group.h"
+#include "tl-status.h"
+
+void tl_groups_init(struct tl_groups *gs)
+{
+	memset(gs, 0, sizeof(*gs));
+}
+
+void tl_groups_free(struct tl_groups *gs)
+{
+	free(gs->member);
+	free(gs->group);
+	tl_groups_init(gs);
+}
+
+static bool label_matches(const struct tl_group *g, const struct tier_label *l)
+{
+	return !strncmp(g->name, l->name, TIER_NAME_LEN) &&
+	       g->nr_tiers == l->nr_tiers &&
+	       g->extent_shift == l->extent_shift &&
+	       g->meta_ext == !!(l->flags & TIER_LABEL_F_META_EXT);
+}
+
+static void group_start(struct tl_group *g, const struct tier_label *l)
+{
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	memcpy(g->uuid, l->uuid, TIER_UUID_LEN);
+	memcpy(g->name, l->name, TIER_NAME_LEN);
+	g->name[TIER_NAME_LEN - 1] = '\0';
+	g->nr_tiers = l->nr_tiers;
+	g->extent_shift = l->extent_shift;
+	g->meta_ext = l->flags & TIER_LABEL_F_META_EXT;
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		g->slot[i] = -1;
+		g->dup[i] = -1;
+	}
+	g->conflict = -1;
+}
+
+int tl_groups_add(struct tl_groups *gs, const struct tl_member *m)
+{
+	struct tl_member *nm;
+	struct tl_group *g = NULL, *ng;
+	u32 idx = m->label.tier_index;
+	int mi;
+	size_t i;
+
+	if (idx >= TIER_MAX_DEVS)
+		return -EINVAL;
+	nm = realloc(gs->member, (gs->nr_members + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	gs->member = nm;
+	mi = gs->nr_members;
+	gs->member[gs->nr_members++] = *m;
+
+	for (i = 0; i < gs->nr_groups; i++) {
+		if (!memcmp(gs->group[i].uuid, m->label.uuid, TIER_UUID_LEN)) {
+			g = &gs->group[i];
+			break;
+		}
+	}
+	if (!g) {
+		ng = realloc(gs->group, (gs->nr_groups + 1) * sizeof(*ng));
+		if (!ng) {
+			gs->nr_members--;
+			return -ENOMEM;
+		}
+		gs->group = ng;
+		g = &gs->group[gs->nr_groups++];
+		group_start(g, &m->label);
+	}
+	if (!label_matches(g, &m->label) ||
+	    (idx != TIER_META_DEV && idx >= g->nr_tiers)) {
+		if (g->conflict < 0)
+			g->conflict = mi;
+		return 0;
+	}
+	g->count[idx]++;
+	if (g->slot[idx] < 0)
+		g->slot[idx] = mi;
+	else if (g->dup[idx] < 0)
+		g->dup[idx] = mi;
+	return 0;
+}
+
+static void dev_index_name(u32 idx, char *buf, size_t len)
+{
+	if (idx == TIER_META_DEV)
+		snprintf(buf, len, "the metadata device");
+	else
+		snprintf(buf, len, "tier %u", idx);
+}
+
+int tl_group_check(const struct tl_groups *gs, const struct tl_group *g,
+		   struct tl_err *err)
+{
+	char missing[256] = "", what[32], hex[TL_UUID_HEX_LEN + 1];
+	size_t pos = 0;
+	u32 i, nr_missing = 0;
+	u32 idx[TIER_MAX_DEVS], n = 0;
+
+	tl_uuid_hex(g->uuid, hex);
+	if (g->conflict >= 0) {
+		const struct tl_member *c = &gs->member[g->conflict];
+
+		return tl_fail(err, TL_FAIL,
+			       "device '%s' (uuid %s): the label on %s does not match the other members (name '%.63s', %u tiers, extent shift %u); run 'tierctl activate' after removing the stale device or wiping its label",
+			       g->name, hex, c->path, c->label.name,
+			       c->label.nr_tiers, c->label.extent_shift);
+	}
+	for (i = 0; i < g->nr_tiers; i++)
+		idx[n++] = i;
+	if (g->meta_ext)
+		idx[n++] = TIER_META_DEV;
+	for (i = 0; i < n; i++) {
+		const struct tl_member *a, *b;
+
+		if (g->count[idx[i]] <= 1)
+			continue;
+		a = &gs->member[g->slot[idx[i]]];
+		b = &gs->member[g->dup[idx[i]]];
+		dev_index_name(idx[i], what, sizeof(what));
+		return tl_fail(err, TL_FAIL,
+			       "device '%s' (uuid %s): %s was found %u times (%s, %s%s); disconnect or wipe the copies that are not members",
+			       g->name, hex, what, g->count[idx[i]], a->path,
+			       b->path, g->count[idx[i]] > 2 ? ", ..." : "");
+	}
+	for (i = 0; i < n; i++) {
+		int w;
+
+		if (g->count[idx[i]])
+			continue;
+		dev_index_name(idx[i], what, sizeof(what));
+		w = snprintf(missing + pos, sizeof(missing) - pos, "%s%s",
+			     nr_missing ? ", " : "", what);
+		if (w > 0 && (size_t)w < sizeof(missing) - pos)
+			pos += w;
+		nr_missing++;
+	}
+	if (nr_missing)
+		return tl_fail(err, TL_FAIL,
+			       "device '%s' (uuid %s) is incomplete: %s of %u tier%s%s not found",
+			       g->name, hex, missing, g->nr_tiers,
+			       g->nr_tiers == 1 ? "" : "s",
+			       nr_missing == 1 ? " was" : " were");
+	return TL_OK;
+}
+
+const struct tl_member *tl_group_meta_member(const struct tl_groups *gs,
+					     const struct tl_group *g)
+{
+	int mi = g->slot[g->meta_ext ? TIER_META_DEV : 0];
+
+	return mi < 0 ? NULL : &gs->member[mi];
+}
+
+int tl_group_table(const struct tl_groups *gs, const struct tl_group *g,
+		   u64 virt_extents, char *params, size_t len, u64 *sectors,
+		   struct tl_err *err)
+{
+	const char *devs[TIER_MAX_TIERS];
+	const char *meta = NULL;
+	u32 i;
+	int rc;
+
+	rc = tl_group_check(gs, g, err);
+	if (rc)
+		return rc;
+	if (!virt_extents || virt_extents > tier_max_virt_extents(g->extent_shift))
+		return tl_fail(err, TL_FAIL,
+			       "device '%s': bad virtual size of %llu extents",
+			       g->name, (unsigned long long)virt_extents);
+	for (i = 0; i < g->nr_tiers; i++)
+		devs[i] = gs->member[g->slot[i]].path;
+	if (g->meta_ext)
+		meta = gs->member[g->slot[TIER_META_DEV]].path;
+	rc = tl_table_build(g->nr_tiers, g->extent_shift, devs, meta, params,
+			    len, err);
+	if (rc)
+		return rc;
+	*sectors = virt_extents << g->extent_shift;
+	return TL_OK;
+}
+
+int tl_groups_find_name(const struct tl_groups *gs, const char *name)
+{
+	int found = -1;
+	size_t i;
+
+	for (i = 0; i < gs->nr_groups; i++) {
+		if (strncmp(gs->group[i].name, name, TIER_NAME_LEN))
+			continue;
+		if (found >= 0)
+			return -2;
+		found = i;
+	}
+	return found;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tl-group.h - group member devices by the labels found on them
+ * (tierctl activate). Pure: the caller reads and decodes the labels.
+ */
+#ifndef DM_TIER_TL_GROUP_H
+#define DM_TIER_TL_GROUP_H
+
+#include "tl.h"
+#include "tl-sysfs.h"
+
+/**
+ * struct tl_member - a device carrying a valid dm-tier label.
+ * @path:     "/dev/..." path.
+ * @maj, @min: device number.
+ * @label:    decoded label.
+ */
+struct tl_member {
+	char path[TL_PATH_LEN];
+	unsigned int maj, min;
+	struct tier_label label;
+};
+
+/**
+ * struct tl_group - the members of one virtual device (same label uuid).
+ * @uuid, @name, @nr_tiers, @extent_shift, @meta_ext: from the first member.
+ * @slot:     member index (in struct tl_groups) per device index (tiers,
+ *            then TIER_META_DEV), -1 when not found.
+ * @count:    members found per device index (> 1: duplicates).
+ * @dup:      member index of the second member of a duplicated index.
+ * @conflict: member index of the first member whose label disagrees with
+ *            the group's (name, tier count, extent size, metadata
+ *            placement), -1 when none.
+ */
+struct tl_group {
+	u8 uuid[TIER_UUID_LEN];
+	char name[TIER_NAME_LEN];
+	u32 nr_tiers;
+	u32 extent_shift;
+	bool meta_ext;
+	int slot[TIER_MAX_DEVS];
+	u32 count[TIER_MAX_DEVS];
+	int dup[TIER_MAX_DEVS];
+	int conflict;
+};
+
+struct tl_groups {
+	struct tl_member *member;
+	size_t nr_members;
+	struct tl_group *group;
+	size_t nr_groups;
+};
+
+void tl_groups_init(struct tl_groups *gs);
+void tl_groups_free(struct tl_groups *gs);
+
+/* Add a member (copied); 0 or -ENOMEM. */
+int tl_groups_add(struct tl_groups *gs, const struct tl_member *m);
+
+/**
+ * tl_group_check() - whether a group can be activated: no conflicting
+ * label, every tier 0..nr_tiers-1 (and the metadata device when the labels
+ * say it is separate) present exactly once.
+ * Return: TL_OK, or TL_FAIL with a message naming the device, the missing
+ * tier indices or the duplicated ones and their paths.
+ */
+int tl_group_check(const struct tl_groups *gs, const struct tl_group *g,
+		   struct tl_err *err);
+
+/* The member that holds the metadata (tier 0 or the metadata device), or
+ * NULL when it was not found. */
+const struct tl_member *tl_group_meta_member(const struct tl_groups *gs,
+					     const struct tl_group *g);
+
+/**
+ * tl_group_table() - the dm table of a complete group.
+ * @virt_extents: size in extents (from the superblock).
+ * @params:       out; the tier target's parameters (device paths).
+ * @sectors:      out; the target length.
+ * Return: TL_OK or TL_FAIL.
+ */
+int tl_group_table(const struct tl_groups *gs, const struct tl_group *g,
+		   u64 virt_extents, char *params, size_t len, u64 *sectors,
+		   struct tl_err *err);
+
+/* Index of the group called @name; -1 when none, -2 when more than one
+ * group (different uuids) has that name. */
+int tl_groups_find_name(const struct tl_groups *gs, const char *name);
+
+#endif /* DM_TIER_TL_GROUP_H */

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libtier: status line and table line (see tl-status.h). */
+#include <ctype.h>
+#include <stdio.h>
+
+#include "tl-status.h"
+
+/* Splits @s in place on blanks; returns the word count or -E2BIG. */
+static int split_words(char *s, char **argv, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			*s++ = '\0';
+		if (!*s)
+			return n;
+		if (n == max)
+			return -E2BIG;
+		argv[n++] = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			s++;
+	}
+}
+
+static bool parse_u64(const char *s, u64 *out)
+{
+	u64 v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (check_mul_overflow(v, (u64)10, &v) ||
+		    check_add_overflow(v, (u64)(*s - '0'), &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_word(const char *s, char *out)
+{
+	size_t i;
+
+	if (!(*s >= 'a' && *s <= 'z'))
+		return false;
+	for (i = 0; s[i]; i++) {
+		if (i + 1 >= TL_WORD_LEN)
+			return false;
+		if (!islower((unsigned char)s[i]) &&
+		    !isdigit((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+			return false;
+	}
+	memcpy(out, s, i + 1);
+	return true;
+}
+
+#define TL_STATUS_HEAD 6
+#define TL_STATUS_PER_TIER 5
+#define TL_STATUS_MAX_WORDS 256
+
+int tl_status_parse(const char *line, struct tl_status *st,
+		    struct tl_err *err)
+{
+	static const char *const head_names[TL_STATUS_HEAD] = {
+		"metadata mode", "commits",	   "extent size",
+		"virtual extents", "mapped extents", "tier count",
+	};
+	static const char *const tier_names[TL_STATUS_PER_TIER] = {
+		"state", "total extents", "used extents", "read I/Os",
+		"write I/Os",
+	};
+	char *copy, *argv[TL_STATUS_MAX_WORDS];
+	struct tl_status out;
+	u64 v[TL_STATUS_HEAD];
+	int argc, i, k, need, rc = TL_FAIL;
+
+	if (!line)
+		return tl_fail(err, TL_FAIL, "empty status line");
+	copy = strdup(line);
+	if (!copy)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	memset(&out, 0, sizeof(out));
+	argc = split_words(copy, argv, TL_STATUS_MAX_WORDS);
+	if (argc < 0) {
+		tl_fail(err, TL_FAIL, "status line has too many fields");
+		goto out;
+	}
+	if (argc < TL_STATUS_HEAD) {
+		tl_fail(err, TL_FAIL,
+			"status line has %d fields, expected at least %d", argc,
+			TL_STATUS_HEAD + TL_STATUS_PER_TIER + 1);
+		goto out;
+	}
+	if (!parse_word(argv[0], out.metadata_mode)) {
+		tl_fail(err, TL_FAIL, "status line: bad %s '%s'", head_names[0],
+			argv[0]);
+		goto out;
+	}
+	for (i = 1; i < TL_STATUS_HEAD; i++) {
+		if (!parse_u64(argv[i], &v[i])) {
+			tl_fail(err, TL_FAIL, "status line: bad %s '%s'",
+				head_names[i], argv[i]);
+			goto out;
+		}
+	}
+	out.commits = v[1];
+	out.extent_sectors = v[2];
+	out.virt_extents = v[3];
+	out.mapped_extents = v[4];
+	if (!is_power_of_2(out.extent_sectors) ||
+	    out.extent_sectors < TIER_TABLE_EXTENT_MIN ||
+	    out.extent_sectors > TIER_TABLE_EXTENT_MAX) {
+		tl_fail(err, TL_FAIL, "status line: bad %s '%s'",
+			head_names[2], argv[2]);
+		goto out;
+	}
+	if (out.mapped_extents > out.virt_extents) {
+		tl_fail(err, TL_FAIL,
+			"status line: %llu mapped extents exceed %llu virtual extents",
+			(unsigned long long)out.mapped_extents,
+			(unsigned long long)out.virt_extents);
+		goto out;
+	}
+	if (v[5] < 1 || v[5] > TIER_MAX_TIERS) {
+		tl_fail(err, TL_FAIL, "status line: bad %s '%s'",
+			head_names[5], argv[5]);
+		goto out;
+	}
+	out.nr_tiers = v[5];
+	need = TL_STATUS_HEAD + out.nr_tiers * TL_STATUS_PER_TIER + 1;
+	if (argc < need) {
+		tl_fail(err, TL_FAIL,
+			"status line has %d fields, expected %d for %u tiers",
+			argc, need, out.nr_tiers);
+		goto out;
+	}
+	for (i = 0; i < (int)out.nr_tiers; i++) {
+		struct tl_status_tier *t = &out.tier[i];
+		char **w = argv + TL_STATUS_HEAD + i * TL_STATUS_PER_TIER;
+		u64 *nums[TL_STATUS_PER_TIER] = { NULL, &t->total_extents,
+						  &t->used_extents,
+						  &t->read_ios, &t->write_ios };
+
+		if (!parse_word(w[0], t->state)) {
+			tl_fail(err, TL_FAIL,
+				"status line: tier %d: bad %s '%s'", i,
+				tier_names[0], w[0]);
+			goto out;
+		}
+		for (k = 1; k < TL_STATUS_PER_TIER; k++) {
+			if (!parse_u64(w[k], nums[k])) {
+				tl_fail(err, TL_FAIL,
+					"status line: tier %d: bad %s '%s'", i,
+					tier_names[k], w[k]);
+				goto out;
+			}
+		}
+		if (t->used_extents > t->total_extents) {
+			tl_fail(err, TL_FAIL,
+				"status line: tier %d: %llu used extents exceed %llu total",
+				i, (unsigned long long)t->used_extents,
+				(unsigned long long)t->total_extents);
+			goto out;
+		}
+	}
+	if (!parse_u64(argv[need - 1], &out.nospc_errors)) {
+		tl_fail(err, TL_FAIL, "status line: bad nospc error count '%s'",
+			argv[need - 1]);
+		goto out;
+	}
+	*st = out;
+	rc = TL_OK;
+out:
+	free(copy);
+	return rc;
+}
+
+#define TL_TABLE_MAX_WORDS 64
+
+int tl_table_parse_line(const char *line, struct tl_table *tt,
+			struct tl_err *err)
+{
+	char *argv[TL_TABLE_MAX_WORDS];
+	const char *why = NULL;
+	int argc;
+
+	memset(tt, 0, sizeof(*tt));
+	if (!line)
+		return tl_fail(err, TL_FAIL, "empty table line");
+	tt->words = strdup(line);
+	if (!tt->words)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	argc = split_words(tt->words, argv, TL_TABLE_MAX_WORDS);
+	if (argc < 0)
+		return tl_fail(err, TL_FAIL, "table line has too many words");
+	if (tier_table_parse(argc, argv, &tt->t, &why))
+		return tl_fail(err, TL_FAIL, "table line '%s': %s", line,
+			       why ? why : "invalid");
+	return TL_OK;
+}
+
+void tl_table_free(struct tl_table *tt)
+{
+	free(tt->words);
+	tt->words = NULL;
+}
+
+static bool dev_word_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s))
+			return false;
+	}
+	return true;
+}
+
+int tl_table_build(u32 nr_tiers, u32 extent_shift, const char *const *tier_dev,
+		   const char *metadata_dev, char *buf, size_t len,
+		   struct tl_err *err)
+{
+	struct tier_table t;
+	u32 i;
+
+	if (nr_tiers < 1 || nr_tiers > TIER_MAX_TIERS)
+		return tl_fail(err, TL_FAIL, "bad tier count %u", nr_tiers);
+	tier_table_init(&t);
+	t.extent_shift = extent_shift;
+	t.extent_sectors = 1U << extent_shift;
+	t.nr_tiers = nr_tiers;
+	for (i = 0; i < nr_tiers; i++) {
+		if (!dev_word_ok(tier_dev[i]))
+			return tl_fail(err, TL_FAIL,
+				       "device path '%s' cannot be used in a table",
+				       tier_dev[i] ? tier_dev[i] : "");
+		t.tier_dev[i] = tier_dev[i];
+	}
+	if (metadata_dev) {
+		if (!dev_word_ok(metadata_dev))
+			return tl_fail(err, TL_FAIL,
+				       "device path '%s' cannot be used in a table",
+				       metadata_dev);
+		t.metadata_dev = metadata_dev;
+	}
+	if (tier_table_format(&t, buf, len) < 0)
+		return tl_fail(err, TL_FAIL, "table line too long");
+	return TL_OK;
+}
