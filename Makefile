@@ -33,7 +33,7 @@ SAN_CFLAGS := $(USER_CFLAGS) -O1 -fno-omit-frame-pointer \
 CORE_SRCS := $(wildcard kernel/core/*.c)
 LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
-USER_LIBS := $(shell pkg-config --libs devmapper 2>/dev/null)
+USER_LIBS := $(shell pkg-config --libs devmapper blkid 2>/dev/null)
 
 .PHONY: all user modules check unit kunit vm-tests demo deps lint clean \
 	install dkms-install dkms-build help FORCE

@@ -205,6 +205,7 @@ struct tier_batch {
 	struct bio_list flushes;	/* empty flushes: complete after commit */
 	struct bio_list submit;		/* FUA writes: submit after commit */
 	struct bio_list complete;	/* FUA first writes: complete after */
+	struct bio_list retry;		/* ENOSPC while frees await a commit */
 	bool need_commit;
 };
 
@@ -321,6 +322,17 @@ static void tier_process_done(struct tier_pool *pool, struct tier_job *job,
 	bio_endio(bio);
 }
 
+/* Whether a commit would free extents. Under pool->lock. */
+static bool tier_frees_pending(struct tier_pool *pool)
+{
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (pool->alloc[i].nr_pending || pool->alloc[i].nr_committing)
+			return true;
+	return false;
+}
+
 /* First write to an extent: allocate, prepare, then publish. */
 static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 			       struct tier_batch *batch)
@@ -357,6 +369,14 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 		return;
 	}
 	r = tier_alloc_extent(pool->alloc, pool->nr_tiers, &loc);
+	if (r && tier_frees_pending(pool)) {
+		/* Discarded extents become free with the next commit. */
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mempool_free(job, &pool->job_pool);
+		bio_list_add(&batch->retry, bio);
+		batch->need_commit = true;
+		return;
+	}
 	if (r) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mempool_free(job, &pool->job_pool);
@@ -516,6 +536,19 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 			bio->bi_status = status;
 		bio_endio(bio);
 	}
+	if (!bio_list_empty(&batch->retry)) {
+		unsigned long flags;
+
+		if (status) {
+			while ((bio = bio_list_pop(&batch->retry)))
+				bio_io_error(bio);
+			return;
+		}
+		spin_lock_irqsave(&pool->lock, flags);
+		bio_list_merge(&pool->deferred, &batch->retry);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		tier_wake_worker(pool);
+	}
 }
 
 static void tier_worker(struct work_struct *ws)
@@ -531,6 +564,7 @@ static void tier_worker(struct work_struct *ws)
 	bio_list_init(&batch.flushes);
 	bio_list_init(&batch.submit);
 	bio_list_init(&batch.complete);
+	bio_list_init(&batch.retry);
 
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->done, &done);
@@ -716,8 +750,11 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		if (tc->tier_dev[i])
 			dm_put_device(ti, tc->tier_dev[i]);
-	if (tc->argv_copy)
-		argv_free(tc->argv_copy);
+	if (tc->argv_copy) {
+		for (i = 0; i < tc->argc; i++)
+			kfree(tc->argv_copy[i]);
+		kfree(tc->argv_copy);
+	}
 	kfree(tc);
 }
 
@@ -761,6 +798,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		kfree(tc);
 		return -ENOMEM;
 	}
+	tc->argc = argc;
 	for (i = 0; i < argc; i++) {
 		tc->argv_copy[i] = kstrdup(argv[i], GFP_KERNEL);
 		if (!tc->argv_copy[i]) {
@@ -769,7 +807,6 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 		}
 	}
-	tc->argc = argc;
 	r = tier_table_parse(argc, tc->argv_copy, &tc->tbl, &perr);
 	if (r) {
 		ti->error = (char *)perr;

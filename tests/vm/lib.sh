@@ -42,3 +42,32 @@ skip() {
 expect_eq() { # actual expected message
 	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
 }
+
+# ---- dm-tier helpers (guest side) --------------------------------------
+
+# Field of `tierctl status NAME --json`: jfield NAME 'tiers[1]["used_extents"]'
+jfield() {
+	tierctl status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
+}
+
+# Write N files of MIB MiB of random data under DIR, fsync them, and record
+# their checksums in DIR/../FILE (default /dmt-out/sums).
+write_files() { # dir n mib [sums]
+	local dir=$1 n=$2 mib=$3 sums=${4:-/dmt-out/sums} i
+	for i in $(seq "$n"); do
+		head -c $((mib << 20)) /dev/urandom >"$dir/f$i"
+	done
+	sync -f "$dir"
+	(cd "$dir" && sha256sum f*) >"$sums"
+}
+
+check_files() { # dir [sums]
+	(cd "$1" && sha256sum --quiet -c "${2:-/dmt-out/sums}") || fail "file checksums differ in $1"
+}
+
+# Exit status of a command that is expected to fail, without tripping set -e.
+status_of() {
+	local rc=0
+	"$@" || rc=$?
+	echo "$rc"
+}

@@ -70,6 +70,16 @@ out:
 	return found;
 }
 
+/* dm_task_create() fails when /dev/mapper/control cannot be opened. */
+static int no_task(struct tl_err *err)
+{
+	if (!tl_dm_available())
+		return tl_fail(err, TL_FAIL,
+			       "device-mapper is not available (run 'modprobe dm-mod' and 'modprobe dm-tier')");
+	return tl_fail(err, TL_FAIL, "cannot start a device-mapper request%s%s",
+		       *last_error ? ": " : "", last_error);
+}
+
 static void copy_str(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src ? src : "");
@@ -89,7 +99,7 @@ int tl_dm_query(const char *name, const char *uuid, bool status,
 	last_error[0] = '\0';
 	dmt = dm_task_create(status ? DM_DEVICE_STATUS : DM_DEVICE_TABLE);
 	if (!dmt) {
-		tl_fail(err, TL_FAIL, "out of memory");
+		no_task(err);
 		return -EIO;
 	}
 	if ((name && !dm_task_set_name(dmt, name)) ||
@@ -172,7 +182,7 @@ int tl_dm_list_names(char ***names, size_t *n, struct tl_err *err)
 	*n = 0;
 	last_error[0] = '\0';
 	if (!dmt)
-		return tl_fail(err, TL_FAIL, "out of memory"), -EIO;
+		return no_task(err), -EIO;
 	if (!dm_task_run(dmt)) {
 		tl_fail(err, TL_FAIL, "cannot list device-mapper devices%s%s",
 			*last_error ? ": " : "", last_error);
@@ -225,7 +235,7 @@ int tl_dm_create(const char *name, const char *dm_uuid, u64 sectors,
 	last_error[0] = '\0';
 	dmt = dm_task_create(DM_DEVICE_CREATE);
 	if (!dmt)
-		return tl_fail(err, TL_FAIL, "out of memory");
+		return no_task(err);
 	if (!dm_task_set_name(dmt, name) ||
 	    (dm_uuid && !dm_task_set_uuid(dmt, dm_uuid)) ||
 	    !dm_task_add_target(dmt, 0, sectors, type, params) ||
@@ -266,7 +276,7 @@ int tl_dm_remove(const char *name, struct tl_err *err)
 	last_error[0] = '\0';
 	dmt = dm_task_create(DM_DEVICE_REMOVE);
 	if (!dmt)
-		return tl_fail(err, TL_FAIL, "out of memory");
+		return no_task(err);
 	if (!dm_task_set_name(dmt, name) || !dm_task_retry_remove(dmt) ||
 	    !dm_task_set_cookie(dmt, &cookie, 0)) {
 		dm_task_destroy(dmt);

@@ -146,10 +146,11 @@ int tl_group_check(const struct tl_groups *gs, const struct tl_group *g,
 	}
 	if (nr_missing)
 		return tl_fail(err, TL_FAIL,
-			       "device '%s' (uuid %s) is incomplete: %s of %u tier%s%s not found",
+			       "device '%s' (uuid %s) is incomplete: missing %s (it has %u tier%s%s); connect the missing device%s and run 'tierctl activate %s' again",
 			       g->name, hex, missing, g->nr_tiers,
 			       g->nr_tiers == 1 ? "" : "s",
-			       nr_missing == 1 ? " was" : " were");
+			       g->meta_ext ? " and a metadata device" : "",
+			       nr_missing == 1 ? "" : "s", g->name);
 	return TL_OK;
 }
 

@@ -35,6 +35,7 @@ typedef unsigned __poll_t;
 #endif
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #endif /* DM_TIER_TL_SYS_H */

@@ -33,18 +33,19 @@ static blkid_probe new_probe(int fd)
 	return pr;
 }
 
-static const char *usage_word(const char *usage, const char *type)
+/* "a filesystem (xfs)", "a RAID/LVM signature (LVM2_member)"... */
+static void describe(const char *usage, const char *type, char *buf,
+		     size_t len)
 {
-	if (!usage)
-		return "signature";
-	if (!strcmp(usage, "filesystem"))
-		return "filesystem";
-	if (!strcmp(usage, "raid"))
-		return strstr(type, "LVM") ? "(LVM) signature" :
-					     "(RAID) signature";
-	if (!strcmp(usage, "crypto"))
-		return "(encryption) header";
-	return "signature";
+	const char *what = "a signature";
+
+	if (usage && !strcmp(usage, "filesystem"))
+		what = "a filesystem";
+	else if (usage && !strcmp(usage, "raid"))
+		what = "a RAID/LVM signature";
+	else if (usage && !strcmp(usage, "crypto"))
+		what = "an encryption header";
+	snprintf(buf, len, "%s (%s)", what, type);
 }
 
 static void append(char *what, size_t len, const char *phrase)
@@ -71,13 +72,11 @@ int probe_foreign(int fd, char *what, size_t len)
 		if (!blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL) &&
 		    pttype) {
 			snprintf(phrase, sizeof(phrase),
-				 "a %s partition table", pttype);
+				 "a partition table (%s)", pttype);
 		} else if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL) &&
 			   type) {
 			blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
-			snprintf(phrase, sizeof(phrase), "%s %s %s",
-				 strchr("aeiouAEIOU", type[0]) ? "an" : "a",
-				 type, usage_word(usage, type));
+			describe(usage, type, phrase, sizeof(phrase));
 		} else {
 			snprintf(phrase, sizeof(phrase), "an unknown signature");
 		}

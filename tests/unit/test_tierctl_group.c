@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for user/lib/tl-group.c: grouping decoded labels into devices
+ * for "tierctl activate", completeness, duplicates, and the table built. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+
+#include "tl-create.h"
+#include "tl-group.h"
+#include "tl-status.h"
+
+#define MiB_SECTORS 2048ULL
+
+/* A planned device: @nr tiers of 64 MiB (+ a metadata device). */
+static void plan(struct tier_fresh *f, const char *name, u32 nr, bool meta,
+		 u8 uuid_byte)
+{
+	struct tl_create_req req;
+	u32 i;
+
+	memset(&req, 0, sizeof(req));
+	req.name = name;
+	req.nr_tiers = nr;
+	req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	for (i = 0; i < nr; i++) {
+		req.tier[i].sectors = 64 * MiB_SECTORS * (i + 1);
+		req.tier[i].tier_class = TIER_CLASS_NVME;
+	}
+	if (meta) {
+		req.has_meta = true;
+		req.meta.sectors = 16 * MiB_SECTORS;
+	}
+	req.ctime = 1700000000;
+	assert_int_equal(tl_create_plan(&req, f, NULL), TL_OK);
+	memset(f->uuid, uuid_byte, TIER_UUID_LEN);
+	for (i = 0; i < TIER_MAX_DEVS; i++)
+		memset(f->member_uuid[i], uuid_byte + 1 + i, TIER_UUID_LEN);
+}
+
+/* Add device @dev of @f as @path (its label goes through encode/decode,
+ * as on disk). */
+static void add(struct tl_groups *gs, const struct tier_fresh *f, u32 dev,
+		const char *path)
+{
+	static u8 blk[TIER_BLOCK_SIZE];
+	struct tl_member m;
+	struct tier_label l;
+
+	memset(&m, 0, sizeof(m));
+	tier_fresh_label(f, dev, &l);
+	tier_label_encode(&l, blk);
+	assert_int_equal(tier_label_decode(blk, &m.label, NULL), 0);
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	assert_int_equal(tl_groups_add(gs, &m), 0);
+}
+
+static void test_complete_any_order(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	char params[512];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "fast", 3, false, 0x10);
+	tl_groups_init(&gs);
+	add(&gs, &f, 2, "/dev/sdc");
+	add(&gs, &f, 0, "/dev/nvme0n1");
+	add(&gs, &f, 1, "/dev/nvme1n1");
+	assert_int_equal(gs.nr_groups, 1);
+	assert_string_equal(gs.group[0].name, "fast");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_string_equal(tl_group_meta_member(&gs, &gs.group[0])->path,
+			    "/dev/nvme0n1");
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], f.lo.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_string_equal(params, "2048 3 /dev/nvme0n1 /dev/nvme1n1 /dev/sdc");
+	assert_true(sectors == f.lo.virt_extents << 11);
+	assert_int_equal(tl_groups_find_name(&gs, "fast"), 0);
+	assert_int_equal(tl_groups_find_name(&gs, "slow"), -1);
+	tl_groups_free(&gs);
+}
+
+static void test_missing(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	char params[512];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "fast", 4, false, 0x20);
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	add(&gs, &f, 2, "/dev/c");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "device 'fast'"));
+	assert_non_null(strstr(err.msg, "is incomplete: missing tier 1, tier 3 (it has 4 tiers); connect the missing devices and run 'tierctl activate fast' again"));
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], f.lo.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_FAIL);
+	tl_groups_free(&gs);
+
+	/* Tier 0 missing: no metadata member either. */
+	tl_groups_init(&gs);
+	add(&gs, &f, 1, "/dev/b");
+	add(&gs, &f, 2, "/dev/c");
+	add(&gs, &f, 3, "/dev/d");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "missing tier 0 (it has 4 tiers); connect the missing device and"));
+	assert_null(tl_group_meta_member(&gs, &gs.group[0]));
+	tl_groups_free(&gs);
+}
+
+static void test_meta_dev(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	char params[512];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "m", 2, true, 0x30);
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	add(&gs, &f, 1, "/dev/b");
+	assert_true(gs.group[0].meta_ext);
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "missing the metadata device (it has 2 tiers and a metadata device)"));
+	add(&gs, &f, TIER_META_DEV, "/dev/pmem0");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_string_equal(tl_group_meta_member(&gs, &gs.group[0])->path,
+			    "/dev/pmem0");
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], f.lo.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_string_equal(params, "2048 2 /dev/a /dev/b 2 metadata_dev /dev/pmem0");
+	tl_groups_free(&gs);
+}
+
+static void test_duplicate(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+
+	(void)state;
+	plan(&f, "dup", 2, false, 0x40);
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	add(&gs, &f, 1, "/dev/b");
+	add(&gs, &f, 1, "/dev/b-clone");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "tier 1 was found 2 times (/dev/b, /dev/b-clone)"));
+	add(&gs, &f, 1, "/dev/b-clone2");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "3 times (/dev/b, /dev/b-clone, ...)"));
+	tl_groups_free(&gs);
+}
+
+static void test_two_devices_and_conflict(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f1, f2, f3;
+	struct tl_err err = { "" };
+
+	(void)state;
+	plan(&f1, "one", 1, false, 0x50);
+	plan(&f2, "two", 2, false, 0x60);
+	plan(&f3, "one", 2, false, 0x70);	/* same name, other uuid */
+	tl_groups_init(&gs);
+	add(&gs, &f1, 0, "/dev/a");
+	add(&gs, &f2, 1, "/dev/c");
+	add(&gs, &f2, 0, "/dev/b");
+	assert_int_equal(gs.nr_groups, 2);
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tl_group_check(&gs, &gs.group[1], &err), TL_OK);
+	assert_int_equal(tl_groups_find_name(&gs, "two"), 1);
+	add(&gs, &f3, 0, "/dev/d");
+	assert_int_equal(tl_groups_find_name(&gs, "one"), -2);
+
+	/* A label with the uuid of "two" but a different geometry. */
+	f1.lo.nr_tiers = 1;
+	memcpy(f1.uuid, f2.uuid, TIER_UUID_LEN);
+	add(&gs, &f1, 0, "/dev/stale");
+	assert_int_equal(gs.nr_groups, 3);
+	assert_int_equal(tl_group_check(&gs, &gs.group[1], &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "the label on /dev/stale does not match"));
+	tl_groups_free(&gs);
+}
+
+static void test_bad_virt(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	char params[512];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "v", 1, false, 0x80);
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], 0, params,
+					sizeof(params), &sectors, &err),
+			 TL_FAIL);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], U64_MAX, params,
+					sizeof(params), &sectors, &err),
+			 TL_FAIL);
+	tl_groups_free(&gs);
+}
+
+static void test_alloc_failure(void **state)
+{
+	struct tl_groups gs;
+	struct tl_member m;
+
+	(void)state;
+	tl_groups_init(&gs);
+	memset(&m, 0, sizeof(m));
+	m.label.tier_index = TIER_MAX_DEVS;	/* not a device index */
+	assert_int_equal(tl_groups_add(&gs, &m), -EINVAL);
+	assert_int_equal(gs.nr_members, 0);
+	tl_groups_free(&gs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_complete_any_order),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_meta_dev),
+		cmocka_unit_test(test_duplicate),
+		cmocka_unit_test(test_two_devices_and_conflict),
+		cmocka_unit_test(test_bad_virt),
+		cmocka_unit_test(test_alloc_failure),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for user/lib/tl-report.c and print.c: "tierctl list" and
+ * "tierctl status" output, text and JSON (checked to be valid JSON with the
+ * documented fields). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "print.h"
+#include "tl-report.h"
+
+static char out[16384];
+
+typedef void (*print_fn)(const void *arg);
+
+/* Run @fn with stdout going to a file; its output lands in out[]. */
+static void capture(bool json, print_fn fn, const void *arg)
+{
+	char path[] = "/tmp/tl-report-XXXXXX";
+	int fd = mkstemp(path), saved;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	print_open(json);
+	fn(arg);
+	print_close();
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = pread(fd, out, sizeof(out) - 1, 0);
+	close(fd);
+	unlink(path);
+	assert_true(n >= 0);
+	out[n] = '\0';
+}
+
+/* ---- a small strict JSON checker ---------------------------------------- */
+
+static const char *ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *value(const char *p);
+
+static const char *string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF",
+						    p[i]) || !p[i])
+						return NULL;
+				p += 4;
+			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *number(const char *p)
+{
+	const char *s = p;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return NULL;
+	return p > s ? p : NULL;
+}
+
+static const char *container(const char *p, char close, bool keys)
+{
+	p = ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (keys) {
+			p = string(ws(p));
+			if (!p)
+				return NULL;
+			p = ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		p = value(p);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *value(const char *p)
+{
+	p = ws(p);
+	switch (*p) {
+	case '{':
+		return container(p, '}', true);
+	case '[':
+		return container(p, ']', false);
+	case '"':
+		return string(p);
+	case 't':
+		return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f':
+		return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n':
+		return strncmp(p, "null", 4) ? NULL : p + 4;
+	default:
+		return number(p);
+	}
+}
+
+static void assert_json(const char *s)
+{
+	const char *end = value(s);
+
+	if (!end || *ws(end))
+		fail_msg("not valid JSON: %s", s);
+}
+
+static void test_json_checker(void **state)
+{
+	(void)state;
+	assert_non_null(value("{\"a\":[1,2,{\"b\":null}],\"c\":\"x\\\"y\"}"));
+	assert_null(value("{\"a\":1,}"));
+	assert_null(value("[1 2]"));
+	assert_null(value("{\"a\" 1}"));
+}
+
+/* ---- list ----------------------------------------------------------------- */
+
+static const struct tl_list_entry entries[] = {
+	{ "fast", "DMTIER-00112233445566778899aabbccddeeff", 10ULL << 30, 2 },
+	{ "we\"ird\\", "DMTIER-ffeeddccbbaa99887766554433221100", 1536ULL << 20,
+	  1 },
+};
+
+static void do_list(const void *arg)
+{
+	tl_print_list(entries, *(const size_t *)arg);
+}
+
+static void test_list(void **state)
+{
+	size_t n = 2;
+
+	(void)state;
+	capture(true, do_list, &n);
+	assert_json(out);
+	assert_string_equal(out,
+			    "[{\"name\":\"fast\",\"size_bytes\":10737418240,\"nr_tiers\":2,"
+			    "\"uuid\":\"DMTIER-00112233445566778899aabbccddeeff\"},"
+			    "{\"name\":\"we\\\"ird\\\\\",\"size_bytes\":1610612736,\"nr_tiers\":1,"
+			    "\"uuid\":\"DMTIER-ffeeddccbbaa99887766554433221100\"}]\n");
+	capture(false, do_list, &n);
+	assert_non_null(strstr(out, "NAME"));
+	assert_non_null(strstr(out, "fast                 10 GiB      2      DMTIER-0011"));
+	assert_non_null(strstr(out, "1.5 GiB"));
+	n = 0;
+	capture(true, do_list, &n);
+	assert_string_equal(out, "[]\n");
+	capture(false, do_list, &n);
+	assert_string_equal(out, "no dm-tier devices\n");
+}
+
+/* ---- status --------------------------------------------------------------- */
+
+struct status_case {
+	struct tl_status st;
+	struct tl_table tt;
+	struct tl_status_view v;
+};
+
+static void status_case(struct status_case *c, const char *status,
+			const char *table)
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(tl_status_parse(status, &c->st, NULL), TL_OK);
+	assert_int_equal(tl_table_parse_line(table, &c->tt, NULL), TL_OK);
+	c->v.name = "fast";
+	c->v.uuid = "DMTIER-00112233445566778899aabbccddeeff";
+	c->v.size_bytes = c->st.virt_extents * c->st.extent_sectors * 512;
+	c->v.st = &c->st;
+	c->v.tt = &c->tt;
+	c->v.tier_path[0] = "/dev/nvme0n1";
+	c->v.tier_path[1] = "/dev/sdb";
+}
+
+static void do_status(const void *arg)
+{
+	tl_print_status(arg);
+}
+
+static void test_status_json(void **state)
+{
+	static const char *const keys[] = {
+		"\"name\":\"fast\"",
+		"\"uuid\":\"DMTIER-00112233445566778899aabbccddeeff\"",
+		"\"dm_device\":\"/dev/mapper/fast\"",
+		"\"size_bytes\":1048576000",
+		"\"extent_bytes\":1048576",
+		"\"virt_extents\":1000",
+		"\"nr_tiers\":2",
+		"\"metadata_mode\":\"rw\"",
+		"\"commits\":42",
+		"\"metadata_device\":null",
+		"\"suspended\":false",
+		"\"mapped_extents\":300",
+		"\"mapped_bytes\":314572800",
+		"\"commit_interval_ms\":1000",
+		"\"reserve_pct\":2",
+		"\"discard_passdown\":true",
+		"\"tiers\":[{\"index\":0,\"device\":\"/dev/nvme0n1\",\"state\":\"ok\","
+		"\"capacity_extents\":200,\"used_extents\":150,\"free_extents\":50,"
+		"\"used_bytes\":157286400,\"capacity_bytes\":209715200,"
+		"\"free_bytes\":52428800,\"read_ios\":11,\"write_ios\":12},"
+		"{\"index\":1,\"device\":\"/dev/sdb\",\"state\":\"degraded\"",
+		"\"nospc_errors\":3}",
+	};
+	struct status_case c;
+	size_t i;
+
+	(void)state;
+	status_case(&c, "rw 42 2048 1000 300 2 ok 200 150 11 12 degraded 900 150 13 14 3",
+		    "2048 2 259:0 8:16");
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strstr(out, keys[i]))
+			fail_msg("JSON lacks %s: %s", keys[i], out);
+	tl_table_free(&c.tt);
+}
+
+static void test_status_text(void **state)
+{
+	struct status_case c;
+
+	(void)state;
+	status_case(&c, "ro 7 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0",
+		    "2048 2 259:0 8:16 4 metadata_dev 259:9 reserve_pct 5");
+	c.v.meta_path = "/dev/pmem0";
+	c.v.suspended = true;
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "fast: 1000 MiB, 1 MiB extents, 2 tiers\n"));
+	assert_non_null(strstr(out, "metadata:  ro, 7 commits, on /dev/pmem0, SUSPENDED\n"));
+	assert_non_null(strstr(out, "mapped:    300 extents (300 MiB) of 1000, 30.0%\n"));
+	assert_non_null(strstr(out, "5% reserve"));
+	assert_non_null(strstr(out, "/dev/nvme0n1"));
+	assert_non_null(strstr(out, "150 MiB / 200 MiB"));
+	assert_non_null(strstr(out, "( 75.0%)"));
+	assert_non_null(strstr(out, "nospc errors: 0\n"));
+	assert_null(strstr(out, "{"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"metadata_device\":\"/dev/pmem0\""));
+	assert_non_null(strstr(out, "\"suspended\":true"));
+	assert_non_null(strstr(out, "\"reserve_pct\":5"));
+	tl_table_free(&c.tt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_checker),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_status_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for user/lib/tl-status.c (the kernel's status and table lines
+ * as tierctl reads them) and user/lib/tl-util.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tl.h"
+#include "tl-status.h"
+
+static void test_status_one_tier(void **state)
+{
+	struct tl_status st;
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_status_parse("rw 42 2048 100 7 1 ok 200 7 1234 567 0",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.metadata_mode, "rw");
+	assert_int_equal(st.commits, 42);
+	assert_int_equal(st.extent_sectors, 2048);
+	assert_int_equal(st.virt_extents, 100);
+	assert_int_equal(st.mapped_extents, 7);
+	assert_int_equal(st.nr_tiers, 1);
+	assert_string_equal(st.tier[0].state, "ok");
+	assert_int_equal(st.tier[0].total_extents, 200);
+	assert_int_equal(st.tier[0].used_extents, 7);
+	assert_int_equal(st.tier[0].read_ios, 1234);
+	assert_int_equal(st.tier[0].write_ios, 567);
+	assert_int_equal(st.nospc_errors, 0);
+}
+
+static void test_status_three_tiers(void **state)
+{
+	struct tl_status st;
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_status_parse("ro 18446744073709551615 131072 1000 600 3 "
+					 "ok 100 100 1 2 degraded 500 300 3 4 "
+					 "offline 1000 200 5 6 9",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.metadata_mode, "ro");
+	assert_true(st.commits == UINT64_MAX);
+	assert_int_equal(st.nr_tiers, 3);
+	assert_string_equal(st.tier[1].state, "degraded");
+	assert_string_equal(st.tier[2].state, "offline");
+	assert_int_equal(st.tier[2].total_extents, 1000);
+	assert_int_equal(st.tier[2].write_ios, 6);
+	assert_int_equal(st.nospc_errors, 9);
+}
+
+static void test_status_extra_fields(void **state)
+{
+	struct tl_status st;
+
+	(void)state;
+	/* Later kernels may append fields: ignored. Blanks are flexible. */
+	assert_int_equal(tl_status_parse("  fail 1 128 10 0 1 ok 10 0 0 0 3 future 7 x\n",
+					 &st, NULL),
+			 TL_OK);
+	assert_string_equal(st.metadata_mode, "fail");
+	assert_int_equal(st.nospc_errors, 3);
+	/* A state or mode this tierctl does not know is still shown. */
+	assert_int_equal(tl_status_parse("needs_check 1 128 10 0 1 resync-2 10 0 0 0 0",
+					 &st, NULL),
+			 TL_OK);
+	assert_string_equal(st.metadata_mode, "needs_check");
+	assert_string_equal(st.tier[0].state, "resync-2");
+}
+
+struct bad_case {
+	const char *line;
+	const char *msg_part;
+};
+
+static const struct bad_case bad[] = {
+	{ "", "fields" },
+	{ "rw 1 2048 100 7", "fields" },
+	{ "rw 1 2048 100 7 1", "expected 12 for 1 tiers" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1234 567", "expected 12" },
+	{ "rw 1 2048 100 7 2 ok 200 7 1234 567 0", "expected 17 for 2 tiers" },
+	{ "RW 1 2048 100 7 1 ok 200 7 1234 567 0", "metadata mode" },
+	{ "1rw 1 2048 100 7 1 ok 200 7 1234 567 0", "metadata mode" },
+	{ "averyveryverylongmode 1 2048 100 7 1 ok 200 7 1 5 0", "metadata mode" },
+	{ "rw x 2048 100 7 1 ok 200 7 1234 567 0", "commits" },
+	{ "rw -1 2048 100 7 1 ok 200 7 1234 567 0", "commits" },
+	{ "rw 18446744073709551616 2048 100 7 1 ok 200 7 1 5 0", "commits" },
+	{ "rw 1 2000 100 7 1 ok 200 7 1234 567 0", "extent size" },
+	{ "rw 1 64 100 7 1 ok 200 7 1234 567 0", "extent size" },
+	{ "rw 1 262144 100 7 1 ok 200 7 1234 567 0", "extent size" },
+	{ "rw 1 2048 100 101 1 ok 200 7 1234 567 0", "exceed" },
+	{ "rw 1 2048 100 7 0 0", "tier count" },
+	{ "rw 1 2048 100 7 9 ok 1 1 1 1", "tier count" },
+	{ "rw 1 2048 100 7 1 OK 200 7 1234 567 0", "tier 0: bad state" },
+	{ "rw 1 2048 100 7 1 7 200 7 1234 567 0", "tier 0: bad state" },
+	{ "rw 1 2048 100 7 1 ok 20x 7 1234 567 0", "tier 0: bad total extents" },
+	{ "rw 1 2048 100 7 1 ok 200 7 12.4 567 0", "tier 0: bad read" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 +5 0", "tier 0: bad write" },
+	{ "rw 1 2048 100 7 1 ok 200 201 1 5 0", "used extents exceed" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 -", "nospc" },
+};
+
+static void test_status_malformed(void **state)
+{
+	struct tl_status st;
+	size_t i;
+
+	(void)state;
+	memset(&st, 0x5a, sizeof(st));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct tl_err err = { "" };
+		int rc = tl_status_parse(bad[i].line, &st, &err);
+
+		if (rc != TL_FAIL)
+			fail_msg("'%s' parsed", bad[i].line);
+		if (!strstr(err.msg, bad[i].msg_part))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].line,
+				 err.msg, bad[i].msg_part);
+	}
+	/* Not written on failure. */
+	assert_int_equal(st.nr_tiers, 0x5a5a5a5a);
+	assert_int_equal(tl_status_parse(NULL, &st, NULL), TL_FAIL);
+}
+
+static void test_table_parse_line(void **state)
+{
+	struct tl_table tt;
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_table_parse_line("2048 2 259:0 259:1", &tt, &err),
+			 TL_OK);
+	assert_int_equal(tt.t.extent_sectors, 2048);
+	assert_int_equal(tt.t.nr_tiers, 2);
+	assert_string_equal(tt.t.tier_dev[0], "259:0");
+	assert_string_equal(tt.t.tier_dev[1], "259:1");
+	assert_null(tt.t.metadata_dev);
+	tl_table_free(&tt);
+
+	assert_int_equal(tl_table_parse_line("128 1 7:0 4 metadata_dev 7:1 reserve_pct 5\n",
+					     &tt, &err),
+			 TL_OK);
+	assert_string_equal(tt.t.metadata_dev, "7:1");
+	assert_int_equal(tt.t.reserve_pct, 5);
+	tl_table_free(&tt);
+
+	assert_int_equal(tl_table_parse_line("2048 2 259:0", &tt, &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "Not enough"));
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 2 259:0 259:0", &tt, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "Duplicate"));
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line(NULL, &tt, &err), TL_FAIL);
+	tl_table_free(&tt);
+}
+
+static void test_table_build(void **state)
+{
+	const char *devs[] = { "/dev/nvme0n1", "/dev/sdb" };
+	const char *bad_devs[] = { "/dev/with blank" };
+	struct tl_table tt;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(tl_table_build(2, 11, devs, NULL, buf, sizeof(buf), NULL),
+			 TL_OK);
+	assert_string_equal(buf, "2048 2 /dev/nvme0n1 /dev/sdb");
+	assert_int_equal(tl_table_build(1, 7, devs, "/dev/pmem0", buf,
+					sizeof(buf), NULL),
+			 TL_OK);
+	assert_string_equal(buf, "128 1 /dev/nvme0n1 2 metadata_dev /dev/pmem0");
+	/* What we build, the kernel's parser takes. */
+	assert_int_equal(tl_table_parse_line(buf, &tt, NULL), TL_OK);
+	assert_string_equal(tt.t.metadata_dev, "/dev/pmem0");
+	tl_table_free(&tt);
+
+	assert_int_equal(tl_table_build(1, 11, bad_devs, NULL, buf, sizeof(buf),
+					NULL),
+			 TL_FAIL);
+	assert_int_equal(tl_table_build(0, 11, devs, NULL, buf, sizeof(buf), NULL),
+			 TL_FAIL);
+	assert_int_equal(tl_table_build(2, 11, devs, NULL, buf, 10, NULL),
+			 TL_FAIL);
+}
+
+static void test_uuid(void **state)
+{
+	u8 u[TIER_UUID_LEN], v[TIER_UUID_LEN];
+	char hex[TL_UUID_HEX_LEN + 1], dm[TL_DM_UUID_LEN + 1];
+	int i;
+
+	(void)state;
+	for (i = 0; i < TIER_UUID_LEN; i++)
+		u[i] = i * 17;
+	tl_uuid_hex(u, hex);
+	assert_string_equal(hex, "00112233445566778899aabbccddeeff");
+	tl_dm_uuid(u, dm);
+	assert_string_equal(dm, "DMTIER-00112233445566778899aabbccddeeff");
+	assert_int_equal(strlen(dm), TL_DM_UUID_LEN);
+	assert_true(tl_is_tier_dm_uuid(dm));
+	assert_false(tl_is_tier_dm_uuid("LVM-abc"));
+	assert_false(tl_is_tier_dm_uuid(NULL));
+	assert_int_equal(tl_uuid_parse_hex("00112233445566778899AABBCCDDEEFF", v), 0);
+	assert_memory_equal(u, v, TIER_UUID_LEN);
+	assert_int_equal(tl_uuid_parse_hex("0011", v), -EINVAL);
+	assert_int_equal(tl_uuid_parse_hex("g0112233445566778899aabbccddeeff", v),
+			 -EINVAL);
+	assert_int_equal(tl_uuid_random(u), 0);
+	assert_int_equal(tl_uuid_random(v), 0);
+	assert_memory_not_equal(u, v, TIER_UUID_LEN);
+	assert_int_equal(u[6] >> 4, 4);
+	assert_int_equal(u[8] >> 6, 2);
+}
+
+static void test_classes(void **state)
+{
+	u32 c;
+
+	(void)state;
+	assert_int_equal(tl_class_parse("nvme", &c), 0);
+	assert_int_equal(c, TIER_CLASS_NVME);
+	assert_int_equal(tl_class_parse("NVMF", &c), 0);
+	assert_int_equal(c, TIER_CLASS_NVMF);
+	assert_int_equal(tl_class_parse("pmem", &c), 0);
+	assert_int_equal(c, TIER_CLASS_PMEM);
+	assert_int_equal(tl_class_parse("auto", &c), 0);
+	assert_int_equal(c, TL_CLASS_AUTO);
+	assert_int_equal(tl_class_parse("mem", &c), -EINVAL);
+	assert_int_equal(tl_class_parse("meta", &c), -EINVAL);
+	assert_int_equal(tl_class_parse("", &c), -EINVAL);
+	assert_int_equal(tl_class_parse(NULL, &c), -EINVAL);
+	assert_string_equal(tl_class_name(TIER_CLASS_UNKNOWN), "unknown");
+	assert_string_equal(tl_class_name(TIER_CLASS_NVMF), "nvmf");
+	assert_string_equal(tl_class_name(99), "?");
+}
+
+static void test_extent_size_arg(void **state)
+{
+	struct tl_err err = { "" };
+	u32 shift = 0;
+
+	(void)state;
+	assert_int_equal(tl_parse_extent_size("64K", &shift, &err), TL_OK);
+	assert_int_equal(shift, 7);
+	assert_int_equal(tl_parse_extent_size("1M", &shift, &err), TL_OK);
+	assert_int_equal(shift, 11);
+	assert_int_equal(tl_parse_extent_size("64MiB", &shift, &err), TL_OK);
+	assert_int_equal(shift, 17);
+	assert_int_equal(tl_parse_extent_size("2048s", &shift, &err), TL_OK);
+	assert_int_equal(shift, 11);
+	assert_int_equal(tl_parse_extent_size("32K", &shift, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "power of two from 64K to 64M"));
+	assert_int_equal(tl_parse_extent_size("128M", &shift, &err), TL_USAGE);
+	assert_int_equal(tl_parse_extent_size("3M", &shift, &err), TL_USAGE);
+	assert_int_equal(tl_parse_extent_size("1MB", &shift, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "invalid extent size"));
+	assert_int_equal(tl_parse_extent_size("", &shift, &err), TL_USAGE);
+	assert_int_equal(shift, 11);
+}
+
+static void test_size_arg(void **state)
+{
+	struct tl_err err = { "" };
+	u64 sectors = 0;
+
+	(void)state;
+	assert_int_equal(tl_parse_virt_size("10G", 11, &sectors, &err), TL_OK);
+	assert_true(sectors == 10ULL << 21);
+	assert_int_equal(tl_parse_virt_size("1000K", 11, &sectors, &err),
+			 TL_USAGE);
+	assert_non_null(strstr(err.msg, "not a multiple of the extent size (1 MiB)"));
+	assert_int_equal(tl_parse_virt_size("64K", 7, &sectors, &err), TL_OK);
+	assert_int_equal(sectors, 128);
+	assert_int_equal(tl_parse_virt_size("0", 11, &sectors, &err), TL_USAGE);
+	assert_int_equal(tl_parse_virt_size("16E", 11, &sectors, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "too large"));
+	assert_int_equal(tl_parse_virt_size("ten", 11, &sectors, &err), TL_USAGE);
+}
+
+static void test_tier_arg(void **state)
+{
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_check_tier_arg("/dev/nvme0n1", &err), TL_OK);
+	assert_int_equal(tl_check_tier_arg("numa:1:4G", &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "memory tiers are not yet supported"));
+	assert_int_equal(tl_check_tier_arg("", &err), TL_USAGE);
+}
+
+static void test_err_append(void **state)
+{
+	struct tl_err err = { "" };
+	char big[2 * TL_MSG_LEN];
+
+	(void)state;
+	tl_err_append(&err, "first %d", 1);
+	assert_string_equal(err.msg, "first 1");
+	tl_err_append(&err, "second");
+	assert_string_equal(err.msg, "first 1\nsecond");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(tl_fail(&err, TL_FAIL, "%s", big), TL_FAIL);
+	assert_int_equal(strlen(err.msg), TL_MSG_LEN - 1);
+	tl_err_append(&err, "more");	/* full: ignored, no overflow */
+	assert_int_equal(strlen(err.msg), TL_MSG_LEN - 1);
+	assert_int_equal(tl_fail(NULL, TL_USAGE, "x"), TL_USAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_one_tier),
+		cmocka_unit_test(test_status_three_tiers),
+		cmocka_unit_test(test_status_extra_fields),
+		cmocka_unit_test(test_status_malformed),
+		cmocka_unit_test(test_table_parse_line),
+		cmocka_unit_test(test_table_build),
+		cmocka_unit_test(test_uuid),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_extent_size_arg),
+		cmocka_unit_test(test_size_arg),
+		cmocka_unit_test(test_tier_arg),
+		cmocka_unit_test(test_err_append),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

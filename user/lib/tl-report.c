@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libtier: list and status output (see tl-report.h). */
+#include <stdio.h>
+
+#include "print.h"
+#include "tl-report.h"
+
+void tl_print_list(const struct tl_list_entry *v, size_t n)
+{
+	char size[TL_SIZE_STR_LEN];
+	size_t i;
+
+	print_arr_begin(NULL, n ? "NAME                 SIZE        TIERS  UUID\n" :
+				  "no dm-tier devices\n");
+	for (i = 0; i < n; i++) {
+		print_obj_begin(NULL);
+		print_str("name", "%-20s ", v[i].name);
+		print_u64_text("size_bytes", "%-11s ", v[i].size_bytes,
+			       tl_size_str(v[i].size_bytes, size));
+		print_u64("nr_tiers", "%-6llu ", v[i].nr_tiers);
+		print_str("uuid", "%s\n", v[i].uuid);
+		print_obj_end();
+	}
+	print_arr_end();
+}
+
+/* part / whole in tenths of a percent, without overflow. */
+static unsigned int permille(u64 part, u64 whole)
+{
+	if (!whole)
+		return 0;
+	if (part > U64_MAX / 1000)
+		return part / (whole / 1000 ? whole / 1000 : 1);
+	return part * 1000 / whole;
+}
+
+static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
+{
+	const struct tl_status_tier *t = &v->st->tier[i];
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], c[TL_SIZE_STR_LEN];
+	u64 free_ext = t->total_extents - t->used_extents;
+	unsigned int pm = permille(t->used_extents, t->total_extents);
+
+	print_obj_begin(NULL);
+	print_u64("index", "  %-5llu ", i);
+	print_str("device", "%-20s ", v->tier_path[i]);
+	print_str("state", "%-9s ", t->state);
+	print_u64("capacity_extents", NULL, t->total_extents);
+	print_u64("used_extents", NULL, t->used_extents);
+	print_u64("free_extents", NULL, free_ext);
+	print_u64_text("used_bytes", "%9s", t->used_extents * ext,
+		       tl_size_str(t->used_extents * ext, a));
+	print_u64_text("capacity_bytes", " / %-9s", t->total_extents * ext,
+		       tl_size_str(t->total_extents * ext, b));
+	print_text(" (%3u.%u%%) ", pm / 10, pm % 10);
+	print_u64_text("free_bytes", " %-11s", free_ext * ext,
+		       tl_size_str(free_ext * ext, c));
+	print_u64("read_ios", " %-12llu", t->read_ios);
+	print_u64("write_ios", " %llu\n", t->write_ios);
+	print_obj_end();
+}
+
+void tl_print_status(const struct tl_status_view *v)
+{
+	const struct tl_status *st = v->st;
+	const struct tier_table *t = &v->tt->t;
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], dm[160];
+	u64 ext = st->extent_sectors << TIER_SECTOR_SHIFT;
+	unsigned int pm = permille(st->mapped_extents, st->virt_extents);
+	u32 i;
+
+	snprintf(dm, sizeof(dm), "/dev/mapper/%s", v->name);
+	print_obj_begin(NULL);
+	print_str("name", "%s:", v->name);
+	print_str("uuid", NULL, v->uuid);
+	print_str("dm_device", NULL, dm);
+	print_u64_text("size_bytes", " %s", v->size_bytes,
+		       tl_size_str(v->size_bytes, a));
+	print_u64_text("extent_bytes", ", %s extents", ext,
+		       tl_size_str(ext, b));
+	print_u64("virt_extents", NULL, st->virt_extents);
+	print_u64("nr_tiers", ", %llu tier", st->nr_tiers);
+	print_text("%s\n", st->nr_tiers == 1 ? "" : "s");
+	print_str("metadata_mode", "  metadata:  %s", st->metadata_mode);
+	print_u64("commits", ", %llu commits", st->commits);
+	if (v->meta_path)
+		print_str("metadata_device", ", on %s", v->meta_path);
+	else
+		print_null("metadata_device", ", on tier 0");
+	print_bool("suspended", v->suspended ? ", SUSPENDED" : NULL,
+		   v->suspended);
+	print_text("\n");
+	print_u64("mapped_extents", "  mapped:    %llu", st->mapped_extents);
+	print_u64_text("mapped_bytes", " extents (%s)", st->mapped_extents * ext,
+		       tl_size_str(st->mapped_extents * ext, a));
+	print_text(" of %llu, %u.%u%%\n", (unsigned long long)st->virt_extents,
+		   pm / 10, pm % 10);
+	print_u64("commit_interval_ms", "  options:   commit every %llu ms",
+		  t->commit_interval_ms);
+	print_u64("reserve_pct", ", %llu%% reserve", t->reserve_pct);
+	print_bool("discard_passdown", ", discard passdown %s\n",
+		   t->discard_passdown);
+	print_arr_begin("tiers", "  tier  device               state     "
+				 "     used / capacity            free        reads        writes\n");
+	for (i = 0; i < st->nr_tiers; i++)
+		print_tier(v, i, ext);
+	print_arr_end();
+	print_u64("nospc_errors", "  nospc errors: %llu\n", st->nospc_errors);
+	print_obj_end();
+}

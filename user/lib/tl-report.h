@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tl-report.h - what "tierctl list" and "tierctl status" print, through
+ * print.h: one set of calls for text and --json. The caller brackets them
+ * with print_open() / print_close().
+ */
+#ifndef DM_TIER_TL_REPORT_H
+#define DM_TIER_TL_REPORT_H
+
+#include "tl.h"
+#include "tl-status.h"
+
+/**
+ * struct tl_list_entry - one line of "tierctl list".
+ * @name:       DM name.
+ * @uuid:       DM uuid.
+ * @size_bytes: device size.
+ * @nr_tiers:   tiers in its table (0 when the table did not parse).
+ */
+struct tl_list_entry {
+	char name[128];
+	char uuid[129];
+	u64 size_bytes;
+	u32 nr_tiers;
+};
+
+/* JSON: array of {name, size_bytes, nr_tiers, uuid}; text: a table. */
+void tl_print_list(const struct tl_list_entry *v, size_t n);
+
+/**
+ * struct tl_status_view - everything "tierctl status" shows.
+ * @name, @uuid:  DM name and uuid.
+ * @size_bytes:   device size.
+ * @suspended:    DM suspended flag.
+ * @st:           parsed status line.
+ * @tt:           parsed table line (options, devices).
+ * @tier_path:    "/dev/..." of each tier (or the table's word).
+ * @meta_path:    same for the metadata device, NULL when on tier 0.
+ */
+struct tl_status_view {
+	const char *name;
+	const char *uuid;
+	u64 size_bytes;
+	bool suspended;
+	const struct tl_status *st;
+	const struct tl_table *tt;
+	const char *tier_path[TIER_MAX_TIERS];
+	const char *meta_path;
+};
+
+/*
+ * JSON object: name, uuid, dm_device, size_bytes, extent_bytes,
+ * virt_extents, nr_tiers, metadata_mode, commits, metadata_device (null when
+ * on tier 0), suspended, mapped_extents, mapped_bytes, commit_interval_ms,
+ * reserve_pct, discard_passdown, tiers[] {index, device, state,
+ * capacity_extents, used_extents, free_extents, capacity_bytes, used_bytes,
+ * free_bytes, read_ios, write_ios}, nospc_errors.
+ */
+void tl_print_status(const struct tl_status_view *v);
+
+#endif /* DM_TIER_TL_REPORT_H */

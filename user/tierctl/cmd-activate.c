@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tierctl activate: assemble dm-tier devices from the labels on disks. */
+#include "tl-sys.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tierctl.h"
+#include "tl-disk.h"
+#include "tl-dm.h"
+#include "tl-group.h"
+#include "tl-status.h"
+#include "tl-sysfs.h"
+
+/* Read the labels of every candidate block device into @gs. */
+static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
+{
+	struct tl_blockdev *bd;
+	size_t n, i;
+	int ret, fd, denied = 0;
+	char denied_path[TL_PATH_LEN] = "";
+
+	ret = tl_sysfs_scan(TL_SYSROOT, &bd, &n);
+	if (ret)
+		return fail("cannot list block devices in %s/class/block: %s",
+			    TL_SYSROOT, strerror(-ret));
+	for (i = 0; i < n; i++) {
+		struct tl_member m;
+		struct tier_err terr;
+		char why[128];
+
+		fd = open(bd[i].path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		if (fd < 0) {
+			/* Gone, no medium...: not ours to report. */
+			if (errno == EACCES || errno == EPERM) {
+				if (!denied++)
+					snprintf(denied_path, sizeof(denied_path),
+						 "%s", bd[i].path);
+			}
+			continue;
+		}
+		memset(&m, 0, sizeof(m));
+		ret = tl_read_label(fd, &m.label, &terr);
+		close(fd);
+		if (ret == 1 || (ret < 0 && terr.code == TIER_E_NONE))
+			continue;
+		if (ret < 0) {
+			warn("%s: skipped: %s", bd[i].path,
+			     tl_tier_err_text(&terr, ret, why, sizeof(why)));
+			continue;
+		}
+		snprintf(m.path, sizeof(m.path), "%s", bd[i].path);
+		m.maj = bd[i].maj;
+		m.min = bd[i].min;
+		if (tl_groups_add(gs, &m)) {
+			free(bd);
+			return fail("out of memory");
+		}
+	}
+	free(bd);
+	*nr_scanned = n;
+	if (denied && !gs->nr_members)
+		return fail("permission denied opening %s%s%.0d%s; tierctl needs root (CAP_SYS_ADMIN) to read labels",
+			    denied_path, denied > 1 ? " and " : "",
+			    denied > 1 ? denied - 1 : 0,
+			    denied > 1 ? " other devices" : "");
+	return TIERCTL_EXIT_OK;
+}
+
+/* Superblock of a complete group; members checked against it. */
+static int read_group_sb(const struct tl_groups *gs, const struct tl_group *g,
+			 struct tier_sb *sb, struct tl_err *err)
+{
+	const struct tl_member *mm = tl_group_meta_member(gs, g);
+	struct tier_err terr;
+	char why[128];
+	u32 i, idx;
+	int fd, ret;
+
+	if (!mm)
+		return tl_fail(err, TL_FAIL, "device '%s': metadata device not found",
+			       g->name);
+	fd = open(mm->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return tl_fail(err, TL_FAIL, "cannot open %s: %s", mm->path,
+			       strerror(errno));
+	ret = tl_read_sb(fd, mm->label.meta_start, sb, &terr);
+	close(fd);
+	if (ret)
+		return tl_fail(err, TL_FAIL,
+			       "device '%s': cannot use the superblock on %s: %s",
+			       g->name, mm->path,
+			       tl_tier_err_text(&terr, ret, why, sizeof(why)));
+	for (i = 0; i < g->nr_tiers + (g->meta_ext ? 1 : 0); i++) {
+		const struct tl_member *m;
+
+		idx = i < g->nr_tiers ? i : TIER_META_DEV;
+		m = &gs->member[g->slot[idx]];
+		memset(&terr, 0, sizeof(terr));
+		if (tier_label_check_sb(&m->label, sb, idx, &terr))
+			return tl_fail(err, TL_FAIL,
+				       "device '%s': %s does not match the superblock: %s",
+				       g->name, m->path,
+				       tier_err_str(terr.code));
+	}
+	return TL_OK;
+}
+
+static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
+{
+	char dm_uuid[TL_DM_UUID_LEN + 1], params[4096], size[TL_SIZE_STR_LEN];
+	struct tl_err err = { "" };
+	struct tl_dm_dev d;
+	struct tier_sb sb;
+	u64 sectors;
+	int ret;
+
+	tl_dm_uuid(g->uuid, dm_uuid);
+	ret = tl_dm_query(NULL, dm_uuid, false, &d, &err);
+	if (!ret) {
+		printf("%s: already active as /dev/mapper/%s\n", g->name,
+		       d.name);
+		tl_dm_dev_free(&d);
+		return TIERCTL_EXIT_OK;
+	}
+	/* Without device-mapper, still check what is on disk: the create
+	 * below then says what is missing. */
+	if (ret != -ENXIO && tl_dm_available())
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (tl_group_check(gs, g, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (read_group_sb(gs, g, &sb, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (!tl_dm_query(g->name, NULL, false, &d, NULL)) {
+		ret = fail("cannot activate '%s': another device-mapper device (uuid '%s') already has that name",
+			   g->name, d.uuid);
+		tl_dm_dev_free(&d);
+		return ret;
+	}
+	if (tl_group_table(gs, g, sb.virt_extents, params, sizeof(params),
+			   &sectors, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, params, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	printf("activated /dev/mapper/%s: %s, %u tier%s\n", g->name,
+	       tl_size_str(sectors << TIER_SECTOR_SHIFT, size), g->nr_tiers,
+	       g->nr_tiers == 1 ? "" : "s");
+	return TIERCTL_EXIT_OK;
+}
+
+int cmd_activate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tl_groups gs;
+	const char *name = NULL;
+	size_t i, scanned = 0;
+	bool all = false;
+	int c, rc, idx;
+
+	opts_reset();
+	while ((c = next_opt("activate", argc, argv, "a", longopts)) != -1) {
+		switch (c) {
+		case 'a':
+			all = true;
+			break;
+		case 'h':
+			return TIERCTL_EXIT_OK;
+		default:
+			return TIERCTL_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		name = argv[optind];
+	if (optind + 1 < argc)
+		return usage_error("activate: unexpected argument '%s'",
+				   argv[optind + 1]);
+	if (name && all)
+		return usage_error("activate: give a NAME or --all, not both");
+
+	tl_groups_init(&gs);
+	rc = scan_labels(&gs, &scanned);
+	if (rc)
+		goto out;
+	if (name) {
+		idx = tl_groups_find_name(&gs, name);
+		if (idx == -1) {
+			rc = fail("no dm-tier device named '%s' found on %zu block device%s; check that its devices are connected",
+				  name, scanned, scanned == 1 ? "" : "s");
+		} else if (idx == -2) {
+			rc = fail("several dm-tier devices are named '%s' (different uuids); activate with 'tierctl activate --all' after wiping the stale one",
+				  name);
+		} else {
+			rc = activate_group(&gs, &gs.group[idx]);
+		}
+		goto out;
+	}
+	if (!gs.nr_groups)
+		printf("no dm-tier devices found on %zu block device%s\n",
+		       scanned, scanned == 1 ? "" : "s");
+	for (i = 0; i < gs.nr_groups; i++) {
+		if (activate_group(&gs, &gs.group[i]))
+			rc = TIERCTL_EXIT_FAIL;
+	}
+out:
+	tl_groups_free(&gs);
+	return rc;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tierctl create: format devices as a new dm-tier device and activate it. */
+#include "tl-sys.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tierctl.h"
+#include "tl-create.h"
+#include "tl-disk.h"
+#include "tl-dm.h"
+#include "tl-status.h"
+#include "tl-sysfs.h"
+
+#ifndef BLKGETSIZE64
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)
+#endif
+#ifndef BLKSSZGET
+#define BLKSSZGET _IO(0x12, 104)
+#endif
+
+/* One device of the new tier device, while it is being prepared. */
+struct member {
+	const char *arg;		/* as given on the command line */
+	struct tl_create_dev *dev;	/* in the request */
+	int excl_fd;			/* O_EXCL: keeps others away */
+	int io_fd;			/* O_DIRECT | O_SYNC writes */
+	char found[512];		/* signatures found, "" when none */
+};
+
+/* stat() the argument: a block device? Fills dev->maj/min and path. */
+static int stat_member(struct member *m, struct tl_err *err)
+{
+	struct stat st;
+
+	if (stat(m->arg, &st)) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return tl_fail(err, TL_USAGE,
+				       "%s: no such device; give a block device such as /dev/nvme0n1",
+				       m->arg);
+		return tl_fail(err, TL_USAGE, "%s: %s", m->arg,
+			       strerror(errno));
+	}
+	if (!S_ISBLK(st.st_mode))
+		return tl_fail(err, TL_USAGE,
+			       "%s is not a block device; give a disk or partition such as /dev/nvme0n1",
+			       m->arg);
+	m->dev->maj = major(st.st_rdev);
+	m->dev->min = minor(st.st_rdev);
+	if (tl_sysfs_devname(TL_SYSROOT, m->dev->maj, m->dev->min,
+			     m->dev->path, sizeof(m->dev->path))) {
+		char real[PATH_MAX];
+
+		if (!realpath(m->arg, real) ||
+		    strlen(real) >= sizeof(m->dev->path))
+			snprintf(real, sizeof(real), "%s", m->arg);
+		snprintf(m->dev->path, sizeof(m->dev->path), "%s", real);
+	}
+	return TL_OK;
+}
+
+/* Open exclusively, size it, look for what is on it. */
+static int open_member(struct member *m, bool is_meta, struct tl_err *err)
+{
+	struct tier_label l;
+	struct tier_err terr;
+	char busy[512], tmp[256];
+	u64 bytes;
+	int ssz = 0, ret, fd;
+
+	m->excl_fd = open(m->dev->path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (m->excl_fd < 0) {
+		if (errno == EBUSY) {
+			if (tl_sysfs_busy_reason(TL_SYSROOT, TL_MOUNTINFO,
+						 m->dev->maj, m->dev->min,
+						 busy, sizeof(busy)))
+				return tl_fail(err, TL_FAIL,
+					       "%s is in use: %s; unmount or deactivate it first",
+					       m->arg, busy);
+			return tl_fail(err, TL_FAIL,
+				       "%s is in use (opened exclusively by another program or device); stop that user first",
+				       m->arg);
+		}
+		if (errno == EACCES || errno == EPERM)
+			return tl_fail(err, TL_FAIL,
+				       "%s: permission denied; run tierctl as root",
+				       m->arg);
+		return tl_fail(err, TL_FAIL, "cannot open %s: %s", m->arg,
+			       strerror(errno));
+	}
+	if (ioctl(m->excl_fd, BLKGETSIZE64, &bytes))
+		return tl_fail(err, TL_FAIL, "cannot get the size of %s: %s",
+			       m->arg, strerror(errno));
+	if (!ioctl(m->excl_fd, BLKSSZGET, &ssz) && ssz > TIER_BLOCK_SIZE)
+		return tl_fail(err, TL_USAGE,
+			       "%s has %d-byte logical blocks; dm-tier needs %d or less",
+			       m->arg, ssz, TIER_BLOCK_SIZE);
+	m->dev->sectors = bytes >> TIER_SECTOR_SHIFT;
+
+	/* Ours: a label of this or any other dm-tier device. */
+	fd = open(m->dev->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return tl_fail(err, TL_FAIL, "cannot open %s: %s", m->arg,
+			       strerror(errno));
+	ret = tl_read_label(fd, &l, &terr);
+	close(fd);
+	if (ret == 0) {
+		char hex[TL_UUID_HEX_LEN + 1];
+
+		tl_uuid_hex(l.uuid, hex);
+		if (l.tier_index == TIER_META_DEV)
+			snprintf(m->found, sizeof(m->found),
+				 "a dm-tier label (metadata device of '%s', uuid %s)",
+				 l.name, hex);
+		else
+			snprintf(m->found, sizeof(m->found),
+				 "a dm-tier label (tier %u of %u of '%s', uuid %s)",
+				 l.tier_index, l.nr_tiers, l.name, hex);
+	} else if (ret < 0 && terr.code != TIER_E_NONE) {
+		snprintf(m->found, sizeof(m->found),
+			 "a damaged dm-tier label (%s)",
+			 tier_err_str(terr.code));
+	} else if (ret < 0) {
+		return tl_fail(err, TL_FAIL, "cannot read %s: %s", m->arg,
+			       strerror(-ret));
+	}
+
+	/* Theirs: filesystems, partition tables, RAID/LVM, crypto... */
+	ret = probe_foreign(m->excl_fd, tmp, sizeof(tmp));
+	if (ret < 0)
+		return tl_fail(err, TL_FAIL, "cannot probe %s for signatures",
+			       m->arg);
+	if (ret > 0) {
+		size_t pos = strlen(m->found);
+
+		snprintf(m->found + pos, sizeof(m->found) - pos, "%s%s",
+			 pos ? ", " : "", tmp);
+	}
+
+	if (!is_meta && m->dev->tier_class == TL_CLASS_AUTO)
+		m->dev->tier_class = tl_sysfs_detect_class(
+			TL_SYSROOT, m->dev->maj, m->dev->min);
+	return TL_OK;
+}
+
+static void close_members(struct member *m, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].io_fd >= 0)
+			close(m[i].io_fd);
+		if (m[i].excl_fd >= 0)
+			close(m[i].excl_fd);
+		m[i].io_fd = m[i].excl_fd = -1;
+	}
+}
+
+static void print_created(const char *name, const struct tier_fresh *f,
+			  const struct member *m)
+{
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
+	char hex[TL_UUID_HEX_LEN + 1];
+	u32 shift = f->lo.extent_shift + TIER_SECTOR_SHIFT, i;
+
+	tl_uuid_hex(f->uuid, hex);
+	printf("created /dev/mapper/%s: %s, %u tier%s, %s extents, uuid %s\n",
+	       name, tl_size_str(f->lo.virt_extents << shift, a),
+	       f->lo.nr_tiers, f->lo.nr_tiers == 1 ? "" : "s",
+	       tl_size_str(1ULL << shift, b), hex);
+	for (i = 0; i < f->lo.nr_tiers; i++)
+		printf("  tier %u  %-20s %-8s %s\n", i, m[i].dev->path,
+		       tl_class_name(f->tier_class[i]),
+		       tl_size_str(f->lo.tier[i].nr_extents << shift, a));
+	if (f->lo.meta_ext)
+		printf("  metadata %s\n", m[f->lo.nr_tiers].dev->path);
+}
+
+int cmd_create(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tier", required_argument, NULL, 't' },
+		{ "extent-size", required_argument, NULL, 'e' },
+		{ "size", required_argument, NULL, 's' },
+		{ "class", required_argument, NULL, 'c' },
+		{ "metadata-dev", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tier_args[TIER_MAX_TIERS + 1], *class_args[TIER_MAX_TIERS];
+	const char *extent_arg = NULL, *size_arg = NULL, *meta_arg = NULL;
+	const char *name, *args[TIER_MAX_DEVS], *paths[TIER_MAX_DEVS];
+	struct member m[TIER_MAX_DEVS];
+	struct tl_create_req req;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	char params[4096], dm_uuid[TL_DM_UUID_LEN + 1];
+	int nr_tiers = 0, nr_classes = 0, n, i, c, rc, fds[TIER_MAX_DEVS];
+	bool force = false, refused = false;
+
+	memset(&req, 0, sizeof(req));
+	req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	opts_reset();
+	while ((c = next_opt("create", argc, argv, "t:e:s:c:m:f",
+			     longopts)) != -1) {
+		switch (c) {
+		case 0:
+			return TIERCTL_EXIT_USAGE;
+		case 'h':
+			return TIERCTL_EXIT_OK;
+		case 't':
+			if (nr_tiers == TIER_MAX_TIERS)
+				return usage_error("create: at most %d tiers",
+						   TIER_MAX_TIERS);
+			tier_args[nr_tiers++] = optarg;
+			break;
+		case 'c':
+			if (nr_classes == TIER_MAX_TIERS)
+				return usage_error("create: at most %d --class options",
+						   TIER_MAX_TIERS);
+			class_args[nr_classes++] = optarg;
+			break;
+		case 'e':
+			extent_arg = optarg;
+			break;
+		case 's':
+			size_arg = optarg;
+			break;
+		case 'm':
+			meta_arg = optarg;
+			break;
+		case 'f':
+			force = true;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("create: no device NAME given");
+	if (optind + 1 < argc)
+		return usage_error("create: unexpected argument '%s'",
+				   argv[optind + 1]);
+	name = argv[optind];
+	if (!tier_name_valid(name))
+		return usage_error("create: invalid device name '%s': use 1 to 63 printable characters without blanks or '/'",
+				   name);
+	if (!nr_tiers)
+		return usage_error("create: no --tier given; a device needs at least one");
+	for (i = 0; i < nr_tiers; i++) {
+		rc = tl_check_tier_arg(tier_args[i], &err);
+		if (rc)
+			return report(rc, &err);
+	}
+	if (nr_classes && nr_classes != nr_tiers)
+		return usage_error("create: %d --class for %d --tier; give one per tier, in the same order (auto to detect)",
+				   nr_classes, nr_tiers);
+	if (extent_arg) {
+		rc = tl_parse_extent_size(extent_arg, &req.extent_shift, &err);
+		if (rc)
+			return report(rc, &err);
+	}
+	if (size_arg) {
+		rc = tl_parse_virt_size(size_arg, req.extent_shift,
+					&req.virt_sectors, &err);
+		if (rc)
+			return report(rc, &err);
+	}
+
+	req.name = name;
+	req.nr_tiers = nr_tiers;
+	req.has_meta = meta_arg != NULL;
+	n = 0;
+	for (i = 0; i < nr_tiers; i++) {
+		u32 cls = TL_CLASS_AUTO;
+
+		if (nr_classes && tl_class_parse(class_args[i], &cls))
+			return usage_error("create: unknown class '%s'; use nvme, nvmf, pmem or auto",
+					   class_args[i]);
+		req.tier[i].tier_class = cls;
+		m[n].dev = &req.tier[i];
+		m[n++].arg = tier_args[i];
+	}
+	if (meta_arg) {
+		m[n].dev = &req.meta;
+		m[n++].arg = meta_arg;
+	}
+	for (i = 0; i < n; i++) {
+		m[i].excl_fd = m[i].io_fd = -1;
+		m[i].found[0] = '\0';
+		args[i] = m[i].arg;
+		rc = stat_member(&m[i], &err);
+		if (rc)
+			return report(rc, &err);
+	}
+	rc = tl_create_check_devs(&req, args, &err);
+	if (rc)
+		return report(rc, &err);
+
+	for (i = 0; i < n; i++) {
+		rc = open_member(&m[i], meta_arg && i == n - 1, &err);
+		if (rc)
+			goto out;
+		if (m[i].found[0] && !force) {
+			if (!refused)
+				err.msg[0] = '\0';
+			tl_err_append(&err, "%s carries %s", m[i].arg,
+				      m[i].found);
+			refused = true;
+		}
+	}
+	/* Command-line mistakes (sizes) before what is on the devices. */
+	req.ctime = time(NULL);
+	if (refused) {
+		struct tl_err perr = { "" };
+
+		rc = tl_create_plan(&req, &f, &perr);
+		if (rc) {
+			err = perr;
+			goto out;
+		}
+		tl_err_append(&err,
+			      "refusing to overwrite; use --force to destroy what is on %s",
+			      n > 1 ? "these devices" : "the device");
+		rc = TL_FAIL;
+		goto out;
+	}
+	rc = tl_create_plan(&req, &f, &err);
+	if (rc)
+		goto out;
+
+	if (tl_dm_available()) {
+		struct tl_dm_dev d;
+
+		if (!tl_dm_query(name, NULL, false, &d, NULL)) {
+			tl_dm_dev_free(&d);
+			rc = tl_fail(&err, TL_FAIL,
+				     "a device-mapper device named '%s' already exists; choose another name or run 'tierctl remove %s'",
+				     name, name);
+			goto out;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		if (force && m[i].found[0]) {
+			rc = wipe_foreign(m[i].excl_fd, m[i].dev->path, &err);
+			if (rc)
+				goto out;
+		}
+		m[i].io_fd = open(m[i].dev->path,
+				  O_RDWR | O_DIRECT | O_SYNC | O_CLOEXEC);
+		if (m[i].io_fd < 0) {
+			rc = tl_fail(&err, TL_FAIL, "cannot open %s: %s",
+				     m[i].arg, strerror(errno));
+			goto out;
+		}
+	}
+	rc = tl_create_new_ids(&f, &err);
+	if (rc)
+		goto out;
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = -1;
+		paths[i] = NULL;
+	}
+	for (i = 0; i < nr_tiers; i++) {
+		fds[i] = m[i].io_fd;
+		paths[i] = m[i].dev->path;
+	}
+	if (meta_arg) {
+		fds[TIER_META_DEV] = m[n - 1].io_fd;
+		paths[TIER_META_DEV] = m[n - 1].dev->path;
+	}
+	rc = tl_create_write(&f, fds, paths, &err);
+	if (rc)
+		goto out;
+	/* dm opens the devices exclusively: let go of them. */
+	close_members(m, n);
+
+	rc = tl_table_build(f.lo.nr_tiers, f.lo.extent_shift, paths,
+			    meta_arg ? paths[TIER_META_DEV] : NULL, params,
+			    sizeof(params), &err);
+	if (rc)
+		goto out;
+	tl_dm_uuid(f.uuid, dm_uuid);
+	rc = tl_dm_create(name, dm_uuid, f.lo.virt_extents << f.lo.extent_shift,
+			  TL_DM_TARGET, params, &err);
+	if (rc) {
+		tl_err_append(&err,
+			      "the devices were formatted as '%s'; once the problem is fixed, run 'tierctl activate %s'",
+			      name, name);
+		goto out;
+	}
+	print_created(name, &f, m);
+	return TIERCTL_EXIT_OK;
+out:
+	close_members(m, n);
+	return report(rc, &err);
+}
