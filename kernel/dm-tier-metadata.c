@@ -391,15 +391,17 @@ int tier_md_commit(struct tier_pool *pool)
 	struct tier_sb nsb;
 	unsigned long flags;
 	bool frees = false;
+	u64 seq;
 	u32 copy, i;
 	int r;
 
 	lockdep_assert_held(&pool->md_lock);
-	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+	/* Read-only mode still tries: a second failure means fail mode. */
+	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
 		return -EIO;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->dirty = false;
+	seq = pool->change_seq;
 	nsb = pool->sb;
 	nsb.generation++;
 	nsb.commit_time = ktime_get_real_seconds();
@@ -437,6 +439,7 @@ int tier_md_commit(struct tier_pool *pool)
 	}
 	pool->sb = nsb;
 	pool->commits++;
+	WRITE_ONCE(pool->durable_seq, seq);
 	if (frees)
 		tier_quiesce_old_io(pool);
 	spin_lock_irqsave(&pool->lock, flags);
@@ -447,7 +450,6 @@ int tier_md_commit(struct tier_pool *pool)
 
 fail:
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->dirty = true;
 	tier_map_mark_all_dirty(&pool->map, copy);
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_commit_end(&pool->alloc[i], false);

@@ -165,8 +165,9 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_KILL;
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
+	smp_rmb();	/* word before change_seq: see tier_publish() */
 	if (tier_map_word_decode(word, &loc) &&
-	    !((bio->bi_opf & REQ_FUA) && READ_ONCE(pool->dirty))) {
+	    !((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool))) {
 		tier_count_io(pool, tb);
 		rcu_read_unlock();
 		tier_remap(pool, bio, &loc, offset);
@@ -276,7 +277,7 @@ static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
 			      struct tier_batch *batch)
 {
 	tier_remap(pool, bio, loc, offset);
-	if ((bio->bi_opf & REQ_FUA) && READ_ONCE(pool->dirty)) {
+	if ((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool)) {
 		bio_list_add(&batch->submit, bio);
 		batch->need_commit = true;
 		return;
@@ -287,9 +288,14 @@ static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
 /* Map a prepared extent; the caller releases waiters. Under pool->lock. */
 static void tier_publish(struct tier_pool *pool, struct tier_job *job)
 {
+	/*
+	 * Dirty before visible: a FUA bio in map() that sees the new word
+	 * must also see that the map is not durable yet.
+	 */
+	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+	smp_wmb();
 	tier_map_set(&pool->map, job->vext, &job->loc);
 	pool->mapped[job->loc.tier]++;
-	pool->dirty = true;
 	list_del(&job->list);
 	bio_list_merge(&pool->deferred, &pool->parked);
 	bio_list_init(&pool->parked);
@@ -480,7 +486,8 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 				tier_alloc_free_deferred(&pool->alloc[loc.tier],
 							 loc.pext);
 				pool->mapped[loc.tier]--;
-				pool->dirty = true;
+				WRITE_ONCE(pool->change_seq,
+					   pool->change_seq + 1);
 			}
 			spin_unlock_irqrestore(&pool->lock, flags);
 			continue;
@@ -511,7 +518,7 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 	if (!batch->need_commit && bio_list_empty(&batch->flushes))
 		return;
 	mutex_lock(&pool->md_lock);
-	if (READ_ONCE(pool->dirty) || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+	if (tier_map_dirty(pool))
 		r = tier_md_commit(pool);
 	else
 		r = tier_md_flush_tiers(pool);
@@ -575,6 +582,10 @@ static void tier_worker(struct work_struct *ws)
 	spin_lock_irqsave(&pool->lock, flags);
 	bios = pool->deferred;
 	bio_list_init(&pool->deferred);
+	if (pool->commit_requested) {
+		pool->commit_requested = false;
+		batch.need_commit = true;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	while ((bio = bio_list_pop(&bios))) {
@@ -599,7 +610,7 @@ static void tier_commit_work(struct work_struct *ws)
 	struct tier_pool *pool = container_of(to_delayed_work(ws),
 					      struct tier_pool, commit_work);
 
-	if (READ_ONCE(pool->dirty) && READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
+	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) != TIER_MODE_FAIL) {
 		mutex_lock(&pool->md_lock);
 		tier_md_commit(pool);
 		mutex_unlock(&pool->md_lock);
@@ -893,7 +904,7 @@ static void tier_postsuspend(struct dm_target *ti)
 	tier_stop_periodic(pool);
 	flush_workqueue(pool->wq);
 	mutex_lock(&pool->md_lock);
-	if (READ_ONCE(pool->dirty) && READ_ONCE(pool->mode) == TIER_MODE_WRITE)
+	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) != TIER_MODE_FAIL)
 		tier_md_commit(pool);
 	mutex_unlock(&pool->md_lock);
 }
@@ -1003,14 +1014,19 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_pool *pool = tc->pool;
 	unsigned int ms;
 	char dummy;
-	int r;
 
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
+		/*
+		 * Commits run in the worker, the only thread that changes the
+		 * map, so nothing is published between a commit's tier flush
+		 * and its capture of the map.
+		 */
+		spin_lock_irq(&pool->lock);
+		pool->commit_requested = true;
+		spin_unlock_irq(&pool->lock);
+		tier_wake_worker(pool);
 		flush_workqueue(pool->wq);
-		mutex_lock(&pool->md_lock);
-		r = tier_md_commit(pool);
-		mutex_unlock(&pool->md_lock);
-		return r;
+		return tier_map_dirty(pool) ? -EIO : 0;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set") &&
 	    !strcasecmp(argv[1], "commit_interval_ms")) {

@@ -38,8 +38,8 @@
 /* Metadata health; only ever moves down (write -> read-only -> fail). */
 enum tier_md_mode {
 	TIER_MODE_WRITE,	/* normal */
-	TIER_MODE_READ_ONLY,	/* a commit failed: no allocation, no flush */
-	TIER_MODE_FAIL,		/* metadata unusable: all I/O fails */
+	TIER_MODE_READ_ONLY,	/* a commit failed: no new extents, no discard */
+	TIER_MODE_FAIL,		/* a commit failed again: all I/O fails */
 };
 
 struct tier_pcpu_stats {
@@ -80,7 +80,14 @@ struct tier_pool {
 	struct tier_map map;
 	struct tier_alloc alloc[TIER_MAX_TIERS];
 	u64 mapped[TIER_MAX_TIERS];	/* extents the map points at */
-	bool dirty;			/* map changed since the last commit */
+	/*
+	 * The map is dirty while change_seq != durable_seq: change_seq counts
+	 * map changes (bumped before a new mapping becomes visible), and a
+	 * successful commit sets durable_seq to the count it captured.
+	 */
+	u64 change_seq;
+	u64 durable_seq;
+	bool commit_requested;		/* by a message; the worker commits */
 	enum tier_md_mode mode;
 	struct bio_list deferred;	/* bios for the worker */
 	struct bio_list parked;		/* waiting for a busy extent */
@@ -106,6 +113,21 @@ struct tier_pool {
 };
 
 #define TIER_MD_BUF_BLOCKS 256	/* 1 MiB staging buffer for map I/O */
+
+/**
+ * tier_map_dirty() - whether the map has changes that are not durable.
+ * @pool: the pool.
+ *
+ * Pairs with the smp_wmb() in the worker: a caller that read a map word
+ * published by the worker and then calls this (after smp_rmb()) sees the
+ * change that published it.
+ *
+ * Context: any.
+ */
+static inline bool tier_map_dirty(struct tier_pool *pool)
+{
+	return READ_ONCE(pool->change_seq) != READ_ONCE(pool->durable_seq);
+}
 
 /* ---- dm-tier-metadata.c ------------------------------------------------ */
 
@@ -135,8 +157,9 @@ int tier_md_load(struct tier_pool *pool, const struct tier_table *tbl,
  * device moves to read-only metadata mode (or fail mode if already
  * read-only).
  *
- * Context: process, may sleep; caller holds pool->md_lock; the map is only
- * changed by the caller's thread meanwhile (the worker or a suspended pool).
+ * Context: process, may sleep; caller holds pool->md_lock and is the worker
+ * (or the pool is suspended), so the map does not change meanwhile: the
+ * tier flush of phase 1 covers every mapping the commit captures.
  * Return: 0, or -EIO when the device cannot commit (mode not "write").
  */
 int tier_md_commit(struct tier_pool *pool);

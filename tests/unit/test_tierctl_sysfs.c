@@ -266,10 +266,14 @@ static void test_busy(void **state)
 
 static void test_scan(void **state)
 {
+	/*
+	 * sda and nvme0n1p1 are left out: device-mapper devices (not
+	 * dm-tier) hold them, so their labels are read through the holders.
+	 */
 	static const char *const want[] = {
 		"dm-0",	   "dm-1",    "loop1",	 "loop1p1", "md0",
-		"nvme0n1", "nvme0n1p1", "nvme1n1", "nvme2n1", "nvme3n1",
-		"odd0",	   "pmem0",   "sda",	 "sdb",	    "sdb1",
+		"nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1", "odd0",
+		"pmem0",   "sdb",     "sdb1",
 	};
 	struct tl_blockdev *bd;
 	char bad[300];
@@ -280,7 +284,7 @@ static void test_scan(void **state)
 	for (i = 0; i < n && i < ARRAY_SIZE(want); i++)
 		assert_string_equal(bd[i].name, want[i]);
 	assert_int_equal(n, ARRAY_SIZE(want));
-	assert_string_equal(bd[10].path, "/dev/odd/0");
+	assert_string_equal(bd[9].path, "/dev/odd/0");
 	assert_string_equal(bd[5].path, "/dev/nvme0n1");
 	assert_int_equal(bd[5].maj, 259);
 	assert_int_equal(bd[5].min, 0);

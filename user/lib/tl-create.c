@@ -35,7 +35,7 @@ static const char *req_dev_path(const struct tl_create_req *req, u64 item)
 	return item < req->nr_tiers ? req->tier[item].path : "?";
 }
 
-static int layout_error(const struct tl_create_req *req, int ret,
+static int layout_error(const struct tl_create_req *req,
 			const struct tier_err *e, struct tl_err *err)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
@@ -44,11 +44,13 @@ static int layout_error(const struct tl_create_req *req, int ret,
 	switch (e->code) {
 	case TIER_E_LAYOUT_TIER_TOO_SMALL:
 		return tl_fail(err, TL_USAGE,
-			       "%s (%s) is too small to hold a single %s extent after its %s data offset; use a bigger device or a smaller --extent-size",
+			       "%s (%s) is too small: it must hold %s at least one %s extent; use a bigger device or a smaller --extent-size",
 			       req_dev_path(req, e->item),
 			       tl_size_str(e->value << TIER_SECTOR_SHIFT, a),
-			       tl_size_str(extent, b),
-			       e->item == 0 ? "metadata and" : "1 MiB");
+			       e->item == 0 && !req->has_meta ?
+				       "the metadata and" :
+				       "a 1 MiB offset and",
+			       tl_size_str(extent, b));
 	case TIER_E_LAYOUT_META_TOO_SMALL:
 		return tl_fail(err, TL_USAGE,
 			       "%s (%s) is too small for the metadata of these tiers; use a bigger device or a larger --extent-size",
@@ -65,7 +67,6 @@ static int layout_error(const struct tl_create_req *req, int ret,
 		return tl_fail(err, TL_FAIL, "cannot lay out the device: %s",
 			       tier_err_str(e->code));
 	}
-	(void)ret;
 }
 
 int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
@@ -97,7 +98,7 @@ int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
 	/* First with all the capacity: that is the limit for --size. */
 	ret = tier_layout_compute(&lr, &lo, &e);
 	if (ret)
-		return layout_error(req, ret, &e, err);
+		return layout_error(req, &e, err);
 	if (req->virt_sectors) {
 		u64 cap_sectors = lo.virt_extents << req->extent_shift;
 
@@ -113,7 +114,7 @@ int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
 		lr.virt_sectors = req->virt_sectors;
 		ret = tier_layout_compute(&lr, &lo, &e);
 		if (ret)
-			return layout_error(req, ret, &e, err);
+			return layout_error(req, &e, err);
 	}
 
 	memset(f, 0, sizeof(*f));

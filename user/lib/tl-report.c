@@ -100,8 +100,7 @@ void tl_print_status(const struct tl_status_view *v)
 	print_u64("reserve_pct", ", %llu%% reserve", t->reserve_pct);
 	print_bool("discard_passdown", ", discard passdown %s\n",
 		   t->discard_passdown);
-	print_arr_begin("tiers", "  tier  device               state     "
-				 "     used / capacity            free        reads        writes\n");
+	print_arr_begin("tiers", "  tier  device               state          used / capacity            free        reads        writes\n");
 	for (i = 0; i < st->nr_tiers; i++)
 		print_tier(v, i, ext);
 	print_arr_end();

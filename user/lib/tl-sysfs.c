@@ -374,6 +374,35 @@ static bool skip_name(const char *name)
 	return false;
 }
 
+/*
+ * Whether another block device (dm-linear, multipath, md...) is stacked on
+ * @dir: then the label is also seen through that holder, which is the one
+ * to use. A dm-tier device holding it does not count: that is the member
+ * in use by its own device.
+ */
+static bool held_by_other(const char *dir)
+{
+	char path[PATH_MAX + 600], val[256];
+	struct dirent *de;
+	bool held = false;
+	DIR *d;
+
+	pathf(path, sizeof(path), "%s/holders", dir);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!held && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(path, sizeof(path), "%s/holders/%s/dm/uuid", dir,
+		      de->d_name);
+		held = read_attr(path, val, sizeof(val)) ||
+		       !tl_is_tier_dm_uuid(val);
+	}
+	closedir(d);
+	return held;
+}
+
 static int cmp_blockdev(const void *a, const void *b)
 {
 	return strcmp(((const struct tl_blockdev *)a)->name,
@@ -415,6 +444,8 @@ int tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out, size_t *n)
 		pathf(path, sizeof(path), "%s/dev", dir);
 		if (read_attr(path, val, sizeof(val)) ||
 		    tl_parse_devt(val, &b.maj, &b.min))
+			continue;
+		if (held_by_other(dir))
 			continue;
 		if (!strncmp(de->d_name, "dm-", 3)) {
 			pathf(path, sizeof(path), "%s/dm/uuid", dir);

@@ -54,11 +54,12 @@ static int stat_member(struct member *m, struct tl_err *err)
 	if (tl_sysfs_devname(TL_SYSROOT, m->dev->maj, m->dev->min,
 			     m->dev->path, sizeof(m->dev->path))) {
 		char real[PATH_MAX];
+		const char *src = realpath(m->arg, real) ? real : m->arg;
 
-		if (!realpath(m->arg, real) ||
-		    strlen(real) >= sizeof(m->dev->path))
-			snprintf(real, sizeof(real), "%s", m->arg);
-		snprintf(m->dev->path, sizeof(m->dev->path), "%s", real);
+		if (strlen(src) >= sizeof(m->dev->path))
+			return tl_fail(err, TL_USAGE, "%s: path too long",
+				       m->arg);
+		strcpy(m->dev->path, src);
 	}
 	return TL_OK;
 }

@@ -63,9 +63,10 @@ int cmd_activate(int argc, char **argv);
 /* ---- block devices (probe.c) ---- */
 
 /*
- * What foreign signatures (filesystem, partition table, RAID/LVM member,
- * crypto, swap...) libblkid finds on @fd, as a phrase for messages ("an xfs
- * filesystem", "a gpt partition table"; several joined with ", ").
+ * What foreign signatures libblkid finds on @fd (superblocks: filesystems,
+ * RAID/LVM members, crypto, swap...; partition tables), as a phrase for
+ * messages: "a filesystem (xfs)", "a partition table (gpt)", several joined
+ * with ", ".
  * Return: 1 when something was found, 0 when nothing, -errno on error.
  */
 int probe_foreign(int fd, char *what, size_t len);

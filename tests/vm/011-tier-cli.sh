@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tierctl's errors: usage errors exit 2, failures exit 1, each with a message
+# that says what to do; devices carrying a filesystem are refused without
+# --force; a full device takes new writes again right after a discard.
+. "$(dirname "$0")/lib.sh"
+
+expect_status() { # want pattern command...
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$@" >/tmp/out 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || { cat /tmp/out; fail "'$*' exited $rc, expected $want"; }
+	grep -qiE "$pat" /tmp/out || { cat /tmp/out; fail "'$*' did not say /$pat/"; }
+}
+
+guest_main() {
+	local a=$DMT_NVME0 b=$DMT_NVME1
+	expect_status 2 'power of two' tierctl create x --tier "$a" --tier "$b" --extent-size 3M
+	expect_status 2 '64 ?K|range|between' tierctl create x --tier "$a" --extent-size 32K
+	expect_status 2 'twice|more than once|same' tierctl create x --tier "$a" --tier "$a"
+	ln -s "$a" /tmp/alias
+	expect_status 2 'twice|more than once|same' tierctl create x --tier "$a" --tier /tmp/alias
+	expect_status 2 'exceeds' tierctl create x --tier "$a" --tier "$b" --size 10G
+	expect_status 2 'not a block device|no such|does not exist' tierctl create x --tier /dev/nope
+	expect_status 2 'not yet supported' tierctl create x --tier "$a" --tier numa:1:64M
+	expect_status 2 'usage|unknown' tierctl create x --tier "$a" --bogus
+	expect_status 2 'unknown command' tierctl frobnicate
+	expect_status 1 'no .*device|not found|does not exist' tierctl remove nosuch
+	expect_status 1 'no .*device|not found|does not exist' tierctl status nosuch
+
+	mkfs.ext4 -q -F "$b"
+	expect_status 1 'ext4.*--force|--force.*ext4' tierctl create x --tier "$a" --tier "$b"
+	tierctl create x --tier "$a" --tier "$b" --force >/dev/null
+	expect_status 1 'dm-tier label|already|--force' tierctl create y --tier "$b"
+
+	# A device whose every extent is in use accepts new extents right
+	# after a discard: freed extents become usable with the next commit.
+	local sz
+	sz=$(blockdev --getsize64 /dev/mapper/x)
+	dd if=/dev/zero of=/dev/mapper/x bs=1M oflag=direct status=none count=$((sz >> 20)) ||
+		fail "filling the whole device failed"
+	expect_eq "$(jfield x '["mapped_extents"]')" $((sz >> 20)) "mapped extents of a full device"
+	blkdiscard -o 0 -l $((16 << 20)) /dev/mapper/x
+	dd if=/dev/urandom of=/dev/mapper/x bs=1M count=16 oflag=direct conv=fsync status=none ||
+		fail "rewrite after discard on a full device failed"
+	expect_eq "$(jfield x '["nospc_errors"]')" 0 "ENOSPC errors"
+	tierctl remove x
+	echo "errors and exit codes as documented"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 64M --nvme 128M -- "$0" main

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Damaged metadata refuses to load, with a clear ti->error and a dmesg line
+# naming the block: a map block of the active copy, a label, both superblock
+# slots. Repaired, the device loads with its data. Metadata write errors move
+# the device to read-only metadata mode, then to fail mode, shown by status.
+. "$(dirname "$0")/lib.sh"
+
+# Little-endian integer of SIZE bytes at byte OFFSET of DEV.
+le() { # dev offset size
+	od -An -t u"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '
+}
+
+flip_byte() { # dev byte-offset
+	local v
+	v=$(od -An -t u1 -j "$2" -N 1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((v ^ 0xff)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc,fsync status=none
+}
+
+expect_refused() { # what table-line dmesg-pattern
+	local rc=0
+	dmsetup create c --table "$2" 2>/tmp/err || rc=$?
+	[ $rc -ne 0 ] || fail "$1: the device loaded"
+	dmesg | tail -n 20 >/tmp/dmesg
+	grep -q "$3" /tmp/dmesg || { cat /tmp/dmesg; fail "$1: no dmesg line /$3/"; }
+	echo "$1: refused: $(grep -o 'tier: [A-Z].*' /tmp/dmesg | tail -n 1)"
+	tierctl activate c >/tmp/act 2>&1 && fail "$1: tierctl activate succeeded"
+	echo "$1: tierctl says: $(head -n 1 /tmp/act)"
+}
+
+guest_main() {
+	local a=$DMT_NVME0 b=$DMT_NVME1 table sb gen0 gen1 slot copy mapsec off
+	tierctl create c --tier "$a" --tier "$b" >/dev/null
+	dd if=/dev/urandom of=/tmp/data bs=1M count=48 status=none
+	dd if=/tmp/data of=/dev/mapper/c bs=1M oflag=direct conv=fsync status=none
+	table=$(dmsetup table c | cut -d' ' -f1-3)" 2048 2 $a $b"
+	tierctl remove c
+
+	# The newest valid superblock slot says which map copy is current.
+	gen0=$(le "$a" $((8 * 512 + 0x20)) 8)
+	gen1=$(le "$a" $((16 * 512 + 0x20)) 8)
+	slot=$([ "$gen1" -gt "$gen0" ] && echo 1 || echo 0)
+	sb=$(((8 + 8 * slot) * 512))
+	copy=$(le "$a" $((sb + 0x48)) 4)
+	mapsec=$(le "$a" $((sb + 0x58 + 8 * copy)) 8)
+	echo "superblock slot $slot (generation $gen0/$gen1), map copy $copy at sector $mapsec"
+
+	off=$((mapsec * 512 + 100))
+	flip_byte "$a" $off
+	expect_refused "map block" "$table" "map copy $copy block 0 (sector $mapsec) rejected"
+	flip_byte "$a" $off
+
+	flip_byte "$b" 300
+	expect_refused "label" "$table" "label on .*checksum"
+	flip_byte "$b" 300
+
+	flip_byte "$a" $((8 * 512 + 64))
+	flip_byte "$a" $((16 * 512 + 64))
+	expect_refused "superblocks" "$table" "no usable superblock"
+	flip_byte "$a" $((8 * 512 + 64))
+	flip_byte "$a" $((16 * 512 + 64))
+
+	tierctl activate c >/dev/null
+	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+		fail "data differs after repair"
+	tierctl remove c
+	echo "repaired metadata loads with the data intact"
+
+	# Metadata write errors: the metadata area of tier 0 starts failing.
+	local ds sz
+	ds=$(le "$a" $((0x90)) 8)
+	sz=$(blockdev --getsz "$a")
+	printf '0 %s error\n%s %s linear %s %s\n' "$ds" "$ds" $((sz - ds)) "$a" "$ds" |
+		dmsetup create shim
+	dmsetup create c --table "${table/$a//dev/mapper/shim}" 2>/dev/null &&
+		fail "loaded with unreadable metadata"
+	printf '0 %s linear %s 0\n' "$sz" "$a" | dmsetup load shim
+	dmsetup resume shim
+	dmsetup create c --table "${table/$a//dev/mapper/shim}"
+	expect_eq "$(jfield c '["metadata_mode"]')" rw "mode before errors"
+	printf '0 %s error\n%s %s linear %s %s\n' "$ds" "$ds" $((sz - ds)) "$a" "$ds" |
+		dmsetup load shim
+	dmsetup suspend shim && dmsetup resume shim
+	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=60 count=1 oflag=direct status=none
+	dd if=/dev/null of=/dev/mapper/c conv=fsync status=none 2>/dev/null &&
+		fail "flush succeeded although the metadata could not be written"
+	expect_eq "$(jfield c '["metadata_mode"]')" ro "mode after a failed commit"
+	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct status=none 2>/dev/null &&
+		fail "read-only metadata mode allocated a new extent"
+	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+		fail "read-only mode: old data unreadable"
+	dd if=/dev/null of=/dev/mapper/c conv=fsync status=none 2>/dev/null &&
+		fail "second flush succeeded"
+	expect_eq "$(jfield c '["metadata_mode"]')" fail "mode after a second failed commit"
+	dd if=/dev/mapper/c of=/dev/null bs=1M count=1 iflag=direct status=none 2>/dev/null &&
+		fail "fail mode served a read"
+	dmesg | grep -q 'metadata mode now ro' || fail "no dmesg line for read-only mode"
+	dmesg | grep -q 'metadata mode now fail' || fail "no dmesg line for fail mode"
+	dmsetup remove c
+	dmsetup remove shim
+	echo "metadata errors: rw -> ro -> fail, reported"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 64M --nvme 128M -- "$0" main
