@@ -610,7 +610,8 @@ static void tier_commit_work(struct work_struct *ws)
 	struct tier_pool *pool = container_of(to_delayed_work(ws),
 					      struct tier_pool, commit_work);
 
-	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) != TIER_MODE_FAIL) {
+	/* In read-only mode only a flush retries the commit. */
+	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
 		mutex_lock(&pool->md_lock);
 		tier_md_commit(pool);
 		mutex_unlock(&pool->md_lock);
