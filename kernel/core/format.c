@@ -611,15 +611,23 @@ int tier_sb_decode(const void *blk, u32 slot, struct tier_sb *sb,
 int tier_sb_pick(const struct tier_sb sb[2], const int ret[2],
 		 struct tier_err *err)
 {
-	if (ret[0] && ret[1]) {
-		int e = -EUCLEAN;
+	int e = 0;
 
-		if (ret[0] == -EPROTO || ret[1] == -EPROTO)
-			e = -EPROTO;
-		else if (ret[0] == -EOPNOTSUPP || ret[1] == -EOPNOTSUPP)
-			e = -EOPNOTSUPP;
+	/*
+	 * A slot of a newer version or with unknown incompat features was
+	 * written by newer code, most likely after the other slot: falling
+	 * back to the older slot would roll the device back and then
+	 * overwrite the newer superblock. Only a slot that is unreadable
+	 * (never written, torn: bad magic or checksum) may be passed over.
+	 */
+	if (ret[0] == -EPROTO || ret[1] == -EPROTO)
+		e = -EPROTO;
+	else if (ret[0] == -EOPNOTSUPP || ret[1] == -EOPNOTSUPP)
+		e = -EOPNOTSUPP;
+	else if (ret[0] && ret[1])
+		e = -EUCLEAN;
+	if (e)
 		return tier_fail_errno(err, TIER_E_SB_NONE_VALID, e, 0, 0);
-	}
 	if (ret[0])
 		return 1;
 	if (ret[1])

@@ -701,12 +701,12 @@ int tier_sb_decode(const void *blk, u32 slot, struct tier_sb *sb,
  * @err: out, optional.
  *
  * The valid slot with the higher generation wins; a single valid slot
- * wins alone.
+ * wins alone if the other is unreadable (bad magic or checksum), never if
+ * the other is of a newer version or has unknown incompat features.
  *
  * Context: any.
- * Return: the slot (0 or 1); when neither is valid -EPROTO or -EOPNOTSUPP
- * if a slot said so, else -EUCLEAN; -EUCLEAN when both are valid but their
- * UUIDs differ.
+ * Return: the slot (0 or 1); -EPROTO or -EOPNOTSUPP when a slot said so;
+ * -EUCLEAN when neither is valid or both are valid but their UUIDs differ.
  */
 int tier_sb_pick(const struct tier_sb sb[2], const int ret[2],
 		 struct tier_err *err);

@@ -1381,6 +1381,10 @@ static const struct pick_case pick_cases[] = {
 	{ "none valid, unknown features in slot 1", { 8, 7 },
 	  { -EUCLEAN, -EOPNOTSUPP }, false, -EOPNOTSUPP,
 	  TIER_E_SB_NONE_VALID },
+	{ "slot 0 of a newer version, slot 1 valid", { 8, 7 }, { -EPROTO, 0 },
+	  false, -EPROTO, TIER_E_SB_NONE_VALID },
+	{ "slot 1 with unknown features, slot 0 valid", { 8, 7 },
+	  { 0, -EOPNOTSUPP }, false, -EOPNOTSUPP, TIER_E_SB_NONE_VALID },
 };
 
 /* clang-format on */

@@ -987,6 +987,16 @@ static void test_sb_pick(void **state)
 	/* One valid slot wins alone even if the other's uuid differs. */
 	ret[0] = -EBADMSG;
 	assert_int_equal(tier_sb_pick(sb, ret, NULL), 1);
+
+	/* A newer writer's slot is never passed over for an older one. */
+	ret[0] = -EPROTO;
+	ret[1] = 0;
+	r = tier_sb_pick(sb, ret, &err);
+	expect_err(r, -EPROTO, &err, TIER_E_SB_NONE_VALID, "newer slot 0");
+	ret[0] = 0;
+	ret[1] = -EOPNOTSUPP;
+	r = tier_sb_pick(sb, ret, &err);
+	expect_err(r, -EOPNOTSUPP, &err, TIER_E_SB_NONE_VALID, "newer slot 1");
 }
 
 static void test_label_check_sb(void **state)

@@ -7,7 +7,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <fcntl.h>
 #include <stdio.h>

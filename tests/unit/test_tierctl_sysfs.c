@@ -6,7 +6,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <ftw.h>
 #include <stdio.h>

@@ -23,9 +23,9 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
+/* The kernel's own definitions, so that system headers that include
+ * <linux/types.h> (<sys/stat.h>, <libdevmapper.h>) agree with the core. */
+#include <linux/types.h>
 typedef u64 sector_t;
 
 #define __packed __attribute__((packed))

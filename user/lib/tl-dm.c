@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libtier: libdevmapper wrappers (see tl-dm.h). */
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libtier: block devices in sysfs (see tl-sysfs.h). */
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <dirent.h>
 #include <limits.h>

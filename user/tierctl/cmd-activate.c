@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tierctl activate: assemble dm-tier devices from the labels on disks. */
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <fcntl.h>
 #include <stdio.h>

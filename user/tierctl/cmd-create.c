@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tierctl create: format devices as a new dm-tier device and activate it. */
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <fcntl.h>
 #include <limits.h>

@@ -4,7 +4,9 @@
  * overwrite without --force, and wipes with it. Kept out of user/lib so that
  * the unit tests need not link libblkid.
  */
-#include "tl-sys.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <stdio.h>
 #include <unistd.h>
