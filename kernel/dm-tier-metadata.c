@@ -106,6 +106,7 @@ static int tier_md_load_labels(struct tier_pool *pool,
 			       struct tier_label *labels, char **error)
 {
 	struct tier_err err = {};
+	sector_t size;
 	u32 i;
 	int r;
 
@@ -121,13 +122,16 @@ static int tier_md_load_labels(struct tier_pool *pool,
 		r = tier_label_decode(pool->md_buf, &labels[i], &err);
 		if (r) {
 			tier_log_check("label", pool->tier_name[i], 0, &err);
-			*error = r == -ENODATA ?
-					 "A tier device carries no dm-tier label (run tierctl create)" :
-					 "A tier's label is corrupt or of an unknown version (see dmesg)";
+			if (r == -ENODATA)
+				*error =
+					"A tier device carries no dm-tier label";
+			else
+				*error =
+					"A tier's label is corrupt or unknown (see dmesg)";
 			return r;
 		}
-		if (labels[i].tier_index != i || labels[i].nr_tiers !=
-						      pool->nr_tiers) {
+		if (labels[i].tier_index != i ||
+		    labels[i].nr_tiers != pool->nr_tiers) {
 			DMERR("%s: label says tier %u of %u, table says tier %u of %u",
 			      pool->tier_name[i], labels[i].tier_index,
 			      labels[i].nr_tiers, i, pool->nr_tiers);
@@ -137,16 +141,16 @@ static int tier_md_load_labels(struct tier_pool *pool,
 		if (memcmp(labels[i].uuid, labels[0].uuid, TIER_UUID_LEN)) {
 			DMERR("%s: belongs to another dm-tier device than %s",
 			      pool->tier_name[i], pool->tier_name[0]);
-			*error = "Tier devices belong to different dm-tier devices";
+			*error =
+				"Tier devices belong to different dm-tier devices";
 			return -EINVAL;
 		}
-		if (bdev_nr_sectors(pool->tier_bdev[i]) <
-		    labels[i].dev_sectors) {
+		size = bdev_nr_sectors(pool->tier_bdev[i]);
+		if (size < labels[i].dev_sectors) {
 			DMERR("%s: %llu sectors, label needs %llu",
-			      pool->tier_name[i],
-			      (unsigned long long)bdev_nr_sectors(pool->tier_bdev[i]),
+			      pool->tier_name[i], (unsigned long long)size,
 			      (unsigned long long)labels[i].dev_sectors);
-			*error = "A tier device is smaller than when it was created";
+			*error = "A tier device shrank since its creation";
 			return -EINVAL;
 		}
 	}
@@ -190,11 +194,11 @@ static int tier_md_load_sb(struct tier_pool *pool, sector_t meta_start,
 	if (slot < 0) {
 		DMERR("%s: no usable superblock: %s", pool->tier_name[0],
 		      tier_err_str(perr.code));
-		*error = "Metadata superblock is corrupt or of an unknown version (see dmesg)";
+		*error = "Superblock is corrupt or unknown (see dmesg)";
 		return slot;
 	}
 	if (tier_sb_needs_ro(&sb[slot])) {
-		*error = "Metadata uses features this module can only read; read-only activation is not supported";
+		*error = "Metadata has features this module can only read";
 		return -EOPNOTSUPP;
 	}
 	pool->sb = sb[slot];
@@ -222,9 +226,10 @@ static int tier_md_load_map(struct tier_pool *pool, char **error)
 			return r;
 		}
 		for (k = 0; k < n; k++) {
+			void *blk = pool->md_buf + k * TIER_BLOCK_SIZE;
+
 			r = tier_map_load_block(&pool->map, sb, copy, index + k,
-						pool->md_buf + k * TIER_BLOCK_SIZE,
-						&err);
+						blk, &err);
 			if (r) {
 				DMERR("%s: map copy %u block %llu (sector %llu) rejected",
 				      pool->tier_name[0], copy, index + k,
@@ -233,7 +238,8 @@ static int tier_md_load_map(struct tier_pool *pool, char **error)
 				tier_log_check("map block", pool->tier_name[0],
 					       sector + k * TIER_BLOCK_SECTORS,
 					       &err);
-				*error = "Extent map block is corrupt (see dmesg)";
+				*error =
+					"Extent map block is corrupt (see dmesg)";
 				return r;
 			}
 		}
@@ -262,7 +268,8 @@ int tier_md_load(struct tier_pool *pool, const struct tier_table *tbl,
 		DMERR("%s: created with %u-sector extents, table says %u",
 		      pool->tier_name[0], 1U << labels[0].extent_shift,
 		      tbl->extent_sectors);
-		*error = "Extent size differs from the one the device was created with";
+		*error =
+			"Extent size differs from the one the device was created with";
 		r = -EINVAL;
 		goto out;
 	}
@@ -274,7 +281,8 @@ int tier_md_load(struct tier_pool *pool, const struct tier_table *tbl,
 		if (r) {
 			tier_log_check("label vs superblock",
 				       pool->tier_name[i], 0, &err);
-			*error = "A tier's label disagrees with the superblock (see dmesg)";
+			*error =
+				"A tier's label disagrees with the superblock (see dmesg)";
 			goto out;
 		}
 		pool->data_start[i] = pool->sb.tier[i].data_start;
@@ -292,7 +300,8 @@ int tier_md_load(struct tier_pool *pool, const struct tier_table *tbl,
 	if (r)
 		goto out;
 	for (i = 0; i < pool->nr_tiers; i++) {
-		r = tier_alloc_init(&pool->alloc[i], pool->sb.tier[i].nr_extents);
+		r = tier_alloc_init(&pool->alloc[i],
+				    pool->sb.tier[i].nr_extents);
 		if (r) {
 			*error = "Cannot allocate a tier's allocator";
 			goto out;
@@ -310,7 +319,8 @@ int tier_md_load(struct tier_pool *pool, const struct tier_table *tbl,
 			DMERR("%s: map uses %llu extents of tier %u, superblock says %llu",
 			      pool->tier_name[0], pool->alloc[i].nr_used, i,
 			      pool->sb.tier[i].used_extents);
-			*error = "Extent map disagrees with the superblock (see dmesg)";
+			*error =
+				"Extent map disagrees with the superblock (see dmesg)";
 			r = -EUCLEAN;
 			goto out;
 		}
@@ -391,6 +401,7 @@ int tier_md_commit(struct tier_pool *pool)
 	struct tier_sb nsb;
 	unsigned long flags;
 	bool frees = false;
+	sector_t sb_sector;
 	u64 seq;
 	u32 copy, i;
 	int r;
@@ -428,9 +439,10 @@ int tier_md_commit(struct tier_pool *pool)
 		goto fail;
 	/* Phase 2: the superblock that switches to the new copy. */
 	tier_sb_encode(&nsb, pool->md_buf);
+	sb_sector =
+		tier_sb_sector(nsb.meta_start, tier_sb_slot(nsb.generation));
 	r = tier_md_io(pool, pool->meta_bdev,
-		       REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA,
-		       tier_sb_sector(nsb.meta_start, tier_sb_slot(nsb.generation)),
+		       REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA, sb_sector,
 		       pool->md_buf, 1);
 	if (r) {
 		DMERR("%s: writing superblock generation %llu failed: %d",
@@ -454,8 +466,9 @@ fail:
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_commit_end(&pool->alloc[i], false);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	tier_set_mode(pool, pool->mode == TIER_MODE_WRITE ?
-				    TIER_MODE_READ_ONLY : TIER_MODE_FAIL,
+	tier_set_mode(pool,
+		      pool->mode == TIER_MODE_WRITE ? TIER_MODE_READ_ONLY :
+						      TIER_MODE_FAIL,
 		      "metadata commit failed");
 	return -EIO;
 }

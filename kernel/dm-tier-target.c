@@ -28,23 +28,23 @@ static struct kmem_cache *tier_job_cache;
  * Other bios for the extent wait ("parked") until it is published.
  */
 struct tier_job {
-	struct list_head list;		/* pool->busy, then pool->done */
+	struct list_head list; /* pool->busy, then pool->done */
 	struct tier_vext vext;
 	struct tier_loc loc;
-	struct bio *bio;		/* the write, hooked */
+	struct bio *bio; /* the write, hooked */
 	blk_status_t status;
 };
 
 /* Per-bio data. */
 struct tier_bio {
 	struct tier_pool *pool;
-	struct tier_c *tc;		/* the table the bio came through */
-	struct tier_job *job;		/* set while the bio is hooked */
+	struct tier_c *tc; /* the table the bio came through */
+	struct tier_job *job; /* set while the bio is hooked */
 	bio_end_io_t *saved_end_io;
 	void *saved_private;
 	u8 tier;
 	u8 epoch;
-	bool counted;			/* holds inflight[epoch] */
+	bool counted; /* holds inflight[epoch] */
 };
 
 /* The target instance: one per table; the state lives in the pool. */
@@ -53,7 +53,7 @@ struct tier_c {
 	struct tier_pool *pool;
 	struct dm_dev *tier_dev[TIER_MAX_TIERS];
 	struct tier_table tbl;
-	char **argv_copy;		/* tbl's strings point into it */
+	char **argv_copy; /* tbl's strings point into it */
 	unsigned int argc;
 };
 
@@ -62,8 +62,8 @@ static inline struct tier_bio *tier_bio(struct bio *bio)
 	return dm_per_bio_data(bio, sizeof(struct tier_bio));
 }
 
-static inline struct tier_vext bio_vext(struct tier_pool *pool,
-					struct bio *bio, sector_t *offset)
+static inline struct tier_vext bio_vext(struct tier_pool *pool, struct bio *bio,
+					sector_t *offset)
 {
 	struct dm_target *ti = tier_bio(bio)->tc->ti;
 
@@ -117,9 +117,9 @@ static void tier_remap(struct tier_pool *pool, struct bio *bio,
 	struct tier_pcpu_stats *st;
 
 	bio_set_dev(bio, pool->tier_bdev[loc->tier]);
-	bio->bi_iter.bi_sector = tier_pext_to_sector(pool->data_start[loc->tier],
-						     pool->extent_shift,
-						     loc->pext, offset);
+	bio->bi_iter.bi_sector =
+		tier_pext_to_sector(pool->data_start[loc->tier],
+				    pool->extent_shift, loc->pext, offset);
 	tb->tier = loc->tier;
 	st = get_cpu_ptr(pool->stats);
 	if (bio_data_dir(bio) == WRITE)
@@ -165,7 +165,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_KILL;
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
-	smp_rmb();	/* word before change_seq: see tier_publish() */
+	smp_rmb(); /* word before change_seq: see tier_publish() */
 	if (tier_map_word_decode(word, &loc) &&
 	    !((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool))) {
 		tier_count_io(pool, tb);
@@ -203,10 +203,10 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 
 /* Lists the worker builds while it runs: bios that wait for a commit. */
 struct tier_batch {
-	struct bio_list flushes;	/* empty flushes: complete after commit */
-	struct bio_list submit;		/* FUA writes: submit after commit */
-	struct bio_list complete;	/* FUA first writes: complete after */
-	struct bio_list retry;		/* ENOSPC while frees await a commit */
+	struct bio_list flushes; /* empty flushes: complete after commit */
+	struct bio_list submit; /* FUA writes: submit after commit */
+	struct bio_list complete; /* FUA first writes: complete after */
+	struct bio_list retry; /* ENOSPC while frees await a commit */
 	bool need_commit;
 };
 
@@ -261,7 +261,7 @@ static void tier_log_nospc(struct tier_pool *pool)
 	pool->nospc_logged = true;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (log) {
-		DMERR("%s: every tier is full; writes to new extents fail with ENOSPC until space is freed",
+		DMERR("%s: every tier is full: new extents fail with ENOSPC until space is freed",
 		      pool->tier_name[0]);
 		if (pool->ti)
 			dm_table_event(pool->ti->table);
@@ -293,7 +293,7 @@ static void tier_publish(struct tier_pool *pool, struct tier_job *job)
 	 * must also see that the map is not durable yet.
 	 */
 	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
-	smp_wmb();
+	smp_wmb(); /* change_seq before the word; pairs with map()'s smp_rmb() */
 	tier_map_set(&pool->map, job->vext, &job->loc);
 	pool->mapped[job->loc.tier]++;
 	list_del(&job->list);
@@ -496,9 +496,11 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 		spin_unlock_irqrestore(&pool->lock, flags);
 		if (mapped && tc->tbl.discard_passdown &&
 		    bdev_max_discard_sectors(pool->tier_bdev[loc.tier])) {
-			sector_t phys = tier_pext_to_sector(pool->data_start[loc.tier],
-							    pool->extent_shift,
-							    loc.pext, s - ext_start);
+			sector_t base = pool->data_start[loc.tier];
+			sector_t phys =
+				tier_pext_to_sector(base, pool->extent_shift,
+						    loc.pext, s - ext_start);
+
 			/* Best effort: a tier that fails it keeps its data. */
 			blkdev_issue_discard(pool->tier_bdev[loc.tier], phys,
 					     e - s, GFP_NOIO);
@@ -679,8 +681,8 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	}
 	r = -ENOMEM;
 	pool->stats = alloc_percpu(struct tier_pcpu_stats);
-	pool->md_buf = kvmalloc(TIER_MD_BUF_BLOCKS * TIER_BLOCK_SIZE,
-				GFP_KERNEL);
+	pool->md_buf =
+		kvmalloc(TIER_MD_BUF_BLOCKS * TIER_BLOCK_SIZE, GFP_KERNEL);
 	if (!pool->stats || !pool->md_buf) {
 		*error = "Cannot allocate metadata buffers";
 		goto bad;
@@ -725,13 +727,15 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			continue;
 		if (pool->nr_tiers != tc->tbl.nr_tiers ||
 		    pool->extent_shift != tc->tbl.extent_shift) {
-			*error = "Device is active with a different tier count or extent size";
+			*error =
+				"Device is active with a different tier count or extent size";
 			return ERR_PTR(-EBUSY);
 		}
 		for (i = 0; i < pool->nr_tiers; i++) {
 			if (pool->tier_dev_id[i] !=
 			    tc->tier_dev[i]->bdev->bd_dev) {
-				*error = "Device is active with different tier devices";
+				*error =
+					"Device is active with different tier devices";
 				return ERR_PTR(-EBUSY);
 			}
 		}
@@ -825,7 +829,8 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	if (tc->tbl.metadata_dev) {
-		ti->error = "metadata_dev is not supported yet: metadata lives on tier 0";
+		ti->error =
+			"metadata_dev is not supported yet: metadata lives on tier 0";
 		r = -EOPNOTSUPP;
 		goto bad;
 	}
@@ -922,7 +927,8 @@ static void tier_resume(struct dm_target *ti)
 	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
 	spin_lock_irq(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++)
-		tier_alloc_set_reserve_pct(&pool->alloc[i], tc->tbl.reserve_pct);
+		tier_alloc_set_reserve_pct(&pool->alloc[i],
+					   tc->tbl.reserve_pct);
 	spin_unlock_irq(&pool->lock);
 	WRITE_ONCE(pool->periodic, true);
 	queue_delayed_work(pool->wq, &pool->commit_work,
@@ -961,8 +967,8 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		for_each_possible_cpu(cpu) {
-			struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats,
-								 cpu);
+			struct tier_pcpu_stats *st =
+				per_cpu_ptr(pool->stats, cpu);
 
 			for (i = 0; i < pool->nr_tiers; i++) {
 				reads[i] += READ_ONCE(st->reads[i]);
@@ -1068,8 +1074,8 @@ static void tier_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 	/* Discards unmap whole extents, whatever the tiers support. */
 	limits->discard_granularity = pool->extent_sectors << SECTOR_SHIFT;
-	tier_compat_set_max_discard(limits,
-				    min_t(u64, UINT_MAX, pool->extent_sectors * 64));
+	tier_compat_set_max_discard(limits, min_t(u64, UINT_MAX,
+						  pool->extent_sectors * 64));
 }
 
 static struct target_type tier_target = {

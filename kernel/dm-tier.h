@@ -37,9 +37,9 @@
 
 /* Metadata health; only ever moves down (write -> read-only -> fail). */
 enum tier_md_mode {
-	TIER_MODE_WRITE,	/* normal */
-	TIER_MODE_READ_ONLY,	/* a commit failed: no new extents, no discard */
-	TIER_MODE_FAIL,		/* a commit failed again: all I/O fails */
+	TIER_MODE_WRITE, /* normal */
+	TIER_MODE_READ_ONLY, /* a commit failed: no new extents, no discard */
+	TIER_MODE_FAIL, /* a commit failed again: all I/O fails */
 };
 
 struct tier_pcpu_stats {
@@ -53,8 +53,8 @@ struct tier_pcpu_stats {
  * keeps the in-memory state of the running one (as dm-cache and dm-thin do).
  */
 struct tier_pool {
-	struct list_head list;		/* tier_pools; tier_pools_mutex */
-	unsigned int ref;		/* tables using it; tier_pools_mutex */
+	struct list_head list; /* tier_pools; tier_pools_mutex */
+	unsigned int ref; /* tables using it; tier_pools_mutex */
 	dev_t meta_dev_id;
 
 	/* Geometry, fixed once loaded. */
@@ -70,16 +70,16 @@ struct tier_pool {
 
 	/* Metadata; md_lock. */
 	struct mutex md_lock;
-	struct tier_sb sb;		/* last committed superblock */
+	struct tier_sb sb; /* last committed superblock */
 	struct dm_io_client *io_client;
-	void *md_buf;			/* TIER_MD_BUF_BLOCKS blocks */
-	u64 commits;			/* commits done since activation */
+	void *md_buf; /* TIER_MD_BUF_BLOCKS blocks */
+	u64 commits; /* commits done since activation */
 
 	/* Mapping state; lock. */
 	spinlock_t lock;
 	struct tier_map map;
 	struct tier_alloc alloc[TIER_MAX_TIERS];
-	u64 mapped[TIER_MAX_TIERS];	/* extents the map points at */
+	u64 mapped[TIER_MAX_TIERS]; /* extents the map points at */
 	/*
 	 * The map is dirty while change_seq != durable_seq: change_seq counts
 	 * map changes (bumped before a new mapping becomes visible), and a
@@ -87,12 +87,12 @@ struct tier_pool {
 	 */
 	u64 change_seq;
 	u64 durable_seq;
-	bool commit_requested;		/* by a message; the worker commits */
+	bool commit_requested; /* by a message; the worker commits */
 	enum tier_md_mode mode;
-	struct bio_list deferred;	/* bios for the worker */
-	struct bio_list parked;		/* waiting for a busy extent */
-	struct list_head busy;		/* struct tier_job being prepared */
-	struct list_head done;		/* jobs whose write completed */
+	struct bio_list deferred; /* bios for the worker */
+	struct bio_list parked; /* waiting for a busy extent */
+	struct list_head busy; /* struct tier_job being prepared */
+	struct list_head done; /* jobs whose write completed */
 	mempool_t job_pool;
 	u64 nospc_errors;
 	bool nospc_logged;
@@ -104,15 +104,15 @@ struct tier_pool {
 
 	struct tier_pcpu_stats __percpu *stats;
 
-	struct workqueue_struct *wq;	/* ordered: worker and commits */
+	struct workqueue_struct *wq; /* ordered: worker and commits */
 	struct work_struct worker;
 	struct delayed_work commit_work;
 	unsigned int commit_interval_ms;
-	bool periodic;			/* periodic commits armed */
-	struct dm_target *ti;		/* the active table's target */
+	bool periodic; /* periodic commits armed */
+	struct dm_target *ti; /* the active table's target */
 };
 
-#define TIER_MD_BUF_BLOCKS 256	/* 1 MiB staging buffer for map I/O */
+#define TIER_MD_BUF_BLOCKS 256 /* 1 MiB staging buffer for map I/O */
 
 /**
  * tier_map_dirty() - whether the map has changes that are not durable.

@@ -52,8 +52,7 @@ int tier_alloc_mark_used(struct tier_alloc *a, struct tier_pext p)
 	return 0;
 }
 
-int tier_alloc_get(struct tier_alloc *a, bool use_reserve,
-		   struct tier_pext *p)
+int tier_alloc_get(struct tier_alloc *a, bool use_reserve, struct tier_pext *p)
 {
 	u64 free = tier_alloc_free_count(a), bit;
 
@@ -63,7 +62,7 @@ int tier_alloc_get(struct tier_alloc *a, bool use_reserve,
 	bit = find_next_zero_bit(a->used, a->nr_extents, a->cursor);
 	if (bit >= a->nr_extents) {
 		bit = find_next_zero_bit(a->used, a->cursor, 0);
-		if (WARN_ON_ONCE(bit >= a->cursor))	/* counters wrong */
+		if (WARN_ON_ONCE(bit >= a->cursor)) /* counters wrong */
 			return -ENOSPC;
 	}
 	__set_bit(bit, a->used);

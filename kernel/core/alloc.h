@@ -18,7 +18,7 @@
 #include "extent_map.h"
 
 /* struct tier_alloc flags */
-#define TIER_ALLOC_F_NOALLOC	0x1	/* tier takes no new extents */
+#define TIER_ALLOC_F_NOALLOC 0x1 /* tier takes no new extents */
 
 /**
  * struct tier_alloc - allocator of one tier.
@@ -113,8 +113,7 @@ int tier_alloc_mark_used(struct tier_alloc *a, struct tier_pext p);
  * Return: 0; -ENOSPC when none may be taken (TIER_ALLOC_F_NOALLOC set, no
  * free extent, or only reserved ones and !@use_reserve).
  */
-int tier_alloc_get(struct tier_alloc *a, bool use_reserve,
-		   struct tier_pext *p);
+int tier_alloc_get(struct tier_alloc *a, bool use_reserve, struct tier_pext *p);
 
 /**
  * tier_alloc_unget() - give back an extent from tier_alloc_get() that no

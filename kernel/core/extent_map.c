@@ -108,8 +108,8 @@ u64 tier_map_commit_next(const struct tier_map *m, u32 copy, u64 from)
 	return find_next_bit(m->dirty[copy], m->nr_blocks, from);
 }
 
-void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
-			 u32 copy, u64 index, void *blk)
+void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
+			 u64 index, void *blk)
 {
 	u64 first = index * TIER_MAP_ENTRIES, v;
 	struct tier_map_entry e = { 0 };
@@ -136,9 +136,8 @@ void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
 	}
 }
 
-int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb,
-			u32 copy, u64 index, const void *blk,
-			struct tier_err *err)
+int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
+			u64 index, const void *blk, struct tier_err *err)
 {
 	u64 first = index * TIER_MAP_ENTRIES, v;
 	struct tier_map_entry e;

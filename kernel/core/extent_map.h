@@ -146,7 +146,7 @@ static inline u64 tier_map_block_of(struct tier_vext v)
 }
 
 /* tier_map_init() flags */
-#define TIER_MAP_F_HEAT		0x1	/* keep heat and atime per extent */
+#define TIER_MAP_F_HEAT 0x1 /* keep heat and atime per extent */
 
 /**
  * struct tier_map - the in-memory map.
@@ -278,8 +278,8 @@ u64 tier_map_commit_next(const struct tier_map *m, u32 copy, u64 from);
  *
  * Context: any; caller serialises writers.
  */
-void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
-			 u32 copy, u64 index, void *blk);
+void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
+			 u64 index, void *blk);
 
 /**
  * tier_map_load_block() - validate block @index of @copy and store its
@@ -295,8 +295,7 @@ void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb,
  * Return: 0; -EINVAL when @index or the map size does not fit @sb;
  * otherwise what tier_map_block_check() returns (map unchanged).
  */
-int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb,
-			u32 copy, u64 index, const void *blk,
-			struct tier_err *err);
+int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
+			u64 index, const void *blk, struct tier_err *err);
 
 #endif /* DM_TIER_CORE_EXTENT_MAP_H */

@@ -70,10 +70,8 @@ static const struct tier_err_desc tier_err_table[TIER_E_NR_CODES] = {
 	[TIER_E_LAYOUT_TIER_TOO_BIG] = { E2BIG, "tier has too many extents" },
 	[TIER_E_LAYOUT_META_TOO_SMALL] = { EINVAL,
 					   "metadata device too small" },
-	[TIER_E_LAYOUT_VIRT_UNALIGNED] = { EINVAL,
-					   "size not extent aligned" },
-	[TIER_E_LAYOUT_VIRT_TOO_BIG] = { ENOSPC,
-					 "size exceeds tier capacity" },
+	[TIER_E_LAYOUT_VIRT_UNALIGNED] = { EINVAL, "size not extent aligned" },
+	[TIER_E_LAYOUT_VIRT_TOO_BIG] = { ENOSPC, "size exceeds tier capacity" },
 	[TIER_E_LAYOUT_VIRT_LIMIT] = { E2BIG, "size too large" },
 	[TIER_E_FRESH_PARAM] = { EINVAL, "bad creation parameter" },
 };
@@ -178,14 +176,14 @@ int tier_layout_compute(const struct tier_layout_req *req,
 	out.nr_tiers = req->nr_tiers;
 	out.extent_shift = shift;
 	for (i = 0; i < req->nr_tiers; i++)
-		raw += req->dev_sectors[i] >> shift;	/* < 2^60 */
+		raw += req->dev_sectors[i] >> shift; /* < 2^60 */
 	out.map_blocks = max_t(u64, tier_map_blocks_for(raw), 1);
 	out.meta_blocks = 2 + 2 * out.map_blocks;
 	meta_sectors = out.meta_blocks * TIER_BLOCK_SECTORS;
 	out.meta_start = TIER_META_START;
 	out.map_start[0] = out.meta_start + 2 * TIER_BLOCK_SECTORS;
-	out.map_start[1] = out.map_start[0] +
-			   out.map_blocks * TIER_BLOCK_SECTORS;
+	out.map_start[1] =
+		out.map_start[0] + out.map_blocks * TIER_BLOCK_SECTORS;
 
 	if (req->meta_dev_sectors) {
 		out.meta_ext = 1;
@@ -666,10 +664,9 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx, idx);
 	t = &sb->tier[expect_index];
 	if (memcmp(l->member_uuid, t->member_uuid, TIER_UUID_LEN) ||
-	    l->data_start != t->data_start ||
-	    l->nr_extents != t->nr_extents ||
+	    l->data_start != t->data_start || l->nr_extents != t->nr_extents ||
 	    !!(l->flags & TIER_LABEL_F_META_EXT) !=
-	    !!(sb->flags & TIER_SB_F_META_EXT))
+		    !!(sb->flags & TIER_SB_F_META_EXT))
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
 				    l->nr_extents);
 	if ((l->flags & TIER_LABEL_F_META) && l->meta_start != sb->meta_start)
@@ -892,8 +889,7 @@ void tier_fresh_sb(const struct tier_fresh *f, struct tier_sb *sb)
 	}
 }
 
-void tier_fresh_label(const struct tier_fresh *f, u32 dev,
-		      struct tier_label *l)
+void tier_fresh_label(const struct tier_fresh *f, u32 dev, struct tier_label *l)
 {
 	const struct tier_layout *lo = &f->lo;
 	bool holds_meta = lo->meta_ext ? dev == TIER_META_DEV : dev == 0;

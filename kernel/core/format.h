@@ -13,6 +13,12 @@
 
 #include "tier-internal.h"
 
+/*
+ * The on-disk layout below is a table: aligned constants and byte offsets
+ * matter more than the formatter's taste.
+ */
+/* clang-format off */
+
 #define TIER_FORMAT_VERSION	1
 #define TIER_BLOCK_SIZE		4096
 #define TIER_SECTOR_SHIFT	9		/* 512-byte sectors */
@@ -920,5 +926,7 @@ u64 tier_fresh_nr_blocks(const struct tier_fresh *f);
  */
 int tier_fresh_block(const struct tier_fresh *f, u64 n,
 		     struct tier_blk_loc *loc, void *blk);
+
+/* clang-format on */
 
 #endif /* DM_TIER_CORE_FORMAT_H */

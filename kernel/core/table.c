@@ -7,8 +7,8 @@
 #include "table.h"
 
 enum tier_opt_kind {
-	TIER_OPT_U32,	/* nr_values u32s stored from offset */
-	TIER_OPT_DEV,	/* one device string stored at offset */
+	TIER_OPT_U32, /* nr_values u32s stored from offset */
+	TIER_OPT_DEV, /* one device string stored at offset */
 };
 
 /*
@@ -48,34 +48,22 @@ enum tier_table_err {
 };
 
 static const char *const tier_table_msgs[] = {
-	[TIER_TE_ARGS] =
-		"Not enough arguments",
-	[TIER_TE_EXTENT] =
-		"Invalid extent size",
+	[TIER_TE_ARGS] = "Not enough arguments",
+	[TIER_TE_EXTENT] = "Invalid extent size",
 	[TIER_TE_EXTENT_RANGE] =
 		"Extent size must be a power of two from 128 to 131072 sectors",
-	[TIER_TE_NR_TIERS] =
-		"Number of tiers must be from 1 to 8",
-	[TIER_TE_DEVS] =
-		"Not enough tier devices",
-	[TIER_TE_EMPTY_DEV] =
-		"Empty device name",
-	[TIER_TE_DUP_DEV] =
-		"Duplicate device",
-	[TIER_TE_OPT_COUNT] =
-		"Invalid optional argument count",
+	[TIER_TE_NR_TIERS] = "Number of tiers must be from 1 to 8",
+	[TIER_TE_DEVS] = "Not enough tier devices",
+	[TIER_TE_EMPTY_DEV] = "Empty device name",
+	[TIER_TE_DUP_DEV] = "Duplicate device",
+	[TIER_TE_OPT_COUNT] = "Invalid optional argument count",
 	[TIER_TE_OPT_MISMATCH] =
 		"Optional argument count does not match arguments",
-	[TIER_TE_OPT_UNKNOWN] =
-		"Unknown optional argument",
-	[TIER_TE_OPT_TWICE] =
-		"Optional argument given twice",
-	[TIER_TE_OPT_MISSING] =
-		"Missing optional argument value",
-	[TIER_TE_OPT_VALUE] =
-		"Invalid optional argument value",
-	[TIER_TE_OPT_RANGE] =
-		"Optional argument value out of range",
+	[TIER_TE_OPT_UNKNOWN] = "Unknown optional argument",
+	[TIER_TE_OPT_TWICE] = "Optional argument given twice",
+	[TIER_TE_OPT_MISSING] = "Missing optional argument value",
+	[TIER_TE_OPT_VALUE] = "Invalid optional argument value",
+	[TIER_TE_OPT_RANGE] = "Optional argument value out of range",
 };
 
 #define TIER_OPT_FIELD(f) offsetof(struct tier_table, f)
@@ -92,7 +80,7 @@ static const struct tier_opt tier_opts[] = {
 	  TIER_OPT_FIELD(discard_passdown) },
 };
 
-static_assert(ARRAY_SIZE(tier_opts) <= 32);	/* "seen" is a u32 mask */
+static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "seen" is a u32 mask */
 
 static u32 *tier_opt_u32(struct tier_table *t, const struct tier_opt *o)
 {
@@ -105,8 +93,7 @@ static const u32 *tier_opt_u32_c(const struct tier_table *t,
 	return (const u32 *)((const char *)t + o->offset);
 }
 
-static const char **tier_opt_dev(struct tier_table *t,
-				 const struct tier_opt *o)
+static const char **tier_opt_dev(struct tier_table *t, const struct tier_opt *o)
 {
 	return (const char **)((char *)t + o->offset);
 }
@@ -166,8 +153,8 @@ static const struct tier_opt *tier_opt_find(const char *name)
 	return NULL;
 }
 
-static int tier_parse_opts(unsigned int argc, char **argv,
-			   struct tier_table *t, const char **error)
+static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
+			   const char **error)
 {
 	const struct tier_opt *o;
 	unsigned int i = 0, k;
@@ -277,7 +264,7 @@ static void tier_line_add(struct tier_line *l, const char *word, u32 num,
 		n = snprintf(l->buf + at, l->len - at, "%s%u", sep, num);
 	else
 		n = snprintf(l->buf + at, l->len - at, "%s%s", sep, word);
-	l->pos += n;	/* never negative for these formats */
+	l->pos += n; /* never negative for these formats */
 }
 
 static bool tier_opt_is_default(const struct tier_table *t,

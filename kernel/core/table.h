@@ -16,12 +16,12 @@
 #include "tier-internal.h"
 #include "format.h"
 
-#define TIER_TABLE_EXTENT_MIN		128	/* sectors: 64 KiB */
-#define TIER_TABLE_EXTENT_MAX		131072	/* sectors: 64 MiB */
-#define TIER_COMMIT_INTERVAL_DEF	1000	/* ms */
-#define TIER_COMMIT_INTERVAL_MAX	60000	/* ms */
-#define TIER_RESERVE_PCT_DEF		2
-#define TIER_RESERVE_PCT_MAX		50
+#define TIER_TABLE_EXTENT_MIN 128 /* sectors: 64 KiB */
+#define TIER_TABLE_EXTENT_MAX 131072 /* sectors: 64 MiB */
+#define TIER_COMMIT_INTERVAL_DEF 1000 /* ms */
+#define TIER_COMMIT_INTERVAL_MAX 60000 /* ms */
+#define TIER_RESERVE_PCT_DEF 2
+#define TIER_RESERVE_PCT_MAX 50
 
 /**
  * struct tier_table - a parsed table line.
