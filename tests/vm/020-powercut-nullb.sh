@@ -81,7 +81,7 @@ guest_main() {
 		fio_pid=$!
 		python3 "$ackio" write /mnt/pc/ack "/tmp/state/ack.$c.log" >/dev/null 2>&1 &
 		ack_pid=$!
-		sleep $((2 + c % 4)).$((RANDOM % 10))
+		sleep $((1 + c % 3)).$((RANDOM % 10))
 		touch /tmp/cut.flag
 		wait $fio_pid || true
 		wait $ack_pid && fail "cycle $c: ackio did not notice the power cut"

@@ -76,7 +76,7 @@ def write(d, log, seconds):
         os.pwritev(fd, [buf], slot * REC)
         os.write(logfd, b"S %d %d\n" % (slot, seq))
         n += 1
-        if n % 8 == 0:
+        if n % 16 == 0:
             name = "f%d" % seq
             data = os.urandom(rng.randrange(4096, 256 << 10))
             p = os.path.join(d, name)
