@@ -214,6 +214,8 @@ static void status_case(struct status_case *c, const char *status,
 	c->v.tt = &c->tt;
 	c->v.tier_path[0] = "/dev/nvme0n1";
 	c->v.tier_path[1] = "/dev/sdb";
+	c->v.tier_class[0] = TIER_CLASS_NVME;
+	c->v.tier_class[1] = TIER_CLASS_NVMF;
 }
 
 static void do_status(const void *arg)
@@ -240,11 +242,13 @@ static void test_status_json(void **state)
 		"\"commit_interval_ms\":1000",
 		"\"reserve_pct\":2",
 		"\"discard_passdown\":true",
-		"\"tiers\":[{\"index\":0,\"device\":\"/dev/nvme0n1\",\"state\":\"ok\","
+		"\"tiers\":[{\"index\":0,\"device\":\"/dev/nvme0n1\",\"class\":\"nvme\","
+		"\"state\":\"ok\","
 		"\"capacity_extents\":200,\"used_extents\":150,\"free_extents\":50,"
 		"\"used_bytes\":157286400,\"capacity_bytes\":209715200,"
 		"\"free_bytes\":52428800,\"read_ios\":11,\"write_ios\":12},"
-		"{\"index\":1,\"device\":\"/dev/sdb\",\"state\":\"degraded\"",
+		"{\"index\":1,\"device\":\"/dev/sdb\",\"class\":\"nvmf\","
+		"\"state\":\"degraded\"",
 		"\"nospc_errors\":3}",
 	};
 	struct status_case c;

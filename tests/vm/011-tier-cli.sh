@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tierctl's errors: usage errors exit 2, failures exit 1, each with a message
 # that says what to do; devices carrying a filesystem are refused without
-# --force; a full device takes new writes again right after a discard.
+# --force; a full device takes new writes again right after a discard; a
+# tier over NVMe-oF is reassembled through the fabric namespace.
 . "$(dirname "$0")/lib.sh"
 
 expect_status() { # want pattern command...
@@ -46,8 +47,21 @@ guest_main() {
 	expect_eq "$(jfield x '["nospc_errors"]')" 0 "ENOSPC errors"
 	tierctl remove x
 	expect_status 1 'dm-tier.*--force' tierctl create y --tier "$b"
+
+	# A capacity tier over NVMe-oF: activation must use the fabric
+	# namespace, not the drive this host's own nvmet target exports.
+	tierctl create f --tier "$a" --tier "$DMT_NVMF0" --force >/dev/null
+	expect_eq "$(jfield f '["tiers"][1]["class"]')" nvmf "class of the fabric tier"
+	dd if=/dev/urandom of=/tmp/f bs=1M count=100 status=none
+	dd if=/tmp/f of=/dev/mapper/f bs=1M oflag=direct conv=fsync status=none
+	tierctl remove f >/dev/null
+	tierctl activate f
+	expect_eq "$(jfield f '["tiers"][1]["device"]')" "$DMT_NVMF0" "fabric tier after activation"
+	cmp /tmp/f <(dd if=/dev/mapper/f bs=1M count=100 iflag=direct status=none) ||
+		fail "data over NVMe-oF differs"
+	tierctl remove f >/dev/null
 	echo "errors and exit codes as documented"
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 64M --nvme 128M -- "$0" main
+vm --fresh --nvme 64M --nvme 128M --nvmf 256M -- "$0" main

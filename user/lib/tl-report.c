@@ -44,6 +44,7 @@ static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 	print_obj_begin(NULL);
 	print_u64("index", "  %-5llu ", i);
 	print_str("device", "%-20s ", v->tier_path[i]);
+	print_str("class", "%-8s ", tl_class_name(v->tier_class[i]));
 	print_str("state", "%-9s ", t->state);
 	print_u64("capacity_extents", NULL, t->total_extents);
 	print_u64("used_extents", NULL, t->used_extents);
@@ -100,7 +101,7 @@ void tl_print_status(const struct tl_status_view *v)
 	print_u64("reserve_pct", ", %llu%% reserve", t->reserve_pct);
 	print_bool("discard_passdown", ", discard passdown %s\n",
 		   t->discard_passdown);
-	print_arr_begin("tiers", "  tier  device               state          used / capacity            free        reads        writes\n");
+	print_arr_begin("tiers", "  tier  device               class    state          used / capacity            free        reads        writes\n");
 	for (i = 0; i < st->nr_tiers; i++)
 		print_tier(v, i, ext);
 	print_arr_end();

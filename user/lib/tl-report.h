@@ -36,6 +36,7 @@ void tl_print_list(const struct tl_list_entry *v, size_t n);
  * @tt:           parsed table line (options, devices).
  * @tier_path:    "/dev/..." of each tier (or the table's word).
  * @meta_path:    same for the metadata device, NULL when on tier 0.
+ * @tier_class:   class of each tier (enum tier_class) as sysfs suggests.
  */
 struct tl_status_view {
 	const char *name;
@@ -46,6 +47,7 @@ struct tl_status_view {
 	const struct tl_table *tt;
 	const char *tier_path[TIER_MAX_TIERS];
 	const char *meta_path;
+	u32 tier_class[TIER_MAX_TIERS];
 };
 
 /*

@@ -405,6 +405,50 @@ static bool held_by_other(const char *dir)
 	return held;
 }
 
+/*
+ * Whether this host exports @maj:@min through its own NVMe-oF target
+ * (nvmet configfs under @sysroot/kernel/config): the device belongs to the
+ * target's clients, which see it as their fabric namespace, and must not
+ * also be assembled here (it would be a second copy of the same member).
+ */
+static bool exported_by_nvmet(const char *sysroot, unsigned int maj,
+			      unsigned int min)
+{
+	char subs[PATH_MAX], nss[PATH_MAX + 300], path[PATH_MAX + 600],
+		dev[PATH_MAX];
+	struct dirent *s, *n;
+	bool found = false;
+	struct stat st;
+	DIR *ds, *dn;
+
+	pathf(subs, sizeof(subs), "%s/kernel/config/nvmet/subsystems", sysroot);
+	ds = opendir(subs);
+	if (!ds)
+		return false;
+	while (!found && (s = readdir(ds))) {
+		if (s->d_name[0] == '.')
+			continue;
+		pathf(nss, sizeof(nss), "%s/%s/namespaces", subs, s->d_name);
+		dn = opendir(nss);
+		if (!dn)
+			continue;
+		while (!found && (n = readdir(dn))) {
+			if (n->d_name[0] == '.')
+				continue;
+			pathf(path, sizeof(path), "%s/%s/device_path", nss,
+			      n->d_name);
+			if (read_attr(path, dev, sizeof(dev)) || !dev[0] ||
+			    stat(dev, &st) || !S_ISBLK(st.st_mode))
+				continue;
+			found = major(st.st_rdev) == maj &&
+				minor(st.st_rdev) == min;
+		}
+		closedir(dn);
+	}
+	closedir(ds);
+	return found;
+}
+
 static int cmp_blockdev(const void *a, const void *b)
 {
 	return strcmp(((const struct tl_blockdev *)a)->name,
@@ -447,7 +491,8 @@ int tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out, size_t *n)
 		if (read_attr(path, val, sizeof(val)) ||
 		    tl_parse_devt(val, &b.maj, &b.min))
 			continue;
-		if (held_by_other(dir))
+		if (held_by_other(dir) ||
+		    exported_by_nvmet(sysroot, b.maj, b.min))
 			continue;
 		if (!strncmp(de->d_name, "dm-", 3)) {
 			pathf(path, sizeof(path), "%s/dm/uuid", dir);

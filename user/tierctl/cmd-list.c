@@ -114,8 +114,13 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 	u32 i;
 
 	for (i = 0; i < st->nr_tiers; i++) {
+		unsigned int maj, min;
+
 		dev_path(tt->t.tier_dev[i], paths[i], sizeof(paths[i]));
 		v.tier_path[i] = paths[i];
+		if (!tl_parse_devt(tt->t.tier_dev[i], &maj, &min))
+			v.tier_class[i] = tl_sysfs_detect_class(TL_SYSROOT, maj,
+								min);
 	}
 	if (tt->t.metadata_dev) {
 		dev_path(tt->t.metadata_dev, meta, sizeof(meta));
