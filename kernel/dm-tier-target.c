@@ -605,6 +605,12 @@ static void tier_worker(struct work_struct *ws)
 		}
 	}
 	tier_finish_batch(pool, &batch);
+
+	/* Bios released while this run went through its list. */
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!bio_list_empty(&pool->deferred))
+		tier_wake_worker(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 static void tier_commit_work(struct work_struct *ws)
