@@ -20,7 +20,10 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 
 # KDIR: explicit, else the running kernel's build dir, else the newest Debian
 # linux-headers-*-amd64 (tools/kdir says which it picked and why).
-KDIR ?= $(shell tools/kdir)
+ifeq ($(origin KDIR),undefined)
+# Computed on first use, once (tools/kdir may print a note).
+KDIR = $(eval KDIR := $(shell tools/kdir))$(KDIR)
+endif
 KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KMOD_DIR = $(BUILD)/kmod/$(KVER)
 

@@ -731,6 +731,12 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 	list_for_each_entry(pool, &tier_pools, list) {
 		if (pool->meta_dev_id != meta)
 			continue;
+		/* Shared only by tables of one mapped device (reloads). */
+		if (pool->ti && dm_table_get_md(pool->ti->table) !=
+					dm_table_get_md(tc->ti->table)) {
+			*error = "Device is already active under another name";
+			return ERR_PTR(-EBUSY);
+		}
 		if (pool->nr_tiers != tc->tbl.nr_tiers ||
 		    pool->extent_shift != tc->tbl.extent_shift) {
 			*error =

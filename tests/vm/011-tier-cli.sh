@@ -33,6 +33,11 @@ guest_main() {
 	expect_status 1 'ext4.*--force|--force.*ext4' tierctl create x --tier "$a" --tier "$b"
 	tierctl create x --tier "$a" --tier "$b" --force >/dev/null
 	expect_status 1 'in use.*mapper/x' tierctl create y --tier "$b"
+	# One device over the same tiers under a second name is refused.
+	dmsetup create x2 --table "$(dmsetup table x)" 2>/dev/null &&
+		fail "a second dm device over the same tiers was accepted"
+	dmesg | grep -q 'already active under another name' ||
+		fail "no message for a second device over the same tiers"
 
 	# A device whose every extent is in use accepts new extents right
 	# after a discard: freed extents become usable with the next commit.
