@@ -79,6 +79,9 @@ guest_main() {
 	dmsetup resume shim
 	dmsetup create c --table "${table/$a//dev/mapper/shim}"
 	expect_eq "$(jfield c '["metadata_mode"]')" rw "mode before errors"
+	# Only explicit flushes commit from here on, so that the steps below
+	# are not raced by the periodic commit.
+	dmsetup message c 0 set commit_interval_ms 60000
 	printf '0 %s error\n%s %s linear %s %s\n' "$ds" "$ds" $((sz - ds)) "$a" "$ds" |
 		dmsetup load shim
 	dmsetup suspend shim && dmsetup resume shim

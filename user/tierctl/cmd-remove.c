@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tierctl remove: deactivate a dm-tier device. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "tierctl.h"
 #include "tl-dm.h"
@@ -14,7 +15,7 @@ int cmd_remove(int argc, char **argv)
 	struct tl_err err = { "" };
 	struct tl_dm_dev d;
 	const char *name;
-	int c, ret;
+	int c, ret, tries;
 
 	opts_reset();
 	while ((c = next_opt("remove", argc, argv, "", longopts)) != -1) {
@@ -47,6 +48,16 @@ int cmd_remove(int argc, char **argv)
 		return ret;
 	}
 	tl_dm_dev_free(&d);
+	/*
+	 * udev probes a device after a writer closes it (blkid holds it open
+	 * for a moment): give such transient opens up to 5 s to go away.
+	 */
+	for (tries = 0; d.open_count > 0 && tries < 50; tries++) {
+		usleep(100 * 1000);
+		if (tl_dm_query(name, NULL, false, &d, &err))
+			break;
+		tl_dm_dev_free(&d);
+	}
 	if (d.open_count > 0)
 		return fail("%s is busy (open %d time%s: mounted, or used by a program or another device); unmount or close it and retry",
 			    name, d.open_count, d.open_count == 1 ? "" : "s");
