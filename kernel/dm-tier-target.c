@@ -285,7 +285,22 @@ static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
 	tier_submit(pool, bio);
 }
 
-/* Map a prepared extent; the caller releases waiters. Under pool->lock. */
+/* The job is over: bios parked behind it go back to the worker. Under lock. */
+static void tier_job_end(struct tier_pool *pool, struct tier_job *job)
+{
+	list_del(&job->list);
+	bio_list_merge(&pool->deferred, &pool->parked);
+	bio_list_init(&pool->parked);
+}
+
+/* Its preparation failed: the extent, never in the map, is free at once. */
+static void tier_job_abandon(struct tier_pool *pool, struct tier_job *job)
+{
+	tier_alloc_unget(&pool->alloc[job->loc.tier], job->loc.pext);
+	tier_job_end(pool, job);
+}
+
+/* Map a prepared extent and end its job. Under pool->lock. */
 static void tier_publish(struct tier_pool *pool, struct tier_job *job)
 {
 	/*
@@ -296,9 +311,7 @@ static void tier_publish(struct tier_pool *pool, struct tier_job *job)
 	smp_wmb(); /* change_seq before the word; pairs with map()'s smp_rmb() */
 	tier_map_set(&pool->map, job->vext, &job->loc);
 	pool->mapped[job->loc.tier]++;
-	list_del(&job->list);
-	bio_list_merge(&pool->deferred, &pool->parked);
-	bio_list_init(&pool->parked);
+	tier_job_end(pool, job);
 }
 
 static void tier_process_done(struct tier_pool *pool, struct tier_job *job,
@@ -308,15 +321,10 @@ static void tier_process_done(struct tier_pool *pool, struct tier_job *job,
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	if (job->status) {
-		/* Never referenced by the map: reusable at once. */
-		tier_alloc_unget(&pool->alloc[job->loc.tier], job->loc.pext);
-		list_del(&job->list);
-		bio_list_merge(&pool->deferred, &pool->parked);
-		bio_list_init(&pool->parked);
-	} else {
+	if (job->status)
+		tier_job_abandon(pool, job);
+	else
 		tier_publish(pool, job);
-	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	mempool_free(job, &pool->job_pool);
 
@@ -423,10 +431,7 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 				 pool->extent_sectors, GFP_NOIO, 0);
 	spin_lock_irqsave(&pool->lock, flags);
 	if (r) {
-		tier_alloc_unget(&pool->alloc[loc.tier], loc.pext);
-		list_del(&job->list);
-		bio_list_merge(&pool->deferred, &pool->parked);
-		bio_list_init(&pool->parked);
+		tier_job_abandon(pool, job);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mempool_free(job, &pool->job_pool);
 		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
