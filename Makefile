@@ -38,7 +38,7 @@ LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
 USER_LIBS := $(shell pkg-config --libs devmapper blkid 2>/dev/null)
 
-.PHONY: all user modules check unit kunit vm-tests demo deps lint clean \
+.PHONY: all user modules check unit kunit vm-tests demo bench deps lint clean \
 	install dkms-install dkms-build help FORCE
 
 all: user modules
@@ -85,6 +85,10 @@ check: | $(DEPS_STAMP)
 
 demo: | $(DEPS_STAMP)
 	@tools/demo
+
+# Performance bench (docs/PERFORMANCE.md); BENCH_ARGS=--quick for small sizes.
+bench: | $(DEPS_STAMP)
+	@tools/bench/run $(BENCH_ARGS)
 
 lint: | $(DEPS_STAMP)
 	@tools/lint

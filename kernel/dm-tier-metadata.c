@@ -378,17 +378,19 @@ static int tier_md_write_map(struct tier_pool *pool, const struct tier_sb *nsb,
 /*
  * Wait until every bio remapped before now has completed, so that a
  * physical extent unmapped before now can be handed to another extent
- * without an old read or write still touching it.
+ * without an old read or write still touching it (commit), or an extent
+ * marked busy can be copied without an old write still landing on it
+ * (migration).
  */
-static void tier_quiesce_old_io(struct tier_pool *pool)
+void tier_quiesce_old_io(struct tier_pool *pool)
 {
 	unsigned int old;
 
 	/*
 	 * Every map() that read a map word before it was cleared has, once
 	 * its RCU read section ends, counted its bio in the epoch that was
-	 * current then: the unmaps happened before this commit began, and
-	 * only this function advances the epoch.
+	 * current then: the unmaps (or busy marks) happened before this call,
+	 * and only this function advances the epoch.
 	 */
 	synchronize_rcu();
 	old = pool->io_epoch;
@@ -413,6 +415,7 @@ int tier_md_commit(struct tier_pool *pool)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	seq = pool->change_seq;
+	tier_mig_heat_capture(pool);
 	nsb = pool->sb;
 	nsb.generation++;
 	nsb.commit_time = ktime_get_real_seconds();

@@ -22,19 +22,6 @@ static LIST_HEAD(tier_pools);
 static DEFINE_MUTEX(tier_pools_mutex);
 static struct kmem_cache *tier_job_cache;
 
-/*
- * An extent being prepared: allocated but not yet in the map, because its
- * first write (which covers it whole) or its zeroing has not completed.
- * Other bios for the extent wait ("parked") until it is published.
- */
-struct tier_job {
-	struct list_head list; /* pool->busy, then pool->done */
-	struct tier_vext vext;
-	struct tier_loc loc;
-	struct bio *bio; /* the write, hooked */
-	blk_status_t status;
-};
-
 /* Per-bio data. */
 struct tier_bio {
 	struct tier_pool *pool;
@@ -71,9 +58,23 @@ static inline struct tier_vext bio_vext(struct tier_pool *pool, struct bio *bio,
 				   pool->extent_shift, offset);
 }
 
-static void tier_wake_worker(struct tier_pool *pool)
+void tier_wake_worker(struct tier_pool *pool)
 {
 	queue_work(pool->wq, &pool->worker);
+}
+
+struct tier_job *tier_job_alloc(struct tier_pool *pool)
+{
+	struct tier_job *job = mempool_alloc(&pool->job_pool, GFP_NOIO);
+
+	memset(job, 0, sizeof(*job));
+	job->pool = pool;
+	return job;
+}
+
+void tier_job_free(struct tier_pool *pool, struct tier_job *job)
+{
+	mempool_free(job, &pool->job_pool);
 }
 
 static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
@@ -109,9 +110,10 @@ static void tier_uncount_io(struct tier_pool *pool, struct tier_bio *tb)
 		wake_up(&pool->drain_wait);
 }
 
-/* Point @bio at @loc; the caller counts and submits it. */
+/* Point @bio (for extent @v) at @loc; the caller counts and submits it. */
 static void tier_remap(struct tier_pool *pool, struct bio *bio,
-		       const struct tier_loc *loc, sector_t offset)
+		       struct tier_vext v, const struct tier_loc *loc,
+		       sector_t offset)
 {
 	struct tier_bio *tb = tier_bio(bio);
 	struct tier_pcpu_stats *st;
@@ -121,6 +123,7 @@ static void tier_remap(struct tier_pool *pool, struct bio *bio,
 		tier_pext_to_sector(pool->data_start[loc->tier],
 				    pool->extent_shift, loc->pext, offset);
 	tb->tier = loc->tier;
+	tier_heat_note(pool, v);
 	st = get_cpu_ptr(pool->stats);
 	if (bio_data_dir(bio) == WRITE)
 		st->writes[loc->tier]++;
@@ -137,6 +140,27 @@ static void tier_submit(struct tier_pool *pool, struct bio *bio)
 }
 
 /* ---- map() ------------------------------------------------------------- */
+
+/*
+ * Whether a bio for a mapped extent (map word @word, at @loc) can go down
+ * at once. Writes to an extent being moved wait for the worker; so do FUA
+ * bios while the map has changes not yet durable, and whole-extent writes
+ * to a lower tier, which the worker redirects to a fresh tier-0 extent.
+ */
+static bool tier_can_remap(struct tier_pool *pool, struct bio *bio, u64 word,
+			   const struct tier_loc *loc, sector_t offset)
+{
+	if ((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool))
+		return false;
+	if (bio_data_dir(bio) != WRITE)
+		return true;
+	if (word & TIER_MAPW_BUSY)
+		return false;
+	return !(loc->tier && offset == 0 &&
+		 bio_sectors(bio) == pool->extent_sectors &&
+		 !(loc->flags & TIER_EXT_F_PINNED) &&
+		 READ_ONCE(pool->mig.cfg.redirect_writes));
+}
 
 static int tier_map(struct dm_target *ti, struct bio *bio)
 {
@@ -167,10 +191,10 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	word = READ_ONCE(pool->map.words[v.v]);
 	smp_rmb(); /* word before change_seq: see tier_publish() */
 	if (tier_map_word_decode(word, &loc) &&
-	    !((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool))) {
+	    tier_can_remap(pool, bio, word, &loc, offset)) {
 		tier_count_io(pool, tb);
 		rcu_read_unlock();
-		tier_remap(pool, bio, &loc, offset);
+		tier_remap(pool, bio, v, &loc, offset);
 		return DM_MAPIO_REMAPPED;
 	}
 	rcu_read_unlock();
@@ -184,7 +208,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 		tier_defer_bio(pool, bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	/* A FUA write must not complete before the mapping it uses is durable. */
+	/* FUA while the map is dirty, a write to a busy or redirected extent. */
 	tier_defer_bio(pool, bio);
 	return DM_MAPIO_SUBMITTED;
 }
@@ -210,6 +234,10 @@ struct tier_batch {
 	bool need_commit;
 };
 
+/*
+ * The job changing extent @v: on pool->busy while its I/O runs, then on
+ * pool->done until the worker ends it. Under lock.
+ */
 static struct tier_job *tier_find_busy(struct tier_pool *pool,
 				       struct tier_vext v)
 {
@@ -218,14 +246,21 @@ static struct tier_job *tier_find_busy(struct tier_pool *pool,
 	list_for_each_entry(job, &pool->busy, list)
 		if (job->vext.v == v.v)
 			return job;
+	list_for_each_entry(job, &pool->done, list)
+		if (job->vext.v == v.v)
+			return job;
 	return NULL;
 }
 
+/* Whether a job changes an extent in first..last. Under lock. */
 static bool tier_range_busy(struct tier_pool *pool, u64 first, u64 last)
 {
 	struct tier_job *job;
 
 	list_for_each_entry(job, &pool->busy, list)
+		if (job->vext.v >= first && job->vext.v <= last)
+			return true;
+	list_for_each_entry(job, &pool->done, list)
 		if (job->vext.v >= first && job->vext.v <= last)
 			return true;
 	return false;
@@ -273,10 +308,10 @@ static void tier_log_nospc(struct tier_pool *pool)
  * when it is a FUA write and the map has changes not yet on disk.
  */
 static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
-			      const struct tier_loc *loc, sector_t offset,
-			      struct tier_batch *batch)
+			      struct tier_vext v, const struct tier_loc *loc,
+			      sector_t offset, struct tier_batch *batch)
 {
-	tier_remap(pool, bio, loc, offset);
+	tier_remap(pool, bio, v, loc, offset);
 	if ((bio->bi_opf & REQ_FUA) && tier_map_dirty(pool)) {
 		bio_list_add(&batch->submit, bio);
 		batch->need_commit = true;
@@ -285,8 +320,7 @@ static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
 	tier_submit(pool, bio);
 }
 
-/* The job is over: bios parked behind it go back to the worker. Under lock. */
-static void tier_job_end(struct tier_pool *pool, struct tier_job *job)
+void tier_job_end(struct tier_pool *pool, struct tier_job *job)
 {
 	list_del(&job->list);
 	bio_list_merge(&pool->deferred, &pool->parked);
@@ -320,13 +354,28 @@ static void tier_process_done(struct tier_pool *pool, struct tier_job *job,
 	struct bio *bio = job->bio;
 	unsigned long flags;
 
+	if (job->kind == TIER_JOB_MIGRATE) {
+		tier_mig_done(pool, job);
+		return;
+	}
 	spin_lock_irqsave(&pool->lock, flags);
-	if (job->status)
+	if (job->kind == TIER_JOB_REDIRECT) {
+		if (job->status) {
+			/* The old copy is intact; the new extent goes back. */
+			tier_alloc_unget(&pool->alloc[job->loc.tier],
+					 job->loc.pext);
+			tier_map_set_busy(&pool->map, job->vext, false);
+			tier_job_end(pool, job);
+		} else {
+			tier_switch_extent(pool, job);
+		}
+	} else if (job->status) {
 		tier_job_abandon(pool, job);
-	else
+	} else {
 		tier_publish(pool, job);
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	mempool_free(job, &pool->job_pool);
+	tier_job_free(pool, job);
 
 	if (!bio->bi_status && (bio->bi_opf & REQ_FUA)) {
 		bio_list_add(&batch->complete, bio);
@@ -347,11 +396,58 @@ static bool tier_frees_pending(struct tier_pool *pool)
 	return false;
 }
 
+/*
+ * A whole-extent write to an extent on a lower tier: give it a fresh tier-0
+ * extent instead of copying anything up (checkpoint overwrite). Under lock.
+ * Return: true when @job now redirects the write.
+ */
+static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
+			  struct bio *bio, struct tier_vext v,
+			  const struct tier_loc *loc)
+{
+	struct tier_pext p;
+
+	if (!loc->tier || (loc->flags & TIER_EXT_F_PINNED) ||
+	    !pool->mig.cfg.redirect_writes || pool->mode != TIER_MODE_WRITE ||
+	    tier_alloc_get(&pool->alloc[0], false, &p))
+		return false;
+	job->kind = TIER_JOB_REDIRECT;
+	job->vext = v;
+	job->src = *loc;
+	job->loc.tier = 0;
+	job->loc.flags = loc->flags;
+	job->loc.pext = p;
+	job->bio = bio;
+	job->status = BLK_STS_OK;
+	tier_map_set_busy(&pool->map, v, true);
+	list_add_tail(&job->list, &pool->busy);
+	pool->mig.fg_alloc_j = jiffies;
+	return true;
+}
+
+/*
+ * Send a write that covers @job's new extent whole; the extent is published
+ * (or switched to) only when it completes, so that nobody reads what the
+ * physical extent held before.
+ */
+static void tier_hook_write(struct tier_pool *pool, struct bio *bio,
+			    struct tier_job *job)
+{
+	struct tier_bio *tb = tier_bio(bio);
+
+	tb->pool = pool;
+	tb->job = job;
+	tb->saved_end_io = bio->bi_end_io;
+	tb->saved_private = bio->bi_private;
+	bio->bi_end_io = tier_overwrite_endio;
+	tier_remap(pool, bio, job->vext, &job->loc, 0);
+	tier_submit(pool, bio);
+}
+
 /* First write to an extent: allocate, prepare, then publish. */
 static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 			       struct tier_batch *batch)
 {
-	struct tier_bio *tb = tier_bio(bio);
 	struct tier_job *job;
 	struct tier_loc loc;
 	struct tier_vext v;
@@ -361,24 +457,38 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	int r;
 
 	v = bio_vext(pool, bio, &offset);
-	job = mempool_alloc(&pool->job_pool, GFP_NOIO);
+	whole = offset == 0 && bio_sectors(bio) == pool->extent_sectors;
+	job = tier_job_alloc(pool);
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (tier_map_lookup(&pool->map, v, &loc)) {
+		if (pool->map.words[v.v] & TIER_MAPW_BUSY) {
+			/* Being moved: reissued once the move is over. */
+			bio_list_add(&pool->parked, bio);
+			spin_unlock_irqrestore(&pool->lock, flags);
+			tier_job_free(pool, job);
+			return;
+		}
+		if (whole && bio_data_dir(bio) == WRITE &&
+		    tier_redirect(pool, job, bio, v, &loc)) {
+			spin_unlock_irqrestore(&pool->lock, flags);
+			tier_hook_write(pool, bio, job);
+			return;
+		}
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
-		tier_issue_mapped(pool, bio, &loc, offset, batch);
+		tier_job_free(pool, job);
+		tier_issue_mapped(pool, bio, v, &loc, offset, batch);
 		return;
 	}
 	if (tier_find_busy(pool, v)) {
 		bio_list_add(&pool->parked, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
+		tier_job_free(pool, job);
 		return;
 	}
 	if (pool->mode != TIER_MODE_WRITE) {
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
+		tier_job_free(pool, job);
 		bio_io_error(bio);
 		return;
 	}
@@ -386,20 +496,23 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	if (r && tier_frees_pending(pool)) {
 		/* Discarded extents become free with the next commit. */
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
+		tier_job_free(pool, job);
 		bio_list_add(&batch->retry, bio);
 		batch->need_commit = true;
 		return;
 	}
 	if (r) {
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
+		tier_job_free(pool, job);
 		tier_log_nospc(pool);
 		bio->bi_status = BLK_STS_NOSPC;
 		bio_endio(bio);
 		return;
 	}
 	pool->nospc_logged = false;
+	if (loc.tier == 0)
+		pool->mig.fg_alloc_j = jiffies;
+	job->kind = TIER_JOB_PREPARE;
 	job->vext = v;
 	job->loc = loc;
 	job->bio = bio;
@@ -407,20 +520,9 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	list_add_tail(&job->list, &pool->busy);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	whole = offset == 0 && bio_sectors(bio) == pool->extent_sectors;
 	if (whole) {
-		/*
-		 * The write replaces every byte: no zeroing, but the extent
-		 * is published only once the data is there, so that nobody
-		 * reads what the physical extent held before.
-		 */
-		tb->pool = pool;
-		tb->job = job;
-		tb->saved_end_io = bio->bi_end_io;
-		tb->saved_private = bio->bi_private;
-		bio->bi_end_io = tier_overwrite_endio;
-		tier_remap(pool, bio, &loc, offset);
-		tier_submit(pool, bio);
+		/* The write replaces every byte: no zeroing needed. */
+		tier_hook_write(pool, bio, job);
 		return;
 	}
 
@@ -433,7 +535,7 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	if (r) {
 		tier_job_abandon(pool, job);
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mempool_free(job, &pool->job_pool);
+		tier_job_free(pool, job);
 		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
 			    pool->tier_name[0], loc.tier, r);
 		bio_io_error(bio);
@@ -441,8 +543,8 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	}
 	tier_publish(pool, job);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	mempool_free(job, &pool->job_pool);
-	tier_issue_mapped(pool, bio, &loc, offset, batch);
+	tier_job_free(pool, job);
+	tier_issue_mapped(pool, bio, v, &loc, offset, batch);
 }
 
 /*
@@ -624,7 +726,8 @@ static void tier_commit_work(struct work_struct *ws)
 					      struct tier_pool, commit_work);
 
 	/* In read-only mode only a flush retries the commit. */
-	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
+	if ((tier_map_dirty(pool) || tier_mig_heat_due(pool)) &&
+	    READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
 		mutex_lock(&pool->md_lock);
 		tier_md_commit(pool);
 		mutex_unlock(&pool->md_lock);
@@ -642,6 +745,7 @@ static void tier_pool_free(struct tier_pool *pool)
 
 	if (pool->wq)
 		destroy_workqueue(pool->wq);
+	tier_mig_destroy(pool);
 	mempool_exit(&pool->job_pool);
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		tier_alloc_destroy(&pool->alloc[i]);
@@ -714,6 +818,9 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	mutex_lock(&pool->md_lock);
 	r = tier_md_load(pool, &tc->tbl, error);
 	mutex_unlock(&pool->md_lock);
+	if (r)
+		goto bad;
+	r = tier_mig_init(pool, &tc->tbl.policy, error);
 	if (r)
 		goto bad;
 	return pool;
@@ -924,10 +1031,13 @@ static void tier_postsuspend(struct dm_target *ti)
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
 
+	tier_mig_stop(pool);
 	tier_stop_periodic(pool);
 	flush_workqueue(pool->wq);
+	WRITE_ONCE(pool->mig.heat_flush, true);
 	mutex_lock(&pool->md_lock);
-	if (tier_map_dirty(pool) && READ_ONCE(pool->mode) != TIER_MODE_FAIL)
+	if ((tier_map_dirty(pool) || READ_ONCE(pool->mig.heat_dirty)) &&
+	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
 		tier_md_commit(pool);
 	mutex_unlock(&pool->md_lock);
 }
@@ -947,9 +1057,11 @@ static void tier_resume(struct dm_target *ti)
 		tier_alloc_set_reserve_pct(&pool->alloc[i],
 					   tc->tbl.reserve_pct);
 	spin_unlock_irq(&pool->lock);
+	tier_mig_set_cfg(pool, &tc->tbl.policy);
 	WRITE_ONCE(pool->periodic, true);
 	queue_delayed_work(pool->wq, &pool->commit_work,
 			   msecs_to_jiffies(pool->commit_interval_ms));
+	tier_mig_start(pool);
 	tier_wake_worker(pool);
 }
 
@@ -962,9 +1074,16 @@ static void tier_resume(struct dm_target *ti)
  *   then per tier: <state> <total_extents> <used_extents> <read_ios>
  *   <write_ios>
  *   then <nospc_errors>
+ *   then migration: <promotions> <demotions> <moved_bytes> <in_flight>
+ *   <pace> <above_high_ms> <migration_errors> <manual_pending>
+ *   then per tier: <mapped_extents>
  * metadata_mode: rw | ro | fail. state: ok. commits: commits since this
  * activation. used_extents counts extents in the map plus those being
- * prepared or awaiting a commit to be freed. Fields may be appended later.
+ * prepared, migrated to the tier or awaiting a commit to be freed.
+ * pace: idle | full | deadline | background. above_high_ms: time tier 0
+ * spent above its high watermark. manual_pending: extents a "migrate"
+ * message has still to examine or copy. Counters count since activation.
+ * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
 			unsigned int status_flags, char *result,
@@ -976,7 +1095,8 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 	u64 used[TIER_MAX_TIERS], total[TIER_MAX_TIERS], mapped = 0;
 	unsigned int sz = 0;
 	unsigned long flags;
-	u64 nospc, commits;
+	u64 nospc, commits, man_pending;
+	struct tier_mig mg;
 	enum tier_md_mode mode;
 	int cpu;
 	u32 i;
@@ -1001,6 +1121,14 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		nospc = pool->nospc_errors;
 		mode = pool->mode;
 		commits = pool->commits;
+		mg.promotions = pool->mig.promotions;
+		mg.demotions = pool->mig.demotions;
+		mg.moved_bytes = pool->mig.moved_bytes;
+		mg.inflight = pool->mig.inflight;
+		mg.errors = pool->mig.errors;
+		man_pending = pool->mig.man_inflight;
+		if (pool->mig.man_active)
+			man_pending += pool->mig.man_last - pool->mig.man_next + 1;
 		spin_unlock_irqrestore(&pool->lock, flags);
 
 		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(mode),
@@ -1010,6 +1138,13 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" ok %llu %llu %llu %llu", total[i], used[i],
 			       reads[i], writes[i]);
 		DMEMIT(" %llu", nospc);
+		DMEMIT(" %llu %llu %llu %u %s %llu %llu %llu", mg.promotions,
+		       mg.demotions, mg.moved_bytes, mg.inflight,
+		       tier_pace_name(READ_ONCE(pool->mig.pace.mode)),
+		       READ_ONCE(pool->mig.above_high_ms), mg.errors,
+		       man_pending);
+		for (i = 0; i < pool->nr_tiers; i++)
+			DMEMIT(" %llu", pool->mapped[i]);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1026,18 +1161,78 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
+/* Apply the table's settings to the pool after a "set" message. */
+static void tier_apply_settings(struct tier_c *tc)
+{
+	struct tier_pool *pool = tc->pool;
+	u32 i;
+
+	spin_lock_irq(&pool->lock);
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_alloc_set_reserve_pct(&pool->alloc[i],
+					   tc->tbl.reserve_pct);
+	spin_unlock_irq(&pool->lock);
+	if (pool->commit_interval_ms != tc->tbl.commit_interval_ms) {
+		pool->commit_interval_ms = tc->tbl.commit_interval_ms;
+		if (READ_ONCE(pool->periodic))
+			mod_delayed_work(pool->wq, &pool->commit_work,
+					 msecs_to_jiffies(pool->commit_interval_ms));
+	}
+	tier_mig_set_cfg(pool, &tc->tbl.policy);
+}
+
+/* "migrate <start_sector> <nr_sectors> <tier>" */
+static int tier_message_migrate(struct tier_c *tc, char **argv)
+{
+	struct tier_pool *pool = tc->pool;
+	unsigned long long start, nr;
+	unsigned int tier;
+	char dummy;
+	int r;
+
+	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
+	    sscanf(argv[2], "%llu%c", &nr, &dummy) != 1 ||
+	    sscanf(argv[3], "%u%c", &tier, &dummy) != 1) {
+		DMWARN("migrate: usage: migrate <start_sector> <nr_sectors> <tier>");
+		return -EINVAL;
+	}
+	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
+		DMWARN("migrate: sectors %llu+%llu are not inside the device (%llu sectors)",
+		       start, nr, (unsigned long long)tc->ti->len);
+		return -EINVAL;
+	}
+	if (tier >= pool->nr_tiers) {
+		DMWARN("migrate: tier %u does not exist (the device has %u)",
+		       tier, pool->nr_tiers);
+		return -EINVAL;
+	}
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
+		DMWARN("migrate: metadata is %s, nothing can move",
+		       tier_mode_name(READ_ONCE(pool->mode)));
+		return -EROFS;
+	}
+	r = tier_mig_request(pool, start >> pool->extent_shift,
+			     (start + nr - 1) >> pool->extent_shift, tier);
+	if (r == -EBUSY)
+		DMWARN("migrate: an earlier migrate request is still running; retry when status shows manual_pending 0");
+	return r;
+}
+
 /*
  * Messages:
  *   commit                         commit the metadata now
- *   set commit_interval_ms <ms>    change the periodic commit interval
+ *   set <key> <value>              change a setting (any optional table
+ *                                  argument but metadata_dev); the table
+ *                                  line shows the new value
+ *   migrate <start> <nr> <tier>    move the extents of sectors
+ *                                  start..start+nr-1 to a tier now
+ *                                  (asynchronous; see manual_pending)
  */
 static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
-	unsigned int ms;
-	char dummy;
 
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
 		/*
@@ -1052,20 +1247,23 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		flush_workqueue(pool->wq);
 		return tier_map_dirty(pool) ? -EIO : 0;
 	}
-	if (argc == 3 && !strcasecmp(argv[0], "set") &&
-	    !strcasecmp(argv[1], "commit_interval_ms")) {
-		if (sscanf(argv[2], "%u%c", &ms, &dummy) != 1 || !ms ||
-		    ms > TIER_COMMIT_INTERVAL_MAX) {
-			DMWARN("commit_interval_ms must be 1..%u",
-			       TIER_COMMIT_INTERVAL_MAX);
+	if (argc == 3 && !strcasecmp(argv[0], "set")) {
+		struct tier_table t = tc->tbl;
+		const char *err = NULL;
+		int r;
+
+		r = tier_table_set_opt(&t, argv[1], argv[2], &err);
+		if (r) {
+			DMWARN("set %s %s: %s", argv[1], argv[2],
+			       err ? err : "invalid");
 			return -EINVAL;
 		}
-		tc->tbl.commit_interval_ms = ms;
-		pool->commit_interval_ms = ms;
-		mod_delayed_work(pool->wq, &pool->commit_work,
-				 msecs_to_jiffies(ms));
+		tc->tbl = t;
+		tier_apply_settings(tc);
 		return 0;
 	}
+	if (argc == 4 && !strcasecmp(argv[0], "migrate"))
+		return tier_message_migrate(tc, argv);
 	DMWARN("unrecognised message: %s%s", argc ? argv[0] : "(none)",
 	       argc > 1 ? " ..." : "");
 	return -EINVAL;
@@ -1097,7 +1295,7 @@ static void tier_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type tier_target = {
 	.name = "tier",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = tier_ctr,
 	.dtr = tier_dtr,

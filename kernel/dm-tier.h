@@ -32,6 +32,9 @@
 #include "core/extent_map.h"
 #include "core/alloc.h"
 #include "core/table.h"
+#include "core/policy.h"
+
+struct dm_kcopyd_client;
 
 #define DM_MSG_PREFIX "tier"
 
@@ -40,6 +43,83 @@ enum tier_md_mode {
 	TIER_MODE_WRITE, /* normal */
 	TIER_MODE_READ_ONLY, /* a commit failed: no new extents, no discard */
 	TIER_MODE_FAIL, /* a commit failed again: all I/O fails */
+};
+
+/* What a struct tier_job does. */
+enum tier_job_kind {
+	TIER_JOB_PREPARE, /* unmapped extent: first write or zeroing */
+	TIER_JOB_REDIRECT, /* whole-extent write moved to a fresh tier-0 extent */
+	TIER_JOB_MIGRATE, /* copy to another tier (dm-tier-migrate.c) */
+};
+
+/*
+ * An extent the worker is changing. PREPARE: allocated but not yet in the
+ * map, because its first write (which covers it whole) or its zeroing has
+ * not completed. REDIRECT and MIGRATE: mapped at @src with TIER_MAPW_BUSY
+ * set; reads go to @src, writes wait. In every case other bios for the
+ * extent wait ("parked") until the job ends.
+ */
+struct tier_job {
+	struct list_head list; /* pool->busy, then pool->done */
+	struct tier_pool *pool;
+	struct tier_vext vext;
+	struct tier_loc loc; /* destination */
+	struct tier_loc src; /* REDIRECT, MIGRATE: where the data is now */
+	struct bio *bio; /* PREPARE, REDIRECT: the write, hooked */
+	enum tier_job_kind kind;
+	bool manual; /* MIGRATE: asked for by a "migrate" message */
+	blk_status_t status;
+};
+
+/* Migration state (dm-tier-migrate.c); fields under pool->lock unless noted. */
+struct tier_mig {
+	struct tier_policy_cfg cfg; /* settings; map() reads single fields */
+	struct tier_policy_plan plan; /* tick only */
+	struct tier_policy_cfg tick_cfg; /* tick only: cfg of the last tick */
+	struct dm_kcopyd_client *kc;
+	struct delayed_work tick; /* on pool->wq */
+	bool running; /* tick armed (between resume and postsuspend) */
+	wait_queue_head_t idle_wait; /* inflight reached 0 */
+
+	/* Candidates of the last scan, sorted; tick only. */
+	struct tier_work *cand;
+	u32 nr_cand;
+	u32 cand_pos;
+	unsigned long scan_j;
+
+	u32 inflight; /* copies in flight */
+	u64 out[TIER_MAX_TIERS]; /* copies in flight away from each tier */
+
+	/* An explicit "migrate" request: extents next..last to @man_tier. */
+	bool man_active;
+	u64 man_next;
+	u64 man_last;
+	u32 man_tier;
+	u32 man_inflight;
+
+	/* Pacing; tick only except fg_alloc_j (worker, under lock). */
+	struct tier_pace pace;
+	s64 tokens; /* bytes the bandwidth cap allows now */
+	unsigned long tick_j;
+	unsigned long fg_alloc_j; /* tier 0 last grew by a foreground write */
+	u64 fg_ios; /* foreground I/O count at the last tick */
+	bool fg_busy;
+
+	/* Counters since activation. */
+	u64 promotions;
+	u64 demotions;
+	u64 moved_bytes;
+	u64 errors;
+	u64 above_high_ms;
+
+	/* Heat clock: seconds since the superblock's ctime. */
+	u32 clock_base;
+	unsigned long clock_j;
+	/* Map blocks whose heat changed since the last commit (atomic bits). */
+	unsigned long *heat_touched;
+	bool heat_dirty;
+	bool heat_flush; /* the next commit writes heat even if not due */
+	unsigned long heat_commit_j;
 };
 
 struct tier_pcpu_stats {
@@ -110,6 +190,8 @@ struct tier_pool {
 	unsigned int commit_interval_ms;
 	bool periodic; /* periodic commits armed */
 	struct dm_target *ti; /* the active table's target */
+
+	struct tier_mig mig;
 };
 
 #define TIER_MD_BUF_BLOCKS 256 /* 1 MiB staging buffer for map I/O */
@@ -194,7 +276,202 @@ void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
  */
 const char *tier_mode_name(enum tier_md_mode mode);
 
+/**
+ * tier_quiesce_old_io() - wait until every bio remapped before now has
+ * completed.
+ * @pool: the pool.
+ *
+ * Used before a freed physical extent is reused (commit) and before an
+ * extent is copied (migration), so that no bio that read the map word
+ * earlier still touches it.
+ *
+ * Context: process, may sleep; caller runs on pool->wq (or the pool is
+ * suspended): this is the only place that advances the I/O epoch.
+ */
+void tier_quiesce_old_io(struct tier_pool *pool);
+
+/* ---- dm-tier-migrate.c ------------------------------------------------- */
+
+#define TIER_HEAT_COMMIT_S 30 /* heat alone is committed at most this often */
+
+/**
+ * tier_clock_now() - the heat clock: seconds since the superblock's ctime.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+static inline u32 tier_clock_now(struct tier_pool *pool)
+{
+	return pool->mig.clock_base +
+	       (u32)((jiffies - pool->mig.clock_j) / HZ);
+}
+
+/**
+ * tier_heat_note() - count an access to a mapped extent.
+ * @pool: the pool.
+ * @v:    the extent.
+ *
+ * Lockless and lossy: concurrent accesses to one extent may count once.
+ * Marks the extent's map block so the next commit persists the heat.
+ *
+ * Context: any (map() and the worker).
+ */
+static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
+{
+	struct tier_map *m = &pool->map;
+	u32 now = tier_clock_now(pool);
+	u32 atime = READ_ONCE(m->atime[v.v]);
+	u16 heat = READ_ONCE(m->heat[v.v]);
+	u16 nheat = tier_heat_touch(heat, atime, now,
+				    READ_ONCE(pool->mig.cfg.promote_window));
+	u64 block = tier_map_block_of(v);
+
+	if (nheat == heat && atime == now)
+		return;
+	WRITE_ONCE(m->heat[v.v], nheat);
+	WRITE_ONCE(m->atime[v.v], now);
+	if (!test_bit(block, pool->mig.heat_touched)) {
+		set_bit(block, pool->mig.heat_touched);
+		WRITE_ONCE(pool->mig.heat_dirty, true);
+	}
+}
+
+/**
+ * tier_mig_init() - allocate the migration state of a loaded pool.
+ * @pool:  pool after tier_md_load().
+ * @cfg:   initial settings.
+ * @error: out; static message for ti->error.
+ *
+ * Context: process, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
+		  char **error);
+
+/**
+ * tier_mig_destroy() - free it; the tick must be stopped.
+ * @pool: the pool.
+ *
+ * Context: process.
+ */
+void tier_mig_destroy(struct tier_pool *pool);
+
+/**
+ * tier_mig_start() - arm the migration tick (resume).
+ * @pool: the pool.
+ *
+ * Context: process.
+ */
+void tier_mig_start(struct tier_pool *pool);
+
+/**
+ * tier_mig_stop() - stop the tick and wait for copies in flight to be
+ * switched or abandoned (postsuspend). Explicit requests are kept and go on
+ * after the next tier_mig_start().
+ * @pool: the pool.
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_mig_stop(struct tier_pool *pool);
+
+/**
+ * tier_mig_set_cfg() - new settings; takes effect at the next tick.
+ * @pool: the pool.
+ * @cfg:  validated settings (tier_policy_cfg_check()).
+ *
+ * Context: process; takes pool->lock.
+ */
+void tier_mig_set_cfg(struct tier_pool *pool,
+		      const struct tier_policy_cfg *cfg);
+
+/**
+ * tier_mig_request() - move extents @first..@last to @tier now ("migrate"
+ * message), skipping unmapped ones and those already there.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent, >= @first, < virt_extents.
+ * @tier:  destination tier, < nr_tiers.
+ *
+ * Context: process; takes pool->lock.
+ * Return: 0, or -EBUSY while an earlier request is still running.
+ */
+int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier);
+
+/**
+ * tier_mig_done() - a copy finished: switch the mapping to the copy, or
+ * abandon it on error. Called by the worker for TIER_JOB_MIGRATE jobs on
+ * pool->done; frees @job.
+ * @pool: the pool.
+ * @job:  the job, off every list.
+ *
+ * Context: the worker.
+ */
+void tier_mig_done(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_switch_extent() - point @job's extent at @job->loc instead of
+ * @job->src, free @job->src after the next commit, end the job.
+ * @pool: the pool.
+ * @job:  a REDIRECT or MIGRATE job whose data is at @job->loc.
+ *
+ * Context: the worker, under pool->lock.
+ */
+void tier_switch_extent(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_mig_heat_capture() - mark the map blocks whose heat changed dirty,
+ * so the commit being prepared writes them.
+ * @pool: the pool.
+ *
+ * Context: commit, under pool->lock.
+ */
+void tier_mig_heat_capture(struct tier_pool *pool);
+
+/**
+ * tier_mig_heat_due() - whether heat changes alone warrant a commit now.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+bool tier_mig_heat_due(struct tier_pool *pool);
+
 /* ---- dm-tier-target.c -------------------------------------------------- */
+
+/**
+ * tier_wake_worker() - run the worker.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+void tier_wake_worker(struct tier_pool *pool);
+
+/**
+ * tier_job_end() - the job is over: bios parked behind it go back to the
+ * worker; the job leaves its list.
+ * @pool: the pool.
+ * @job:  the job.
+ *
+ * Context: under pool->lock.
+ */
+void tier_job_end(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_job_free() - return a job to the pool's mempool.
+ * @pool: the pool.
+ * @job:  the job, off every list.
+ *
+ * Context: any.
+ */
+void tier_job_free(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_job_alloc() - a zeroed job for @pool.
+ * @pool: the pool.
+ *
+ * Context: process (mempool with GFP_NOIO: waits, never fails).
+ */
+struct tier_job *tier_job_alloc(struct tier_pool *pool);
+
 
 /**
  * dm_tier_target_register() - register the "tier" target type.

@@ -75,6 +75,17 @@ void tier_map_set(struct tier_map *m, struct tier_vext v,
 	tier_map_mark_dirty(m, v);
 }
 
+void tier_map_set_busy(struct tier_map *m, struct tier_vext v, bool busy)
+{
+	u64 word = m->words[v.v];
+
+	if (busy)
+		word |= TIER_MAPW_BUSY;
+	else
+		word &= ~TIER_MAPW_BUSY;
+	WRITE_ONCE(m->words[v.v], word);
+}
+
 bool tier_map_clear(struct tier_map *m, struct tier_vext v,
 		    struct tier_loc *old)
 {
@@ -120,7 +131,7 @@ void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 		v = first + i;
 		if (index >= m->nr_blocks || v >= m->nr_extents)
 			break;
-		e.word = m->words[v];
+		e.word = m->words[v] & ~TIER_MAPW_BUSY;
 		if (!(e.word & TIER_MAPW_MAPPED))
 			continue;
 		if (m->heat) {

@@ -145,6 +145,13 @@ static inline u64 tier_map_block_of(struct tier_vext v)
 	return div_u64(v.v, TIER_MAP_ENTRIES);
 }
 
+/*
+ * In-memory only: the extent is being migrated or redirected. Reads still go
+ * to the mapped location; writes wait for the worker. Bit 62 is reserved on
+ * disk (TIER_MAPW_RSVD_MASK); tier_map_fill_block() never writes it.
+ */
+#define TIER_MAPW_BUSY BIT_ULL(62)
+
 /* tier_map_init() flags */
 #define TIER_MAP_F_HEAT 0x1 /* keep heat and atime per extent */
 
@@ -212,6 +219,17 @@ bool tier_map_lookup(const struct tier_map *m, struct tier_vext v,
  */
 void tier_map_set(struct tier_map *m, struct tier_vext v,
 		  const struct tier_loc *loc);
+
+/**
+ * tier_map_set_busy() - set or clear TIER_MAPW_BUSY of a mapped extent;
+ * the block is not dirtied (the bit never reaches the disk).
+ * @m:    the map.
+ * @v:    virtual extent, < @m->nr_extents, mapped.
+ * @busy: the new state.
+ *
+ * Context: any; caller serialises writers.
+ */
+void tier_map_set_busy(struct tier_map *m, struct tier_vext v, bool busy);
 
 /**
  * tier_map_clear() - unmap a virtual extent (discard); marks its block dirty

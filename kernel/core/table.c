@@ -4,6 +4,7 @@
  */
 #include "tier-internal.h"
 #include "format.h"
+#include "policy.h"
 #include "table.h"
 
 enum tier_opt_kind {
@@ -45,6 +46,7 @@ enum tier_table_err {
 	TIER_TE_OPT_MISSING,
 	TIER_TE_OPT_VALUE,
 	TIER_TE_OPT_RANGE,
+	TIER_TE_OPT_FIXED,
 };
 
 static const char *const tier_table_msgs[] = {
@@ -64,6 +66,7 @@ static const char *const tier_table_msgs[] = {
 	[TIER_TE_OPT_MISSING] = "Missing optional argument value",
 	[TIER_TE_OPT_VALUE] = "Invalid optional argument value",
 	[TIER_TE_OPT_RANGE] = "Optional argument value out of range",
+	[TIER_TE_OPT_FIXED] = "Optional argument cannot be changed at runtime",
 };
 
 #define TIER_OPT_FIELD(f) offsetof(struct tier_table, f)
@@ -78,6 +81,26 @@ static const struct tier_opt tier_opts[] = {
 	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct) },
 	{ "discard_passdown", TIER_OPT_U32, 1, 0, 1, 1,
 	  TIER_OPT_FIELD(discard_passdown) },
+	{ "auto_migrate", TIER_OPT_U32, 1, 0, 1, TIER_AUTO_MIGRATE_DEF,
+	  TIER_OPT_FIELD(policy.auto_migrate) },
+	{ "high_watermark", TIER_OPT_U32, 1, 1, 100, TIER_HIGH_WM_DEF,
+	  TIER_OPT_FIELD(policy.high_watermark) },
+	{ "low_watermark", TIER_OPT_U32, 1, 0, 99, TIER_LOW_WM_DEF,
+	  TIER_OPT_FIELD(policy.low_watermark) },
+	{ "demote_age", TIER_OPT_U32, 1, 0, TIER_DEMOTE_AGE_MAX,
+	  TIER_DEMOTE_AGE_DEF, TIER_OPT_FIELD(policy.demote_age) },
+	{ "drain_deadline", TIER_OPT_U32, 1, 0, TIER_DRAIN_DEADLINE_MAX,
+	  TIER_DRAIN_DEADLINE_DEF, TIER_OPT_FIELD(policy.drain_deadline) },
+	{ "promote_hits", TIER_OPT_U32, 1, 0, TIER_PROMOTE_HITS_MAX,
+	  TIER_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.promote_hits) },
+	{ "promote_window", TIER_OPT_U32, 1, 1, TIER_PROMOTE_WINDOW_MAX,
+	  TIER_PROMOTE_WINDOW_DEF, TIER_OPT_FIELD(policy.promote_window) },
+	{ "migration_bandwidth", TIER_OPT_U32, 1, 0, TIER_MIG_BANDWIDTH_MAX,
+	  TIER_MIG_BANDWIDTH_DEF, TIER_OPT_FIELD(policy.migration_bandwidth) },
+	{ "migration_inflight", TIER_OPT_U32, 1, 1, TIER_MIG_INFLIGHT_MAX,
+	  TIER_MIG_INFLIGHT_DEF, TIER_OPT_FIELD(policy.migration_inflight) },
+	{ "redirect_writes", TIER_OPT_U32, 1, 0, 1, TIER_REDIRECT_WRITES_DEF,
+	  TIER_OPT_FIELD(policy.redirect_writes) },
 };
 
 static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "seen" is a u32 mask */
@@ -153,6 +176,20 @@ static const struct tier_opt *tier_opt_find(const char *name)
 	return NULL;
 }
 
+/* One value of a TIER_OPT_U32 row: a plain decimal within the row's range. */
+static int tier_opt_value(const struct tier_opt *o, const char *s, u32 *out,
+			  const char **error)
+{
+	u32 v;
+
+	if (tier_parse_u32(s, &v))
+		return tier_table_error(error, TIER_TE_OPT_VALUE);
+	if (v < o->min || v > o->max)
+		return tier_table_error(error, TIER_TE_OPT_RANGE);
+	*out = v;
+	return 0;
+}
+
 static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
 			   const char **error)
 {
@@ -160,6 +197,7 @@ static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
 	unsigned int i = 0, k;
 	u32 count, seen = 0, bit;
 	u32 *val;
+	int ret;
 
 	if (tier_parse_u32(argv[0], &count))
 		return tier_table_error(error, TIER_TE_OPT_COUNT);
@@ -186,12 +224,9 @@ static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
 		}
 		val = tier_opt_u32(t, o);
 		for (k = 0; k < o->nr_values; k++, i++) {
-			if (tier_parse_u32(argv[i], &val[k]))
-				return tier_table_error(error,
-							TIER_TE_OPT_VALUE);
-			if (val[k] < o->min || val[k] > o->max)
-				return tier_table_error(error,
-							TIER_TE_OPT_RANGE);
+			ret = tier_opt_value(o, argv[i], &val[k], error);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -231,6 +266,9 @@ int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
 		if (ret)
 			return ret;
 	}
+	ret = tier_policy_cfg_check(&out.policy, error);
+	if (ret)
+		return ret;
 
 	nr_devs = out.nr_tiers;
 	memcpy(devs, out.tier_dev, nr_devs * sizeof(devs[0]));
@@ -315,4 +353,30 @@ int tier_table_format(const struct tier_table *t, char *buf, size_t len)
 	if (l.pos >= len)
 		return -ENOSPC;
 	return l.pos;
+}
+
+int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
+		       const char **error)
+{
+	const struct tier_opt *o = tier_opt_find(key);
+	struct tier_table out;
+	int ret;
+
+	if (!o) {
+		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
+		return -ENOENT;
+	}
+	if (o->kind != TIER_OPT_U32 || o->nr_values != 1) {
+		tier_table_error(error, TIER_TE_OPT_FIXED);
+		return -ENOENT;
+	}
+	out = *t;
+	ret = tier_opt_value(o, value, tier_opt_u32(&out, o), error);
+	if (ret)
+		return ret;
+	ret = tier_policy_cfg_check(&out.policy, error);
+	if (ret)
+		return ret;
+	*t = out;
+	return 0;
 }

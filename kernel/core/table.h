@@ -7,14 +7,18 @@
  *
  * Optional keys (each a row of the key table in table.c; later features add
  * rows): metadata_dev <dev>, commit_interval_ms <1..60000> (1000),
- * reserve_pct <0..50> (2), discard_passdown <0|1> (1). <nr_opt_args> counts
- * the words after it, keys included.
+ * reserve_pct <0..50> (2), discard_passdown <0|1> (1), and the migration
+ * settings of struct tier_policy_cfg (policy.h, same names): auto_migrate,
+ * high_watermark, low_watermark, demote_age, drain_deadline, promote_hits,
+ * promote_window, migration_bandwidth, migration_inflight, redirect_writes.
+ * <nr_opt_args> counts the words after it, keys included.
  */
 #ifndef DM_TIER_CORE_TABLE_H
 #define DM_TIER_CORE_TABLE_H
 
 #include "tier-internal.h"
 #include "format.h"
+#include "policy.h"
 
 #define TIER_TABLE_EXTENT_MIN 128 /* sectors: 64 KiB */
 #define TIER_TABLE_EXTENT_MAX 131072 /* sectors: 64 MiB */
@@ -33,6 +37,7 @@
  * @commit_interval_ms: time between metadata commits.
  * @reserve_pct:        percentage of each tier kept for migration.
  * @discard_passdown:   1 to pass discards of unmapped extents down.
+ * @policy:             migration settings.
  */
 struct tier_table {
 	u32 extent_sectors;
@@ -43,6 +48,7 @@ struct tier_table {
 	u32 commit_interval_ms;
 	u32 reserve_pct;
 	u32 discard_passdown;
+	struct tier_policy_cfg policy;
 };
 
 /**
@@ -62,8 +68,9 @@ void tier_table_init(struct tier_table *t);
  * @error: out; on failure a static message for ti->error.
  *
  * Numbers are plain decimal: no sign, no blanks, no suffix, no overflow.
- * Duplicate device strings, unknown or repeated keys, missing values and a
- * count that does not match the words present are rejected.
+ * Duplicate device strings, unknown or repeated keys, missing values, a
+ * count that does not match the words present and migration settings that
+ * fail tier_policy_cfg_check() are rejected.
  *
  * Context: any; pure.
  * Return: 0 or -EINVAL.
@@ -86,5 +93,23 @@ int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
  * too small (then it holds a truncated, NUL-terminated line if @len > 0).
  */
 int tier_table_format(const struct tier_table *t, char *buf, size_t len);
+
+/**
+ * tier_table_set_opt() - change one optional setting of a parsed table
+ * (the "set KEY VALUE" message).
+ * @t:     the table; unchanged on any error.
+ * @key:   key name, as in the table line.
+ * @value: its value, validated exactly as tier_table_parse() does (same
+ *         range, same messages), then the migration settings are
+ *         cross-checked (tier_policy_cfg_check()).
+ * @error: out; on failure a static message.
+ *
+ * Context: any; pure.
+ * Return: 0; -ENOENT for an unknown key or one that cannot change while the
+ * table is live (metadata_dev); -EINVAL for a bad or out-of-range value or a
+ * failed cross-check.
+ */
+int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
+		       const char **error);
 
 #endif /* DM_TIER_CORE_TABLE_H */

@@ -287,6 +287,44 @@ static void tier_map_clear_heat_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->atime[10], 0);
 }
 
+/*
+ * The in-memory busy bit: lookups ignore it, no block is dirtied, and it
+ * never reaches the disk (bit 62 is reserved there).
+ */
+static void tier_map_busy_test(struct kunit *test)
+{
+	struct tier_map *m = test_map(test, 300, 0);
+	struct tier_sb *sb = sb_make(test, 300, 3, 1000);
+	u8 *blk = em_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc l = loc_of(2, 42, TIER_EXT_F_PINNED), out;
+	struct tier_err err = { 0 };
+	struct tier_map_entry e;
+
+	tier_map_set(m, tier_vext(7), &l);
+	tier_map_fill_block(m, sb, 0, 0, blk);
+	tier_map_fill_block(m, sb, 1, 0, blk);
+	KUNIT_EXPECT_EQ(test, m->nr_dirty[0] + m->nr_dirty[1], 0);
+
+	tier_map_set_busy(m, tier_vext(7), true);
+	KUNIT_EXPECT_TRUE(test, m->words[7] & TIER_MAPW_BUSY);
+	KUNIT_EXPECT_EQ(test, m->nr_dirty[0] + m->nr_dirty[1], 0);
+	KUNIT_ASSERT_TRUE(test, tier_map_lookup(m, tier_vext(7), &out));
+	expect_loc(test, &out, &l);
+
+	tier_map_fill_block(m, sb, 0, 0, blk);
+	KUNIT_EXPECT_EQ(test, tier_map_block_check(blk, sb, 0, 0, &err), 0);
+	tier_map_block_get(blk, 7, &e);
+	KUNIT_EXPECT_EQ(test, e.word, tier_map_word_encode(&l));
+
+	tier_map_set_busy(m, tier_vext(7), false);
+	KUNIT_EXPECT_EQ(test, m->words[7], tier_map_word_encode(&l));
+	/* Switching the mapping (tier_map_set) clears it too. */
+	tier_map_set_busy(m, tier_vext(7), true);
+	l.tier = 0;
+	tier_map_set(m, tier_vext(7), &l);
+	KUNIT_EXPECT_EQ(test, m->words[7], tier_map_word_encode(&l));
+}
+
 /* ---- dirty bits per copy ------------------------------------------------ */
 
 static void tier_map_dirty_test(struct kunit *test)
@@ -754,6 +792,7 @@ static struct kunit_case dm_tier_extent_map_cases[] = {
 	KUNIT_CASE(tier_map_init_test),
 	KUNIT_CASE(tier_map_set_lookup_clear_test),
 	KUNIT_CASE(tier_map_clear_heat_test),
+	KUNIT_CASE(tier_map_busy_test),
 	KUNIT_CASE(tier_map_dirty_test),
 	KUNIT_CASE_PARAM(tier_map_commit_plan_test, plan_gen_params),
 	KUNIT_CASE(tier_map_fill_load_test),

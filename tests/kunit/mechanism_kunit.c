@@ -2,8 +2,10 @@
 /*
  * KUnit suite dm_tier_mechanism: kernel-side helpers of the metadata layer
  * (kernel/dm-tier-metadata.c, kernel/dm-tier.h) that need no device: the
- * metadata mode state machine, the dirty test of the FUA fast path, and
- * commits refused in fail mode. The I/O paths are exercised by the VM tests.
+ * metadata mode state machine, the dirty test of the FUA fast path,
+ * commits refused in fail mode, and the migration engine's map switch and
+ * heat persistence (kernel/dm-tier-migrate.c). The I/O paths are exercised
+ * by the VM tests.
  */
 #include <kunit/test.h>
 
@@ -75,11 +77,169 @@ static void commit_refused_in_fail_mode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pool->commits, 0ULL);
 }
 
+/* A pool with a map and two allocators, as tier_md_load() leaves it. */
+static struct tier_pool *map_pool(struct kunit *test, u64 extents)
+{
+	struct tier_pool *pool = fake_pool(test);
+	u32 i;
+
+	pool->nr_tiers = 2;
+	pool->virt_extents = extents;
+	bio_list_init(&pool->parked);
+	bio_list_init(&pool->deferred);
+	INIT_LIST_HEAD(&pool->busy);
+	INIT_LIST_HEAD(&pool->done);
+	KUNIT_ASSERT_EQ(test, tier_map_init(&pool->map, extents, TIER_MAP_F_HEAT),
+			0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, tier_alloc_init(&pool->alloc[i], 64), 0);
+	pool->mig.heat_touched =
+		kunit_kzalloc(test,
+			      BITS_TO_LONGS(pool->map.nr_blocks) * sizeof(long),
+			      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pool->mig.heat_touched);
+	return pool;
+}
+
+static void map_pool_free(struct tier_pool *pool)
+{
+	tier_alloc_destroy(&pool->alloc[0]);
+	tier_alloc_destroy(&pool->alloc[1]);
+	tier_map_destroy(&pool->map);
+}
+
+/* Put @v on @tier at @pext, busy, with a job moving it to @to / @to_pext. */
+static void start_move(struct kunit *test, struct tier_pool *pool,
+		       struct tier_job *job, u64 v, u32 tier, u64 pext, u32 to,
+		       u64 to_pext)
+{
+	struct tier_loc src = { .tier = tier, .flags = TIER_EXT_F_PINNED,
+				.pext = tier_pext(pext) };
+
+	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(&pool->alloc[tier],
+						   tier_pext(pext)), 0);
+	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(&pool->alloc[to],
+						   tier_pext(to_pext)), 0);
+	tier_map_set(&pool->map, tier_vext(v), &src);
+	pool->mapped[tier]++;
+	tier_map_set_busy(&pool->map, tier_vext(v), true);
+	job->kind = TIER_JOB_MIGRATE;
+	job->vext = tier_vext(v);
+	job->src = src;
+	job->loc.tier = to;
+	job->loc.pext = tier_pext(to_pext);
+	list_add_tail(&job->list, &pool->busy);
+}
+
+/*
+ * Switching points the word at the copy (busy cleared, flags kept), counts
+ * the change as not durable, frees the source only after a commit, and
+ * releases the bios parked behind the move. A demoted extent's heat resets.
+ */
+static void switch_extent_test(struct kunit *test)
+{
+	struct tier_pool *pool = map_pool(test, 600);
+	struct tier_job job = {}, job2 = {};
+	struct bio bio = {};
+	struct tier_loc loc;
+
+	start_move(test, pool, &job, 300, 1, 5, 0, 9);
+	pool->map.heat[300] = 40;
+	bio_list_add(&pool->parked, &bio);
+
+	spin_lock_irq(&pool->lock);
+	tier_switch_extent(pool, &job);
+	spin_unlock_irq(&pool->lock);
+
+	KUNIT_EXPECT_FALSE(test, pool->map.words[300] & TIER_MAPW_BUSY);
+	KUNIT_ASSERT_TRUE(test, tier_map_lookup(&pool->map, tier_vext(300),
+						&loc));
+	KUNIT_EXPECT_EQ(test, loc.tier, 0);
+	KUNIT_EXPECT_EQ(test, loc.pext.p, 9ULL);
+	KUNIT_EXPECT_EQ(test, loc.flags, TIER_EXT_F_PINNED);
+	KUNIT_EXPECT_TRUE(test, tier_map_dirty(pool));
+	KUNIT_EXPECT_EQ(test, pool->mapped[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, pool->mapped[1], 0ULL);
+	/* Promotion keeps the heat that earned it. */
+	KUNIT_EXPECT_EQ(test, pool->map.heat[300], 40);
+	/* The source waits for a commit: still used, pending. */
+	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_used, 1ULL);
+	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_pending, 1ULL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&pool->busy));
+	KUNIT_EXPECT_TRUE(test, bio_list_empty(&pool->parked));
+	KUNIT_EXPECT_PTR_EQ(test, bio_list_peek(&pool->deferred), &bio);
+
+	/* Demotion: heat starts again from zero. */
+	start_move(test, pool, &job2, 7, 0, 1, 1, 2);
+	pool->map.heat[7] = 1000;
+	spin_lock_irq(&pool->lock);
+	tier_switch_extent(pool, &job2);
+	spin_unlock_irq(&pool->lock);
+	KUNIT_EXPECT_EQ(test, pool->map.heat[7], 0);
+	map_pool_free(pool);
+}
+
+/*
+ * Heat changes reach the map's dirty bits only when due (or when the pool
+ * suspends), so that reads do not multiply metadata writes.
+ */
+static void heat_capture_test(struct kunit *test)
+{
+	struct tier_pool *pool = map_pool(test, 600);
+	struct tier_mig *mg = &pool->mig;
+
+	mg->heat_commit_j = jiffies;
+	set_bit(1, mg->heat_touched);
+	mg->heat_dirty = true;
+	tier_mig_heat_capture(pool);
+	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[0], 0ULL);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, mg->heat_touched));
+
+	mg->heat_flush = true;
+	tier_mig_heat_capture(pool);
+	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[1], 1ULL);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->map.dirty[0]));
+	KUNIT_EXPECT_FALSE(test, test_bit(1, mg->heat_touched));
+	KUNIT_EXPECT_FALSE(test, mg->heat_dirty);
+	KUNIT_EXPECT_FALSE(test, mg->heat_flush);
+
+	/* Due after TIER_HEAT_COMMIT_S without a flush request. */
+	set_bit(2, mg->heat_touched);
+	mg->heat_dirty = true;
+	mg->heat_commit_j = jiffies - (TIER_HEAT_COMMIT_S + 1) * HZ;
+	KUNIT_EXPECT_TRUE(test, tier_mig_heat_due(pool));
+	tier_mig_heat_capture(pool);
+	KUNIT_EXPECT_TRUE(test, test_bit(2, pool->map.dirty[1]));
+	KUNIT_EXPECT_FALSE(test, tier_mig_heat_due(pool));
+	map_pool_free(pool);
+}
+
+/* map()'s access counting: heat goes up, atime follows the clock. */
+static void heat_note_test(struct kunit *test)
+{
+	struct tier_pool *pool = map_pool(test, 600);
+
+	pool->mig.cfg.promote_window = 60;
+	pool->mig.clock_base = 1000;
+	pool->mig.clock_j = jiffies;
+	tier_heat_note(pool, tier_vext(260));
+	tier_heat_note(pool, tier_vext(260));
+	KUNIT_EXPECT_EQ(test, pool->map.heat[260], 2);
+	KUNIT_EXPECT_GE(test, pool->map.atime[260], 1000U);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->mig.heat_touched));
+	KUNIT_EXPECT_TRUE(test, pool->mig.heat_dirty);
+	map_pool_free(pool);
+}
+
 static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(mode_names_test),
 	KUNIT_CASE(mode_only_degrades_test),
 	KUNIT_CASE(map_dirty_test),
 	KUNIT_CASE(commit_refused_in_fail_mode_test),
+	KUNIT_CASE(switch_extent_test),
+	KUNIT_CASE(heat_capture_test),
+	KUNIT_CASE(heat_note_test),
 	{}
 };
 

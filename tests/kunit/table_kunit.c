@@ -125,6 +125,96 @@ static void tier_table_parse_good_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.discard_passdown, c->discard_passdown);
 }
 
+/* ---- migration settings ------------------------------------------------- */
+
+struct policy_case {
+	const char *line;
+	size_t field; /* offset in struct tier_policy_cfg */
+	u32 value;
+};
+
+#define PF(f) offsetof(struct tier_policy_cfg, f)
+
+/* clang-format off */
+static const struct policy_case policy_cases[] = {
+	{ "2048 2 a b 2 auto_migrate 0", PF(auto_migrate), 0 },
+	{ "2048 2 a b 2 auto_migrate 1", PF(auto_migrate), 1 },
+	{ "2048 2 a b 2 high_watermark 100", PF(high_watermark), 100 },
+	{ "2048 2 a b 2 high_watermark 61", PF(high_watermark), 61 },
+	{ "2048 2 a b 2 low_watermark 0", PF(low_watermark), 0 },
+	{ "2048 2 a b 2 low_watermark 79", PF(low_watermark), 79 },
+	{ "2048 2 a b 2 demote_age 0", PF(demote_age), 0 },
+	{ "2048 2 a b 2 demote_age 315360000", PF(demote_age), 315360000 },
+	{ "2048 2 a b 2 drain_deadline 604800", PF(drain_deadline), 604800 },
+	{ "2048 2 a b 2 promote_hits 0", PF(promote_hits), 0 },
+	{ "2048 2 a b 2 promote_hits 65535", PF(promote_hits), 65535 },
+	{ "2048 2 a b 2 promote_window 1", PF(promote_window), 1 },
+	{ "2048 2 a b 2 promote_window 604800", PF(promote_window), 604800 },
+	{ "2048 2 a b 2 migration_bandwidth 1048576", PF(migration_bandwidth),
+	  1048576 },
+	{ "2048 2 a b 2 migration_inflight 1", PF(migration_inflight), 1 },
+	{ "2048 2 a b 2 migration_inflight 64", PF(migration_inflight), 64 },
+	{ "2048 2 a b 2 redirect_writes 0", PF(redirect_writes), 0 },
+};
+
+/* clang-format on */
+
+static void policy_case_desc(const struct policy_case *c, char *desc)
+{
+	line_desc(c->line, desc);
+}
+
+KUNIT_ARRAY_PARAM(policy, policy_cases, policy_case_desc);
+
+/* Each key sets its own field; every other setting keeps its default. */
+static void tier_table_parse_policy_test(struct kunit *test)
+{
+	const struct policy_case *c = test->param_value;
+	struct words *w = split(test, c->line);
+	struct tier_policy_cfg want;
+	const char *error = NULL;
+	struct tier_table t;
+
+	KUNIT_ASSERT_EQ_MSG(test,
+			    tier_table_parse(w->argc, w->argv, &t, &error), 0,
+			    "%s", error);
+	tier_policy_cfg_init(&want);
+	*(u32 *)((char *)&want + c->field) = c->value;
+	KUNIT_EXPECT_EQ(test, memcmp(&t.policy, &want, sizeof(want)), 0);
+	KUNIT_EXPECT_EQ(test, t.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
+	KUNIT_EXPECT_EQ(test, t.reserve_pct, TIER_RESERVE_PCT_DEF);
+	KUNIT_EXPECT_EQ(test, t.discard_passdown, 1);
+}
+
+/* Every key, in reverse row order. */
+#define POLICY_ALL_LINE                                                    \
+	"2048 1 a 20 redirect_writes 0 migration_inflight 9 "              \
+	"migration_bandwidth 7 promote_window 6 promote_hits 5 "           \
+	"drain_deadline 4 demote_age 3 low_watermark 2 high_watermark 90 " \
+	"auto_migrate 0"
+
+static void tier_table_parse_policy_all_test(struct kunit *test)
+{
+	struct words *w = split(test, POLICY_ALL_LINE);
+	const char *error = NULL;
+	struct tier_table t;
+
+	KUNIT_ASSERT_EQ_MSG(test,
+			    tier_table_parse(w->argc, w->argv, &t, &error), 0,
+			    "%s", error);
+	KUNIT_EXPECT_EQ(test, t.policy.auto_migrate, 0);
+	KUNIT_EXPECT_EQ(test, t.policy.high_watermark, 90);
+	KUNIT_EXPECT_EQ(test, t.policy.low_watermark, 2);
+	KUNIT_EXPECT_EQ(test, t.policy.demote_age, 3);
+	KUNIT_EXPECT_EQ(test, t.policy.drain_deadline, 4);
+	KUNIT_EXPECT_EQ(test, t.policy.promote_hits, 5);
+	KUNIT_EXPECT_EQ(test, t.policy.promote_window, 6);
+	KUNIT_EXPECT_EQ(test, t.policy.migration_bandwidth, 7);
+	KUNIT_EXPECT_EQ(test, t.policy.migration_inflight, 9);
+	KUNIT_EXPECT_EQ(test, t.policy.redirect_writes, 0);
+	KUNIT_EXPECT_EQ(test, t.reserve_pct, TIER_RESERVE_PCT_DEF);
+}
+
 /* ---- malformed lines ---------------------------------------------------- */
 
 struct bad_case {
@@ -147,6 +237,7 @@ struct bad_case {
 #define E_MISSING "Missing optional argument value"
 #define E_VALUE "Invalid optional argument value"
 #define E_VRANGE "Optional argument value out of range"
+#define E_WM "low_watermark must be below high_watermark"
 
 /* clang-format off */
 static const struct bad_case bad_cases[] = {
@@ -212,6 +303,27 @@ static const struct bad_case bad_cases[] = {
 	{ "2048 1 8:16 2 commit_interval_ms 60001", -EINVAL, E_VRANGE },
 	{ "2048 1 8:16 2 discard_passdown 2", -EINVAL, E_VRANGE },
 	{ "2048 1 8:16 2 metadata_dev ", -EINVAL, E_EMPTY },
+	/* migration settings */
+	{ "2048 1 8:16 2 auto_migrate 2", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 high_watermark 0", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 high_watermark 101", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 low_watermark 100", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 demote_age 315360001", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 drain_deadline 604801", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 promote_hits 65536", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 promote_window 0", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 promote_window 604801", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 migration_bandwidth 1048577", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 migration_inflight 0", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 migration_inflight 65", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 redirect_writes 2", -EINVAL, E_VRANGE },
+	{ "2048 1 8:16 2 promote_hits x", -EINVAL, E_VALUE },
+	{ "2048 1 8:16 4 high_watermark 5 high_watermark 6", -EINVAL, E_TWICE },
+	/* cross-checks */
+	{ "2048 1 8:16 2 low_watermark 80", -EINVAL, E_WM },
+	{ "2048 1 8:16 2 high_watermark 60", -EINVAL, E_WM },
+	{ "2048 1 8:16 4 high_watermark 50 low_watermark 50", -EINVAL, E_WM },
+	{ "2048 1 8:16 4 low_watermark 99 high_watermark 1", -EINVAL, E_WM },
 };
 
 /* clang-format on */
@@ -244,6 +356,7 @@ static void tier_table_parse_bad_test(struct kunit *test)
 
 static void tier_table_init_test(struct kunit *test)
 {
+	struct tier_policy_cfg cfg;
 	struct tier_table t;
 	u32 i;
 
@@ -257,6 +370,8 @@ static void tier_table_init_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
 	KUNIT_EXPECT_EQ(test, t.reserve_pct, TIER_RESERVE_PCT_DEF);
 	KUNIT_EXPECT_EQ(test, t.discard_passdown, 1);
+	tier_policy_cfg_init(&cfg);
+	KUNIT_EXPECT_EQ(test, memcmp(&t.policy, &cfg, sizeof(cfg)), 0);
 }
 
 /* ---- formatting --------------------------------------------------------- */
@@ -264,6 +379,13 @@ static void tier_table_init_test(struct kunit *test)
 #define FORMAT_LINE_2 "2048 2 259:0 8:16 4 metadata_dev 8:32 discard_passdown 0"
 #define FORMAT_LINE_3 \
 	"2048 2 259:0 8:16 6 commit_interval_ms 5 reserve_pct 0 discard_passdown 0"
+#define FORMAT_LINE_4                                                       \
+	"2048 1 a 8 reserve_pct 3 low_watermark 10 migration_bandwidth 50 " \
+	"redirect_writes 0"
+#define FORMAT_LINE_5                                                    \
+	"2048 1 a 20 auto_migrate 0 high_watermark 70 low_watermark 10 " \
+	"demote_age 1 drain_deadline 2 promote_hits 3 promote_window 4 " \
+	"migration_bandwidth 50 migration_inflight 5 redirect_writes 0"
 
 static void tier_table_format_test(struct kunit *test)
 {
@@ -290,6 +412,29 @@ static void tier_table_format_test(struct kunit *test)
 	t.metadata_dev = NULL;
 	KUNIT_EXPECT_GT(test, tier_table_format(&t, buf, 256), 0);
 	KUNIT_EXPECT_STREQ(test, buf, FORMAT_LINE_3);
+
+	/* Policy keys after the others, in row order, only non-defaults. */
+	tier_table_init(&t);
+	t.extent_sectors = 2048;
+	t.nr_tiers = 1;
+	t.tier_dev[0] = "a";
+	t.policy.redirect_writes = 0;
+	t.policy.low_watermark = 10;
+	t.policy.migration_bandwidth = 50;
+	t.reserve_pct = 3;
+	KUNIT_EXPECT_GT(test, tier_table_format(&t, buf, 256), 0);
+	KUNIT_EXPECT_STREQ(test, buf, FORMAT_LINE_4);
+	/* Every policy key once. */
+	t.reserve_pct = 2;
+	t.policy.auto_migrate = 0;
+	t.policy.high_watermark = 70;
+	t.policy.demote_age = 1;
+	t.policy.drain_deadline = 2;
+	t.policy.promote_hits = 3;
+	t.policy.promote_window = 4;
+	t.policy.migration_inflight = 5;
+	KUNIT_EXPECT_GT(test, tier_table_format(&t, buf, 256), 0);
+	KUNIT_EXPECT_STREQ(test, buf, FORMAT_LINE_5);
 }
 
 static void tier_table_format_small_buffer_test(struct kunit *test)
@@ -325,6 +470,12 @@ static void tier_table_format_small_buffer_test(struct kunit *test)
 /* ---- round trips -------------------------------------------------------- */
 
 /* format(parse(line)) == line for lines in canonical form. */
+#define CANON_POLICY_LINE                                                  \
+	"2048 1 a 22 reserve_pct 3 auto_migrate 0 high_watermark 90 "      \
+	"low_watermark 0 demote_age 315360000 drain_deadline 604800 "      \
+	"promote_hits 65535 promote_window 1 migration_bandwidth 1048576 " \
+	"migration_inflight 64 redirect_writes 0"
+
 struct canon_case {
 	const char *line;
 };
@@ -336,6 +487,8 @@ static const struct canon_case canon_cases[] = {
 	{ "131072 2 259:0 8:16 2 metadata_dev 253:9" },
 	{ "2048 1 8:16 2 reserve_pct 0" },
 	{ "128 1 a 8 metadata_dev d commit_interval_ms 1 reserve_pct 50 discard_passdown 0" },
+	{ "2048 1 a 4 high_watermark 100 low_watermark 99" },
+	{ CANON_POLICY_LINE },
 };
 
 /* clang-format on */
@@ -386,6 +539,42 @@ static void expect_tables_equal(struct kunit *test, const struct tier_table *a,
 	KUNIT_EXPECT_EQ(test, a->commit_interval_ms, b->commit_interval_ms);
 	KUNIT_EXPECT_EQ(test, a->reserve_pct, b->reserve_pct);
 	KUNIT_EXPECT_EQ(test, a->discard_passdown, b->discard_passdown);
+	KUNIT_EXPECT_EQ(test, memcmp(&a->policy, &b->policy, sizeof(a->policy)),
+			0);
+}
+
+static u32 lcg(u32 *seed)
+{
+	*seed = *seed * 1103515245 + 12345;
+	return *seed >> 4;
+}
+
+/* Each setting at its default or a random valid value. */
+static void random_policy(struct tier_policy_cfg *p, u32 *seed)
+{
+	u32 bits = lcg(seed);
+
+	if (bits & 0x1)
+		p->auto_migrate = lcg(seed) & 1;
+	if (bits & 0x2)
+		p->high_watermark = 1 + lcg(seed) % 100;
+	if (bits & 0x4 || p->low_watermark >= p->high_watermark)
+		p->low_watermark = lcg(seed) % p->high_watermark;
+	if (bits & 0x8)
+		p->demote_age = lcg(seed) % (TIER_DEMOTE_AGE_MAX + 1);
+	if (bits & 0x10)
+		p->drain_deadline = lcg(seed) % (TIER_DRAIN_DEADLINE_MAX + 1);
+	if (bits & 0x20)
+		p->promote_hits = lcg(seed) % (TIER_PROMOTE_HITS_MAX + 1);
+	if (bits & 0x40)
+		p->promote_window = 1 + lcg(seed) % TIER_PROMOTE_WINDOW_MAX;
+	if (bits & 0x80)
+		p->migration_bandwidth =
+			lcg(seed) % (TIER_MIG_BANDWIDTH_MAX + 1);
+	if (bits & 0x100)
+		p->migration_inflight = 1 + lcg(seed) % TIER_MIG_INFLIGHT_MAX;
+	if (bits & 0x200)
+		p->redirect_writes = lcg(seed) & 1;
 }
 
 /* parse(format(t)) == t, and format again gives the same line. */
@@ -419,6 +608,7 @@ static void tier_table_roundtrip_test(struct kunit *test)
 			t.reserve_pct = (seed >> 5) % 51;
 		if (seed & 0x80000)
 			t.discard_passdown = (seed >> 9) & 1;
+		random_policy(&t.policy, &seed);
 		len = tier_table_format(&t, line, LINE_LEN);
 		KUNIT_ASSERT_GT(test, len, 0);
 		KUNIT_ASSERT_EQ(test, len, strlen(line));
@@ -433,14 +623,112 @@ static void tier_table_roundtrip_test(struct kunit *test)
 	}
 }
 
+/* ---- runtime changes ---------------------------------------------------- */
+
+struct set_case {
+	const char *key;
+	const char *value;
+	int ret;
+	const char *error; /* NULL: success */
+	size_t field; /* offset in struct tier_table, on success */
+	u32 want;
+};
+
+#define TF(f) offsetof(struct tier_table, f)
+#define E_FIXED "Optional argument cannot be changed at runtime"
+
+/*
+ * Applied in order to "2048 2 a b 2 metadata_dev c"; each failure must
+ * leave the table as it was.
+ */
+/* clang-format off */
+static const struct set_case set_cases[] = {
+	{ "commit_interval_ms", "250", 0, NULL, TF(commit_interval_ms), 250 },
+	{ "reserve_pct", "0", 0, NULL, TF(reserve_pct), 0 },
+	{ "discard_passdown", "0", 0, NULL, TF(discard_passdown), 0 },
+	{ "auto_migrate", "0", 0, NULL, TF(policy.auto_migrate), 0 },
+	{ "high_watermark", "95", 0, NULL, TF(policy.high_watermark), 95 },
+	{ "low_watermark", "90", 0, NULL, TF(policy.low_watermark), 90 },
+	{ "demote_age", "86400", 0, NULL, TF(policy.demote_age), 86400 },
+	{ "drain_deadline", "600", 0, NULL, TF(policy.drain_deadline), 600 },
+	{ "promote_hits", "0", 0, NULL, TF(policy.promote_hits), 0 },
+	{ "promote_window", "1", 0, NULL, TF(policy.promote_window), 1 },
+	{ "migration_bandwidth", "200", 0, NULL,
+	  TF(policy.migration_bandwidth), 200 },
+	{ "migration_inflight", "64", 0, NULL, TF(policy.migration_inflight),
+	  64 },
+	{ "redirect_writes", "0", 0, NULL, TF(policy.redirect_writes), 0 },
+	{ "reserve_pct", "002", 0, NULL, TF(reserve_pct), 2 },
+	{ "bogus", "1", -ENOENT, E_UNKNOWN },
+	{ "", "1", -ENOENT, E_UNKNOWN },
+	{ "Reserve_pct", "1", -ENOENT, E_UNKNOWN },
+	{ "metadata_dev", "d", -ENOENT, E_FIXED },
+	{ "reserve_pct", "51", -EINVAL, E_VRANGE },
+	{ "commit_interval_ms", "0", -EINVAL, E_VRANGE },
+	{ "migration_inflight", "65", -EINVAL, E_VRANGE },
+	{ "high_watermark", "101", -EINVAL, E_VRANGE },
+	{ "promote_window", "0", -EINVAL, E_VRANGE },
+	{ "reserve_pct", "x", -EINVAL, E_VALUE },
+	{ "reserve_pct", "", -EINVAL, E_VALUE },
+	{ "reserve_pct", NULL, -EINVAL, E_VALUE },
+	{ "reserve_pct", "-1", -EINVAL, E_VALUE },
+	{ "demote_age", "4294967296", -EINVAL, E_VALUE },
+	/* high 95, low 90 */
+	{ "high_watermark", "90", -EINVAL, E_WM },
+	{ "low_watermark", "95", -EINVAL, E_WM },
+	{ "low_watermark", "10", 0, NULL, TF(policy.low_watermark), 10 },
+	{ "high_watermark", "11", 0, NULL, TF(policy.high_watermark), 11 },
+};
+
+/* clang-format on */
+
+static void tier_table_set_opt_test(struct kunit *test)
+{
+	struct words *w = split(test, "2048 2 a b 2 metadata_dev c");
+	const struct set_case *c;
+	struct tier_table t, before;
+	const char *error;
+	size_t i;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, tier_table_parse(w->argc, w->argv, &t, &error),
+			0);
+	for (i = 0; i < ARRAY_SIZE(set_cases); i++) {
+		c = &set_cases[i];
+		before = t;
+		error = NULL;
+		ret = tier_table_set_opt(&t, c->key, c->value, &error);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "set %s %s", c->key,
+				    c->value);
+		if (c->error) {
+			KUNIT_ASSERT_NOT_NULL(test, error);
+			KUNIT_EXPECT_STREQ(test, error, c->error);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    memcmp(&t, &before, sizeof(t)), 0,
+					    "set %s %s", c->key, c->value);
+			continue;
+		}
+		KUNIT_EXPECT_NULL(test, error);
+		KUNIT_EXPECT_EQ_MSG(test, *(u32 *)((char *)&t + c->field),
+				    c->want, "set %s %s", c->key, c->value);
+		*(u32 *)((char *)&before + c->field) = c->want;
+		KUNIT_EXPECT_EQ(test, memcmp(&t, &before, sizeof(t)), 0);
+	}
+	KUNIT_EXPECT_STREQ(test, t.metadata_dev, "c");
+	KUNIT_EXPECT_PTR_EQ(test, t.tier_dev[1], w->argv[3]);
+}
+
 static struct kunit_case dm_tier_table_cases[] = {
 	KUNIT_CASE_PARAM(tier_table_parse_good_test, good_gen_params),
+	KUNIT_CASE_PARAM(tier_table_parse_policy_test, policy_gen_params),
+	KUNIT_CASE(tier_table_parse_policy_all_test),
 	KUNIT_CASE_PARAM(tier_table_parse_bad_test, bad_gen_params),
 	KUNIT_CASE(tier_table_init_test),
 	KUNIT_CASE(tier_table_format_test),
 	KUNIT_CASE(tier_table_format_small_buffer_test),
 	KUNIT_CASE_PARAM(tier_table_canonical_test, canon_gen_params),
 	KUNIT_CASE(tier_table_roundtrip_test),
+	KUNIT_CASE(tier_table_set_opt_test),
 	{}
 };
 

@@ -176,6 +176,45 @@ static void test_set_lookup_clear(void **state)
 	tier_map_destroy(&m);
 }
 
+/* The in-memory busy bit: lookups ignore it, no block is dirtied, and it
+ * never reaches the disk (bit 62 is reserved there). */
+static void test_busy(void **state)
+{
+	struct tier_loc l = loc_of(2, 42, TIER_EXT_F_PINNED), out;
+	struct tier_err err = { 0 };
+	struct tier_map_entry e;
+	struct tier_map m;
+	struct tier_sb sb;
+
+	(void)state;
+	sb_make(&sb, 300, 3, 1000);
+	assert_int_equal(tier_map_init(&m, 300, 0), 0);
+	tier_map_set(&m, tier_vext(7), &l);
+	tier_map_fill_block(&m, &sb, 0, 0, blk);
+	tier_map_fill_block(&m, &sb, 1, 0, blk);
+	assert_int_equal(m.nr_dirty[0] + m.nr_dirty[1], 0);
+
+	tier_map_set_busy(&m, tier_vext(7), true);
+	assert_true(m.words[7] & TIER_MAPW_BUSY);
+	assert_int_equal(m.nr_dirty[0] + m.nr_dirty[1], 0);
+	assert_true(tier_map_lookup(&m, tier_vext(7), &out));
+	assert_memory_equal(&l, &out, sizeof(l));
+
+	tier_map_fill_block(&m, &sb, 0, 0, blk);
+	assert_int_equal(tier_map_block_check(blk, &sb, 0, 0, &err), 0);
+	tier_map_block_get(blk, 7, &e);
+	assert_int_equal(e.word, tier_map_word_encode(&l));
+
+	tier_map_set_busy(&m, tier_vext(7), false);
+	assert_int_equal(m.words[7], tier_map_word_encode(&l));
+	/* Switching the mapping (tier_map_set) clears it too. */
+	tier_map_set_busy(&m, tier_vext(7), true);
+	l.tier = 0;
+	tier_map_set(&m, tier_vext(7), &l);
+	assert_int_equal(m.words[7], tier_map_word_encode(&l));
+	tier_map_destroy(&m);
+}
+
 static void test_dirty_plan(void **state)
 {
 	struct tier_loc l = loc_of(0, 1, 0);
@@ -531,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_sectors),
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_set_lookup_clear),
+		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_dirty_plan),
 		cmocka_unit_test(test_fill_load),
 		cmocka_unit_test(test_load_errors),

@@ -50,6 +50,29 @@ static const struct parse_case cases[] = {
 	{ "2048 2 8:16 8:32 8 discard_passdown 0 reserve_pct 10 "
 	  "metadata_dev 8:48 commit_interval_ms 500", NULL },
 	{ "02048 1 8:16", NULL },
+	/* migration settings */
+	{ "2048 2 a b 2 auto_migrate 0", NULL },
+	{ "2048 2 a b 2 auto_migrate 1", NULL },
+	{ "2048 2 a b 2 high_watermark 100", NULL },
+	{ "2048 2 a b 2 high_watermark 61", NULL },
+	{ "2048 2 a b 2 low_watermark 0", NULL },
+	{ "2048 2 a b 2 low_watermark 79", NULL },
+	{ "2048 2 a b 4 high_watermark 100 low_watermark 99", NULL },
+	{ "2048 2 a b 4 low_watermark 0 high_watermark 1", NULL },
+	{ "2048 2 a b 2 demote_age 0", NULL },
+	{ "2048 2 a b 2 demote_age 315360000", NULL },
+	{ "2048 2 a b 2 drain_deadline 604800", NULL },
+	{ "2048 2 a b 2 promote_hits 0", NULL },
+	{ "2048 2 a b 2 promote_hits 65535", NULL },
+	{ "2048 2 a b 2 promote_window 1", NULL },
+	{ "2048 2 a b 2 promote_window 604800", NULL },
+	{ "2048 2 a b 2 migration_bandwidth 1048576", NULL },
+	{ "2048 2 a b 2 migration_inflight 1", NULL },
+	{ "2048 2 a b 2 migration_inflight 64", NULL },
+	{ "2048 2 a b 2 redirect_writes 0", NULL },
+	{ "2048 1 a 20 auto_migrate 0 high_watermark 90 low_watermark 10 "
+	  "demote_age 3600 drain_deadline 60 promote_hits 2 promote_window 30 "
+	  "migration_bandwidth 100 migration_inflight 8 redirect_writes 0", NULL },
 	/* counts */
 	{ "", "Not enough arguments" },
 	{ "2048", "Not enough arguments" },
@@ -116,6 +139,43 @@ static const struct parse_case cases[] = {
 	{ "2048 1 8:16 2 commit_interval_ms 99999999999",
 	  "Invalid optional argument value" },
 	{ "2048 1 8:16 2 metadata_dev ", "Empty device name" },
+	{ "2048 1 8:16 2 auto_migrate 2", "Optional argument value out of range" },
+	{ "2048 1 8:16 2 high_watermark 0",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 high_watermark 101",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 low_watermark 100",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 demote_age 315360001",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 drain_deadline 604801",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 promote_hits 65536",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 promote_window 0",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 promote_window 604801",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 migration_bandwidth 1048577",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 migration_inflight 0",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 migration_inflight 65",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 redirect_writes 2",
+	  "Optional argument value out of range" },
+	{ "2048 1 8:16 2 promote_hits x", "Invalid optional argument value" },
+	{ "2048 1 8:16 4 high_watermark 5 high_watermark 6",
+	  "Optional argument given twice" },
+	/* cross-checks */
+	{ "2048 1 8:16 2 low_watermark 80",
+	  "low_watermark must be below high_watermark" },
+	{ "2048 1 8:16 2 high_watermark 60",
+	  "low_watermark must be below high_watermark" },
+	{ "2048 1 8:16 4 high_watermark 50 low_watermark 50",
+	  "low_watermark must be below high_watermark" },
+	{ "2048 1 8:16 4 low_watermark 99 high_watermark 1",
+	  "low_watermark must be below high_watermark" },
 };
 
 static void test_parse_table(void **state)
@@ -154,6 +214,7 @@ static void test_parse_table(void **state)
 static void test_parse_values(void **state)
 {
 	char copy[512], *argv[MAX_WORDS];
+	struct tier_policy_cfg cfg;
 	struct tier_table t;
 	const char *error = NULL;
 	unsigned int argc;
@@ -171,6 +232,8 @@ static void test_parse_values(void **state)
 	assert_int_equal(t.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
 	assert_int_equal(t.reserve_pct, TIER_RESERVE_PCT_DEF);
 	assert_int_equal(t.discard_passdown, 1);
+	tier_policy_cfg_init(&cfg);
+	assert_memory_equal(&t.policy, &cfg, sizeof(cfg));
 
 	argc = split("128 1 8:16 8 discard_passdown 0 reserve_pct 10 "
 		     "metadata_dev 8:48 commit_interval_ms 500", copy, argv);
@@ -181,15 +244,37 @@ static void test_parse_values(void **state)
 	assert_int_equal(t.reserve_pct, 10);
 	assert_int_equal(t.discard_passdown, 0);
 
+	tier_policy_cfg_init(&cfg);
+	assert_memory_equal(&t.policy, &cfg, sizeof(cfg));
+
 	argc = split("131072 1 a", copy, argv);
 	assert_int_equal(tier_table_parse(argc, argv, &t, &error), 0);
 	assert_int_equal(t.extent_shift, 17);
 
+	argc = split("2048 1 a 20 redirect_writes 0 migration_inflight 9 "
+		     "migration_bandwidth 7 promote_window 6 promote_hits 5 "
+		     "drain_deadline 4 demote_age 3 low_watermark 2 "
+		     "high_watermark 90 auto_migrate 0", copy, argv);
+	assert_int_equal(tier_table_parse(argc, argv, &t, &error), 0);
+	assert_int_equal(t.policy.auto_migrate, 0);
+	assert_int_equal(t.policy.high_watermark, 90);
+	assert_int_equal(t.policy.low_watermark, 2);
+	assert_int_equal(t.policy.demote_age, 3);
+	assert_int_equal(t.policy.drain_deadline, 4);
+	assert_int_equal(t.policy.promote_hits, 5);
+	assert_int_equal(t.policy.promote_window, 6);
+	assert_int_equal(t.policy.migration_bandwidth, 7);
+	assert_int_equal(t.policy.migration_inflight, 9);
+	assert_int_equal(t.policy.redirect_writes, 0);
+	assert_int_equal(t.reserve_pct, TIER_RESERVE_PCT_DEF);
+
+	memset(&t, 0x5a, sizeof(t));
 	tier_table_init(&t);
 	assert_int_equal(t.nr_tiers, 0);
 	assert_int_equal(t.commit_interval_ms, 1000);
 	assert_int_equal(t.reserve_pct, 2);
 	assert_int_equal(t.discard_passdown, 1);
+	assert_memory_equal(&t.policy, &cfg, sizeof(cfg));
 }
 
 static void test_format(void **state)
@@ -219,6 +304,34 @@ static void test_format(void **state)
 	assert_true(tier_table_format(&t, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "2048 2 259:0 8:16 6 commit_interval_ms 5 "
 			    "reserve_pct 0 discard_passdown 0");
+
+	/* Policy keys after the others, in row order, only non-defaults. */
+	tier_table_init(&t);
+	t.extent_sectors = 2048;
+	t.nr_tiers = 1;
+	t.tier_dev[0] = "a";
+	t.policy.redirect_writes = 0;
+	t.policy.low_watermark = 10;
+	t.policy.migration_bandwidth = 50;
+	t.reserve_pct = 3;
+	assert_true(tier_table_format(&t, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "2048 1 a 8 reserve_pct 3 low_watermark 10 "
+			    "migration_bandwidth 50 redirect_writes 0");
+	/* Every policy key once. */
+	t.reserve_pct = 2;
+	t.policy.auto_migrate = 0;
+	t.policy.high_watermark = 70;
+	t.policy.demote_age = 1;
+	t.policy.drain_deadline = 2;
+	t.policy.promote_hits = 3;
+	t.policy.promote_window = 4;
+	t.policy.migration_inflight = 5;
+	assert_true(tier_table_format(&t, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "2048 1 a 20 auto_migrate 0 high_watermark 70 "
+			    "low_watermark 10 demote_age 1 drain_deadline 2 "
+			    "promote_hits 3 promote_window 4 "
+			    "migration_bandwidth 50 migration_inflight 5 "
+			    "redirect_writes 0");
 }
 
 static void test_format_small_buffer(void **state)
@@ -273,6 +386,41 @@ static void assert_tables_equal(const struct tier_table *a,
 	assert_int_equal(a->commit_interval_ms, b->commit_interval_ms);
 	assert_int_equal(a->reserve_pct, b->reserve_pct);
 	assert_int_equal(a->discard_passdown, b->discard_passdown);
+	assert_memory_equal(&a->policy, &b->policy, sizeof(a->policy));
+}
+
+static u32 lcg(u32 *seed)
+{
+	*seed = *seed * 1103515245 + 12345;
+	return *seed >> 4;
+}
+
+/* Each setting at its default or a random valid value. */
+static void random_policy(struct tier_policy_cfg *p, u32 *seed)
+{
+	u32 bits = lcg(seed);
+
+	if (bits & 0x1)
+		p->auto_migrate = lcg(seed) & 1;
+	if (bits & 0x2)
+		p->high_watermark = 1 + lcg(seed) % 100;
+	if (bits & 0x4 || p->low_watermark >= p->high_watermark)
+		p->low_watermark = lcg(seed) % p->high_watermark;
+	if (bits & 0x8)
+		p->demote_age = lcg(seed) % (TIER_DEMOTE_AGE_MAX + 1);
+	if (bits & 0x10)
+		p->drain_deadline = lcg(seed) % (TIER_DRAIN_DEADLINE_MAX + 1);
+	if (bits & 0x20)
+		p->promote_hits = lcg(seed) % (TIER_PROMOTE_HITS_MAX + 1);
+	if (bits & 0x40)
+		p->promote_window = 1 + lcg(seed) % TIER_PROMOTE_WINDOW_MAX;
+	if (bits & 0x80)
+		p->migration_bandwidth =
+			lcg(seed) % (TIER_MIG_BANDWIDTH_MAX + 1);
+	if (bits & 0x100)
+		p->migration_inflight = 1 + lcg(seed) % TIER_MIG_INFLIGHT_MAX;
+	if (bits & 0x200)
+		p->redirect_writes = lcg(seed) & 1;
 }
 
 /* parse(format(x)) == x over many combinations; format(parse(s)) == s for
@@ -305,6 +453,7 @@ static void test_roundtrip(void **state)
 			t.reserve_pct = (seed >> 5) % 51;
 		if (seed & 0x80000)
 			t.discard_passdown = (seed >> 9) & 1;
+		random_policy(&t.policy, &seed);
 		assert_true(tier_table_format(&t, line, sizeof(line)) > 0);
 		argc = split(line, copy, argv);
 		if (tier_table_parse(argc, argv, &back, &error))
@@ -316,6 +465,87 @@ static void test_roundtrip(void **state)
 	}
 }
 
+static void test_set_opt(void **state)
+{
+	char copy[512], *argv[MAX_WORDS];
+	struct tier_table t, before;
+	const char *error;
+	unsigned int argc;
+
+	(void)state;
+	argc = split("2048 2 a b 2 metadata_dev c", copy, argv);
+	assert_int_equal(tier_table_parse(argc, argv, &t, &error), 0);
+
+#define SET_OK(key, value, field, want)                                        \
+	do {                                                                   \
+		error = NULL;                                                  \
+		assert_int_equal(tier_table_set_opt(&t, key, value, &error),   \
+				 0);                                           \
+		assert_null(error);                                            \
+		assert_int_equal(t.field, want);                               \
+	} while (0)
+#define SET_BAD(key, value, ret, msg)                                          \
+	do {                                                                   \
+		before = t;                                                    \
+		error = NULL;                                                  \
+		assert_int_equal(tier_table_set_opt(&t, key, value, &error),   \
+				 ret);                                         \
+		assert_non_null(error);                                        \
+		assert_string_equal(error, msg);                               \
+		assert_memory_equal(&t, &before, sizeof(t));                   \
+	} while (0)
+	SET_OK("commit_interval_ms", "250", commit_interval_ms, 250);
+	SET_OK("reserve_pct", "0", reserve_pct, 0);
+	SET_OK("discard_passdown", "0", discard_passdown, 0);
+	SET_OK("auto_migrate", "0", policy.auto_migrate, 0);
+	SET_OK("high_watermark", "95", policy.high_watermark, 95);
+	SET_OK("low_watermark", "90", policy.low_watermark, 90);
+	SET_OK("demote_age", "86400", policy.demote_age, 86400);
+	SET_OK("drain_deadline", "600", policy.drain_deadline, 600);
+	SET_OK("promote_hits", "0", policy.promote_hits, 0);
+	SET_OK("promote_window", "1", policy.promote_window, 1);
+	SET_OK("migration_bandwidth", "200", policy.migration_bandwidth, 200);
+	SET_OK("migration_inflight", "64", policy.migration_inflight, 64);
+	SET_OK("redirect_writes", "0", policy.redirect_writes, 0);
+	SET_OK("reserve_pct", "002", reserve_pct, 2);
+	assert_string_equal(t.metadata_dev, "c");
+	assert_string_equal(t.tier_dev[1], "b");
+
+	SET_BAD("bogus", "1", -ENOENT, "Unknown optional argument");
+	SET_BAD("", "1", -ENOENT, "Unknown optional argument");
+	SET_BAD("Reserve_pct", "1", -ENOENT, "Unknown optional argument");
+	SET_BAD("metadata_dev", "d", -ENOENT,
+		"Optional argument cannot be changed at runtime");
+	SET_BAD("reserve_pct", "51", -EINVAL,
+		"Optional argument value out of range");
+	SET_BAD("commit_interval_ms", "0", -EINVAL,
+		"Optional argument value out of range");
+	SET_BAD("migration_inflight", "65", -EINVAL,
+		"Optional argument value out of range");
+	SET_BAD("high_watermark", "101", -EINVAL,
+		"Optional argument value out of range");
+	SET_BAD("promote_window", "0", -EINVAL,
+		"Optional argument value out of range");
+	SET_BAD("reserve_pct", "x", -EINVAL,
+		"Invalid optional argument value");
+	SET_BAD("reserve_pct", "", -EINVAL, "Invalid optional argument value");
+	SET_BAD("reserve_pct", NULL, -EINVAL,
+		"Invalid optional argument value");
+	SET_BAD("reserve_pct", "-1", -EINVAL,
+		"Invalid optional argument value");
+	SET_BAD("demote_age", "4294967296", -EINVAL,
+		"Invalid optional argument value");
+	/* high 95, low 90 */
+	SET_BAD("high_watermark", "90", -EINVAL,
+		"low_watermark must be below high_watermark");
+	SET_BAD("low_watermark", "95", -EINVAL,
+		"low_watermark must be below high_watermark");
+	SET_OK("low_watermark", "10", policy.low_watermark, 10);
+	SET_OK("high_watermark", "11", policy.high_watermark, 11);
+#undef SET_OK
+#undef SET_BAD
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_set_opt),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);

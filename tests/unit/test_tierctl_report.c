@@ -242,11 +242,13 @@ static void test_status_json(void **state)
 		"\"commit_interval_ms\":1000",
 		"\"reserve_pct\":2",
 		"\"discard_passdown\":true",
+		"\"migration\":null",
 		"\"tiers\":[{\"index\":0,\"device\":\"/dev/nvme0n1\",\"class\":\"nvme\","
 		"\"state\":\"ok\","
 		"\"capacity_extents\":200,\"used_extents\":150,\"free_extents\":50,"
 		"\"used_bytes\":157286400,\"capacity_bytes\":209715200,"
-		"\"free_bytes\":52428800,\"read_ios\":11,\"write_ios\":12},"
+		"\"free_bytes\":52428800,\"mapped_extents\":null,"
+		"\"read_ios\":11,\"write_ios\":12},"
 		"{\"index\":1,\"device\":\"/dev/sdb\",\"class\":\"nvmf\","
 		"\"state\":\"degraded\"",
 		"\"nospc_errors\":3}",
@@ -262,6 +264,56 @@ static void test_status_json(void **state)
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!strstr(out, keys[i]))
 			fail_msg("JSON lacks %s: %s", keys[i], out);
+	tl_table_free(&c.tt);
+}
+
+/* The same device as reported by a module with the migration engine. */
+static void test_status_json_migration(void **state)
+{
+	static const char *const keys[] = {
+		"\"mapped_extents\":300,\"mapped_bytes\":314572800",
+		"\"discard_passdown\":true",
+		"\"migration\":{\"pace\":\"full\",\"in_flight\":3,"
+		"\"promotions\":12,\"demotions\":40,\"bytes_moved\":1610612736,"
+		"\"above_high_ms\":4100,\"errors\":0,\"manual_pending\":0}",
+		"\"free_bytes\":52428800,\"mapped_extents\":140,\"read_ios\":11",
+		"\"state\":\"degraded\"",
+		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14}]",
+		"\"nospc_errors\":3}",
+	};
+	struct status_case c;
+	size_t i;
+
+	(void)state;
+	status_case(&c, "rw 42 2048 1000 300 2 ok 200 150 11 12 degraded 900 150 13 14 3 "
+		    "12 40 1610612736 3 full 4100 0 0 140 160",
+		    "2048 2 259:0 8:16");
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strstr(out, keys[i]))
+			fail_msg("JSON lacks %s: %s", keys[i], out);
+	assert_null(strstr(out, "\"migration\":null"));
+	assert_null(strstr(out, "\"mapped_extents\":null"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  migration: pace full, 3 in flight, 12 up, 40 down, "
+				    "1.5 GiB moved, 4.1 s above high watermark, 0 errors\n"));
+	assert_non_null(strstr(out, " mapped "));
+	assert_non_null(strstr(out, "50 MiB      140        11"));
+	assert_non_null(strstr(out, "750 MiB     160        13"));
+	tl_table_free(&c.tt);
+
+	/* A migrate message still working shows what it has left. */
+	status_case(&c, "rw 42 2048 1000 300 1 ok 1000 300 11 12 0 "
+		    "0 5 5242880 2 background 0 1 27 300",
+		    "2048 1 259:0");
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  migration: pace background, 2 in flight, 0 up, 5 down, "
+				    "5 MiB moved, 0.0 s above high watermark, 1 errors, "
+				    "27 extents left to migrate\n"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"errors\":1,\"manual_pending\":27}"));
 	tl_table_free(&c.tt);
 }
 
@@ -283,6 +335,8 @@ static void test_status_text(void **state)
 	assert_non_null(strstr(out, "150 MiB / 200 MiB"));
 	assert_non_null(strstr(out, "( 75.0%)"));
 	assert_non_null(strstr(out, "nospc errors: 0\n"));
+	assert_non_null(strstr(out, "  migration: not reported (the dm-tier module predates migration)\n"));
+	assert_non_null(strstr(out, "50 MiB      -          11"));
 	assert_null(strstr(out, "{"));
 	capture(true, do_status, &c.v);
 	assert_json(out);
@@ -298,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_json_checker),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
 	};
 

@@ -53,17 +53,98 @@ static void test_status_three_tiers(void **state)
 	assert_int_equal(st.nospc_errors, 9);
 }
 
+/* A module without the migration engine ends the line at nospc_errors. */
+static void test_status_old_line(void **state)
+{
+	struct tl_status st;
+
+	(void)state;
+	memset(&st, 0x5a, sizeof(st));
+	assert_int_equal(tl_status_parse("rw 42 2048 100 7 2 ok 200 7 1 2 ok 900 0 3 4 5",
+					 &st, NULL),
+			 TL_OK);
+	assert_int_equal(st.nospc_errors, 5);
+	assert_false(st.mig.present);
+	assert_string_equal(st.mig.pace, "unknown");
+	assert_int_equal(st.mig.promotions, 0);
+	assert_int_equal(st.mig.demotions, 0);
+	assert_int_equal(st.mig.moved_bytes, 0);
+	assert_int_equal(st.mig.in_flight, 0);
+	assert_int_equal(st.mig.above_high_ms, 0);
+	assert_int_equal(st.mig.errors, 0);
+	assert_int_equal(st.mig.manual_pending, 0);
+	assert_int_equal(st.tier[0].mapped_extents, 0);
+	assert_int_equal(st.tier[1].mapped_extents, 0);
+}
+
+static void test_status_migration(void **state)
+{
+	struct tl_status st;
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_status_parse("rw 42 2048 1000 300 2 ok 200 150 11 12 "
+					 "ok 900 160 13 14 3 "
+					 "12 40 1288490188 3 full 4100 1 17 140 160",
+					 &st, &err),
+			 TL_OK);
+	assert_int_equal(st.nospc_errors, 3);
+	assert_true(st.mig.present);
+	assert_int_equal(st.mig.promotions, 12);
+	assert_int_equal(st.mig.demotions, 40);
+	assert_int_equal(st.mig.moved_bytes, 1288490188);
+	assert_int_equal(st.mig.in_flight, 3);
+	assert_string_equal(st.mig.pace, "full");
+	assert_int_equal(st.mig.above_high_ms, 4100);
+	assert_int_equal(st.mig.errors, 1);
+	assert_int_equal(st.mig.manual_pending, 17);
+	assert_int_equal(st.tier[0].mapped_extents, 140);
+	assert_int_equal(st.tier[1].mapped_extents, 160);
+
+	/* One tier, every pace word, u64 limits. */
+	assert_int_equal(tl_status_parse("rw 1 128 10 0 1 ok 10 0 0 0 0 "
+					 "0 0 18446744073709551615 0 idle 0 0 0 0",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.mig.pace, "idle");
+	assert_true(st.mig.moved_bytes == UINT64_MAX);
+	assert_int_equal(st.tier[0].mapped_extents, 0);
+	assert_int_equal(tl_status_parse("rw 1 128 10 0 1 ok 10 0 0 0 0 0 0 0 1 deadline 0 0 0 10",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.mig.pace, "deadline");
+	assert_int_equal(st.tier[0].mapped_extents, 10);
+	assert_int_equal(tl_status_parse("rw 1 128 10 0 1 ok 10 0 0 0 0 0 0 0 1 background 0 0 0 0",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.mig.pace, "background");
+	/* A pace word this tierctl does not know is still shown. */
+	assert_int_equal(tl_status_parse("rw 1 128 10 0 1 ok 10 0 0 0 0 0 0 0 1 turbo_2 0 0 0 0",
+					 &st, &err),
+			 TL_OK);
+	assert_string_equal(st.mig.pace, "turbo_2");
+}
+
 static void test_status_extra_fields(void **state)
 {
 	struct tl_status st;
 
 	(void)state;
-	/* Later kernels may append fields: ignored. Blanks are flexible. */
-	assert_int_equal(tl_status_parse("  fail 1 128 10 0 1 ok 10 0 0 0 3 future 7 x\n",
+	/* Later kernels may append fields after the migration part: ignored.
+	 * Blanks are flexible. */
+	assert_int_equal(tl_status_parse("  fail 1 128 10 0 1 ok 10 0 0 0 3 "
+					 "1 2 3 4 idle 5 6 7 0 future 7 x\n",
 					 &st, NULL),
 			 TL_OK);
 	assert_string_equal(st.metadata_mode, "fail");
 	assert_int_equal(st.nospc_errors, 3);
+	assert_true(st.mig.present);
+	assert_int_equal(st.mig.manual_pending, 7);
+	assert_int_equal(st.tier[0].mapped_extents, 0);
+	assert_int_equal(tl_status_parse("\tfail 1 128 10 0 1 ok 10 0 0 0 3\t1 2 3 4\tidle 5 6 7 0\t\n",
+					 &st, NULL),
+			 TL_OK);
+	assert_int_equal(st.mig.above_high_ms, 5);
 	/* A state or mode this tierctl does not know is still shown. */
 	assert_int_equal(tl_status_parse("needs_check 1 128 10 0 1 resync-2 10 0 0 0 0",
 					 &st, NULL),
@@ -102,6 +183,25 @@ static const struct bad_case bad[] = {
 	{ "rw 1 2048 100 7 1 ok 200 7 1 +5 0", "tier 0: bad write" },
 	{ "rw 1 2048 100 7 1 ok 200 201 1 5 0", "used extents exceed" },
 	{ "rw 1 2048 100 7 1 ok 200 7 1 5 -", "nospc" },
+	/* The migration part: all of it or none. */
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1", "migration fields cut short: 1 after" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 idle 5 6 7",
+	  "cut short: 8 after the nospc error count, expected 9 for 1 tiers" },
+	{ "rw 1 2048 100 7 2 ok 200 7 1 5 ok 200 0 1 5 0 1 2 3 4 idle 5 6 7 7",
+	  "expected 10 for 2 tiers" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 x 2 3 4 idle 5 6 7 7", "bad migration promotion count 'x'" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 -2 3 4 idle 5 6 7 7", "bad migration demotion count" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 1.5G 4 idle 5 6 7 7", "bad migration moved bytes" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 idle 4 5 6 7 7", "bad migration in-flight copies 'idle'" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 5 idle 6 7 7", "bad migration pace '5'" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 FULL 5 6 7 7", "bad migration pace 'FULL'" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 idle 5s 6 7 7", "bad migration time above high" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 idle 5 e 7 7", "bad migration migration error" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 idle 5 6 18446744073709551616 7",
+	  "bad migration pending migrate" },
+	{ "rw 1 2048 100 7 1 ok 200 7 1 5 0 1 2 3 4 idle 5 6 7 ok", "tier 0: bad mapped extent count 'ok'" },
+	{ "rw 1 2048 100 7 2 ok 200 7 1 5 ok 50 0 1 5 0 1 2 3 4 idle 5 6 7 7 51",
+	  "tier 1: 51 mapped extents exceed 50 total" },
 };
 
 static void test_status_malformed(void **state)
@@ -317,6 +417,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_one_tier),
 		cmocka_unit_test(test_status_three_tiers),
+		cmocka_unit_test(test_status_old_line),
+		cmocka_unit_test(test_status_migration),
 		cmocka_unit_test(test_status_extra_fields),
 		cmocka_unit_test(test_status_malformed),
 		cmocka_unit_test(test_table_parse_line),

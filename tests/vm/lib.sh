@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154  # tier_stats variables come from eval
 # Shared helpers of the VM tests. A test is a host script that boots the bench
 # with tools/vm-run and runs parts of itself in the guest:
 #     . "$(dirname "$0")/lib.sh"
@@ -13,8 +14,10 @@ export PATH=$TOP/build/user:$PATH
 
 # Boot the bench for this test: images live in build/vm/$TEST_NAME, output
 # lines are prefixed with the test name. Extra options pass through.
+# DMT_VM_MODULE=PATH boots with that dm-tier.ko instead of building the tree's.
 vm() {
-	"$TOP/tools/vm-run" --prefix "$TEST_NAME" --workdir "$TOP/build/vm/$TEST_NAME" "$@"
+	"$TOP/tools/vm-run" --prefix "$TEST_NAME" --workdir "$TOP/build/vm/$TEST_NAME" \
+		${DMT_VM_MODULE:+--module "$DMT_VM_MODULE"} "$@"
 }
 
 in_guest() { [ "${DMT_IN_VM:-}" = 1 ]; }
@@ -70,4 +73,123 @@ status_of() {
 	local rc=0
 	"$@" || rc=$?
 	echo "$rc"
+}
+
+# ---- migration helpers (guest side) --------------------------------------
+# They read `dmsetup status` directly (not tierctl), so they depend only on
+# the kernel's status line:
+#   <mode> <commits> <extent_sectors> <virt_extents> <mapped> <nr_tiers>
+#   {<state> <total> <used> <reads> <writes>} x nr_tiers   <nospc_errors>
+#   <promotions> <demotions> <moved_bytes> <in_flight> <pace> <above_high_ms>
+#   <migration_errors> <manual_pending> <mapped_0> ... <mapped_{n-1}>
+
+# The status of DEV as shell assignments, for eval "$(tier_stats DEV)":
+# mode commits extent_sectors virt_extents mapped nr_tiers nospc_errors
+# promotions demotions moved_bytes in_flight pace above_high_ms
+# migration_errors manual_pending, and per tier i: state$i total$i used$i
+# reads$i writes$i mapped$i.
+tier_stats() { # dev
+	local line
+	line=$(dmsetup status "$1") || return 1
+	awk -v dev="$1" '{
+		n = $9; p = 10 + 5 * n
+		if ($3 != "tier" || n !~ /^[0-9]+$/ || NF < p + 8 + n) {
+			print "tier_stats: " dev ": no migration fields in the status: " $0 >"/dev/stderr"
+			exit 1
+		}
+		printf "mode=%s commits=%s extent_sectors=%s virt_extents=%s mapped=%s nr_tiers=%s\n", $4, $5, $6, $7, $8, $9
+		for (i = 0; i < n; i++)
+			printf "state%d=%s total%d=%s used%d=%s reads%d=%s writes%d=%s mapped%d=%s\n", \
+				i, $(10 + 5 * i), i, $(11 + 5 * i), i, $(12 + 5 * i), i, $(13 + 5 * i), i, $(14 + 5 * i), i, $(p + 9 + i)
+		printf "nospc_errors=%s promotions=%s demotions=%s moved_bytes=%s in_flight=%s pace=%s above_high_ms=%s migration_errors=%s manual_pending=%s\n", \
+			$p, $(p + 1), $(p + 2), $(p + 3), $(p + 4), $(p + 5), $(p + 6), $(p + 7), $(p + 8)
+	}' <<<"$line"
+}
+
+# tier_stats's variables set in this shell (fails the test without a status).
+tier_eval() { # dev
+	local s
+	s=$(tier_stats "$1") || fail "no migration status of $1"
+	eval "$s"
+}
+
+# One field: tier_stat DEV FIELD [TIER], e.g. tier_stat t0 demotions,
+# tier_stat t0 used 0. tier_mapped DEV TIER: extents mapped on that tier.
+tier_stat() { # dev field [tier]
+	local s
+	s=$(tier_stats "$1") || return 1
+	(eval "$s" && eval "echo \"\${$2${3-}}\"")
+}
+tier_mapped() { tier_stat "$1" mapped "$2"; }
+
+# A one-line summary of the migration state, for logs.
+tier_summary() { # dev
+	local s
+	s=$(tier_stats "$1") || return 1
+	(eval "$s"
+	 local i out="mapped"
+	 for ((i = 0; i < nr_tiers; i++)); do out+=" t$i=$(eval echo "\$mapped$i")/$(eval echo "\$used$i")/$(eval echo "\$total$i")"; done
+	 echo "$out (mapped/used/total); promotions $promotions demotions $demotions moved $((moved_bytes >> 20)) MiB in_flight $in_flight pace $pace above_high_ms $above_high_ms errors $migration_errors manual_pending $manual_pending nospc $nospc_errors")
+}
+
+# Counters that must agree whenever they are read: the per-tier mapped
+# counts add up to mapped; a tier never maps more than it uses nor uses
+# more than it has.
+tier_sane() { # dev [where]
+	local s i sum=0 m u t
+	s=$(tier_stats "$1") || fail "${2:-}: no status"
+	eval "$s"
+	for ((i = 0; i < nr_tiers; i++)); do
+		eval "m=\$mapped$i u=\$used$i t=\$total$i"
+		[ "$m" -le "$u" ] || fail "${2:-}: tier $i maps $m extents but uses only $u"
+		[ "$u" -le "$t" ] || fail "${2:-}: tier $i uses $u of $t extents"
+		sum=$((sum + m))
+	done
+	[ "$sum" = "$mapped" ] || fail "${2:-}: per-tier mapped counts add up to $sum, mapped is $mapped"
+	[ "$mode" = rw ] || fail "${2:-}: metadata mode $mode"
+}
+
+# `dmsetup message DEV 0 ARGS...`: prints nothing on success; the status is
+# 0, 16 (EBUSY), 22 (EINVAL) or 1 (anything else, the message on stderr).
+tier_msg() { # dev args...
+	local dev=$1 out
+	shift
+	out=$(dmsetup message "$dev" 0 "$@" 2>&1) && return 0
+	case $out in
+	*"resource busy"*) return 16 ;;
+	*"Invalid argument"*) return 22 ;;
+	esac
+	echo "$out" >&2
+	return 1
+}
+tier_set() { # dev key value
+	tier_msg "$1" set "$2" "$3" || fail "dmsetup message $1 0 set $2 $3 (status $?)"
+}
+# Watermarks in an order that is valid from any previous pair.
+tier_set_wm() { # dev high low
+	tier_set "$1" low_watermark 0
+	tier_set "$1" high_watermark "$2"
+	tier_set "$1" low_watermark "$3"
+}
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
+}
+fmt_ms() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+# Poll the status of DEV (as tier_stats variables, in this shell) every
+# 0.2 s until the shell CONDITION holds or TIMEOUT seconds passed. WAITED_MS
+# is the time taken. Status 1 on timeout.
+tier_wait() { # dev timeout_s condition
+	local dev=$1 limit=$(($2 * 1000)) cond=$3 s t0
+	t0=$(now_ms)
+	while :; do
+		s=$(tier_stats "$dev") || return 2
+		eval "$s"
+		WAITED_MS=$(($(now_ms) - t0))
+		eval "$cond" && return 0
+		[ "$WAITED_MS" -lt "$limit" ] || return 1
+		sleep 0.2
+	done
 }

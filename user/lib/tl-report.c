@@ -56,8 +56,46 @@ static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 	print_text(" (%3u.%u%%) ", pm / 10, pm % 10);
 	print_u64_text("free_bytes", " %-11s", free_ext * ext,
 		       tl_size_str(free_ext * ext, c));
+	if (v->st->mig.present)
+		print_u64("mapped_extents", " %-10llu", t->mapped_extents);
+	else
+		print_null("mapped_extents", " -         ");
 	print_u64("read_ios", " %-12llu", t->read_ios);
 	print_u64("write_ios", " %llu\n", t->write_ios);
+	print_obj_end();
+}
+
+/* "4.1 s" for 4100 ms. */
+static const char *ms_str(u64 ms, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu.%llu s", (unsigned long long)(ms / 1000),
+		 (unsigned long long)(ms % 1000 / 100));
+	return buf;
+}
+
+static void print_migration(const struct tl_status_migration *m)
+{
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
+
+	if (!m->present) {
+		print_null("migration",
+			   "  migration: not reported (the dm-tier module predates migration)\n");
+		return;
+	}
+	print_obj_begin("migration");
+	print_str("pace", "  migration: pace %s", m->pace);
+	print_u64("in_flight", ", %llu in flight", m->in_flight);
+	print_u64("promotions", ", %llu up", m->promotions);
+	print_u64("demotions", ", %llu down", m->demotions);
+	print_u64_text("bytes_moved", ", %s moved", m->moved_bytes,
+		       tl_size_str(m->moved_bytes, a));
+	print_u64_text("above_high_ms", ", %s above high watermark",
+		       m->above_high_ms, ms_str(m->above_high_ms, b, sizeof(b)));
+	print_u64("errors", ", %llu errors", m->errors);
+	print_u64("manual_pending",
+		  m->manual_pending ? ", %llu extents left to migrate" : NULL,
+		  m->manual_pending);
+	print_text("\n");
 	print_obj_end();
 }
 
@@ -101,7 +139,8 @@ void tl_print_status(const struct tl_status_view *v)
 	print_u64("reserve_pct", ", %llu%% reserve", t->reserve_pct);
 	print_bool("discard_passdown", ", discard passdown %s\n",
 		   t->discard_passdown);
-	print_arr_begin("tiers", "  tier  device               class    state          used / capacity            free        reads        writes\n");
+	print_migration(&st->mig);
+	print_arr_begin("tiers", "  tier  device               class    state          used / capacity            free        mapped     reads        writes\n");
 	for (i = 0; i < st->nr_tiers; i++)
 		print_tier(v, i, ext);
 	print_arr_end();

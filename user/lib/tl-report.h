@@ -54,9 +54,12 @@ struct tl_status_view {
  * JSON object: name, uuid, dm_device, size_bytes, extent_bytes,
  * virt_extents, nr_tiers, metadata_mode, commits, metadata_device (null when
  * on tier 0), suspended, mapped_extents, mapped_bytes, commit_interval_ms,
- * reserve_pct, discard_passdown, tiers[] {index, device, state,
+ * reserve_pct, discard_passdown, migration {pace, in_flight, promotions,
+ * demotions, bytes_moved, above_high_ms, errors, manual_pending} (null when
+ * the module does not report it), tiers[] {index, device, class, state,
  * capacity_extents, used_extents, free_extents, capacity_bytes, used_bytes,
- * free_bytes, read_ios, write_ios}, nospc_errors.
+ * free_bytes, mapped_extents (null when not reported), read_ios,
+ * write_ios}, nospc_errors.
  */
 void tl_print_status(const struct tl_status_view *v);
 

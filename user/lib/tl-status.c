@@ -59,7 +59,65 @@ static bool parse_word(const char *s, char *out)
 
 #define TL_STATUS_HEAD 6
 #define TL_STATUS_PER_TIER 5
+#define TL_STATUS_MIG 8
 #define TL_STATUS_MAX_WORDS 256
+
+/*
+ * The migration part after <nospc_errors>: none at all (an older module),
+ * or all of it. @argc/@argv are the words after <nospc_errors>; words after
+ * the last mapped_i belong to a later kernel and are ignored.
+ */
+static int parse_migration(int argc, char **argv, struct tl_status *out,
+			   struct tl_err *err)
+{
+	static const char *const names[TL_STATUS_MIG] = {
+		"promotion count", "demotion count",
+		"moved bytes",	   "in-flight copies",
+		"pace",		   "time above high watermark",
+		"migration error count", "pending migrate extents",
+	};
+	struct tl_status_migration *m = &out->mig;
+	u64 *nums[TL_STATUS_MIG] = {
+		&m->promotions,	   &m->demotions, &m->moved_bytes,
+		&m->in_flight,	   NULL,	  &m->above_high_ms,
+		&m->errors,	   &m->manual_pending,
+	};
+	int need = TL_STATUS_MIG + out->nr_tiers, i;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->pace, sizeof(m->pace), "unknown");
+	if (argc == 0)
+		return TL_OK;
+	if (argc < need)
+		return tl_fail(err, TL_FAIL,
+			       "status line: migration fields cut short: %d after the nospc error count, expected %d for %u tiers",
+			       argc, need, out->nr_tiers);
+	for (i = 0; i < TL_STATUS_MIG; i++) {
+		bool ok = nums[i] ? parse_u64(argv[i], nums[i]) :
+				    parse_word(argv[i], m->pace);
+
+		if (!ok)
+			return tl_fail(err, TL_FAIL,
+				       "status line: bad migration %s '%s'",
+				       names[i], argv[i]);
+	}
+	for (i = 0; i < (int)out->nr_tiers; i++) {
+		struct tl_status_tier *t = &out->tier[i];
+		const char *w = argv[TL_STATUS_MIG + i];
+
+		if (!parse_u64(w, &t->mapped_extents))
+			return tl_fail(err, TL_FAIL,
+				       "status line: tier %d: bad mapped extent count '%s'",
+				       i, w);
+		if (t->mapped_extents > t->total_extents)
+			return tl_fail(err, TL_FAIL,
+				       "status line: tier %d: %llu mapped extents exceed %llu total",
+				       i, (unsigned long long)t->mapped_extents,
+				       (unsigned long long)t->total_extents);
+	}
+	m->present = true;
+	return TL_OK;
+}
 
 int tl_status_parse(const char *line, struct tl_status *st,
 		    struct tl_err *err)
@@ -171,6 +229,8 @@ int tl_status_parse(const char *line, struct tl_status *st,
 			argv[need - 1]);
 		goto out;
 	}
+	if (parse_migration(argc - need, argv + need, &out, err))
+		goto out;
 	*st = out;
 	rc = TL_OK;
 out:

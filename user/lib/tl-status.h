@@ -8,7 +8,13 @@
  *   <mapped_extents> <nr_tiers>
  *   then per tier: <state> <total_extents> <used_extents> <read_ios> <write_ios>
  *   then <nospc_errors>
- * Fields a later kernel appends are ignored.
+ *   then, from the module with the migration engine on:
+ *   <promotions> <demotions> <moved_bytes> <in_flight> <pace>
+ *   <above_high_ms> <migration_errors> <manual_pending>
+ *   <mapped_0> ... <mapped_{nr_tiers-1}>
+ * A line that ends after <nospc_errors> (an older module) parses with the
+ * migration part marked absent; fields a later kernel appends after the
+ * last mapped_i are ignored; a migration part cut short is an error.
  */
 #ifndef DM_TIER_TL_STATUS_H
 #define DM_TIER_TL_STATUS_H
@@ -24,6 +30,33 @@ struct tl_status_tier {
 	u64 used_extents;
 	u64 read_ios;
 	u64 write_ios;
+	u64 mapped_extents;	/* extents of the map on this tier; 0 if absent */
+};
+
+/**
+ * struct tl_status_migration - the migration part of the status line.
+ * @present:        false for an older module's line: then every number is
+ *                  0 and @pace is "unknown".
+ * @promotions:     migrations to a faster tier since activation.
+ * @demotions:      migrations to a slower tier since activation.
+ * @moved_bytes:    bytes copied by migrations.
+ * @in_flight:      copies in flight now.
+ * @pace:           "idle", "full", "deadline", "background" (a later word
+ *                  still parses).
+ * @above_high_ms:  ms tier 0 spent above its high watermark.
+ * @errors:         failed copies.
+ * @manual_pending: extents a "migrate" message still has to move.
+ */
+struct tl_status_migration {
+	bool present;
+	u64 promotions;
+	u64 demotions;
+	u64 moved_bytes;
+	u64 in_flight;
+	char pace[TL_WORD_LEN];
+	u64 above_high_ms;
+	u64 errors;
+	u64 manual_pending;
 };
 
 struct tl_status {
@@ -35,6 +68,7 @@ struct tl_status {
 	u32 nr_tiers;
 	struct tl_status_tier tier[TIER_MAX_TIERS];
 	u64 nospc_errors;
+	struct tl_status_migration mig;
 };
 
 /**
@@ -46,8 +80,9 @@ struct tl_status {
  * Words are lowercase identifiers ([a-z][a-z0-9_-]*, shorter than
  * TL_WORD_LEN) so that states added later still parse; numbers plain
  * decimal u64. extent_sectors must be a power of two in the table's range,
- * 1 <= nr_tiers <= TIER_MAX_TIERS, used <= total per tier and
- * mapped <= virt.
+ * 1 <= nr_tiers <= TIER_MAX_TIERS, used <= total per tier,
+ * mapped <= virt, and, when the migration part is there, its pace a word
+ * and each tier's mapped extents <= its total.
  *
  * Return: TL_OK or TL_FAIL.
  */

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier-migrate.c - the migration engine (mechanism).
+ *
+ * A tick on the pool's ordered workqueue (so it never races the worker, the
+ * only other writer of map words) samples tier usage and foreground
+ * activity, asks the policy (kernel/core/policy.c) what to move and how
+ * fast, and starts copies with dm-kcopyd:
+ *
+ *   1. under pool->lock: allocate the destination (the reserve may be
+ *      used), set TIER_MAPW_BUSY on the extent: map() keeps sending reads to
+ *      the source and hands writes to the worker, which parks them;
+ *   2. tier_quiesce_old_io(): writes remapped before the busy mark finish;
+ *   3. kcopyd copies source -> destination;
+ *   4. the worker switches the map word to the destination (new writes go
+ *      there), frees the source deferred: it is reused only after the commit
+ *      that records the switch, which flushes the destination first. A crash
+ *      before that commit finds the old mapping and intact source data.
+ *
+ * A failed copy returns the destination and clears the busy mark.
+ */
+#include <linux/dm-kcopyd.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "dm-tier.h"
+
+#define TIER_MIG_TICK_MS 100 /* tick while there is work */
+#define TIER_MIG_IDLE_MS 1000 /* tick while idle */
+#define TIER_MIG_SCAN_URGENT_MS 1000 /* rescan period while draining */
+#define TIER_MIG_SCAN_IDLE_MS 5000 /* rescan period otherwise */
+#define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
+
+static void tier_mig_tick(struct work_struct *ws);
+
+/* ---- settings and state ---------------------------------------------- */
+
+int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
+		  char **error)
+{
+	struct tier_mig *mg = &pool->mig;
+	time64_t now = ktime_get_real_seconds();
+
+	mg->cfg = *cfg;
+	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
+	init_waitqueue_head(&mg->idle_wait);
+	INIT_DELAYED_WORK(&mg->tick, tier_mig_tick);
+	mg->cand = kvcalloc(2 * TIER_MIG_CAND, sizeof(*mg->cand), GFP_KERNEL);
+	mg->heat_touched = kvcalloc(BITS_TO_LONGS(pool->map.nr_blocks),
+				    sizeof(unsigned long), GFP_KERNEL);
+	if (!mg->cand || !mg->heat_touched) {
+		*error = "Cannot allocate the migration state";
+		return -ENOMEM;
+	}
+	mg->kc = dm_kcopyd_client_create(NULL);
+	if (IS_ERR(mg->kc)) {
+		int r = PTR_ERR(mg->kc);
+
+		mg->kc = NULL;
+		*error = "Cannot create the kcopyd client for migrations";
+		return r;
+	}
+	/* The heat clock counts from the device's creation, like atime. */
+	mg->clock_base = now > (time64_t)pool->sb.ctime ?
+				 (u32)min_t(time64_t, now - pool->sb.ctime,
+					    U32_MAX / 2) :
+				 0;
+	mg->clock_j = jiffies;
+	mg->tick_j = jiffies;
+	mg->heat_commit_j = jiffies;
+	mg->fg_alloc_j = jiffies - (unsigned long)TIER_DRAIN_DEADLINE_MAX * HZ;
+	return 0;
+}
+
+void tier_mig_destroy(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	if (mg->kc)
+		dm_kcopyd_client_destroy(mg->kc);
+	kvfree(mg->cand);
+	kvfree(mg->heat_touched);
+}
+
+void tier_mig_set_cfg(struct tier_pool *pool,
+		      const struct tier_policy_cfg *cfg)
+{
+	/* The tick notices the change and drops its candidates. */
+	spin_lock_irq(&pool->lock);
+	pool->mig.cfg = *cfg;
+	spin_unlock_irq(&pool->lock);
+	if (READ_ONCE(pool->mig.running))
+		mod_delayed_work(pool->wq, &pool->mig.tick, 0);
+}
+
+int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	spin_lock_irq(&pool->lock);
+	if (mg->man_active) {
+		spin_unlock_irq(&pool->lock);
+		return -EBUSY;
+	}
+	mg->man_active = true;
+	mg->man_next = first;
+	mg->man_last = last;
+	mg->man_tier = tier;
+	spin_unlock_irq(&pool->lock);
+	if (READ_ONCE(mg->running))
+		mod_delayed_work(pool->wq, &mg->tick, 0);
+	return 0;
+}
+
+/* ---- heat persistence ------------------------------------------------ */
+
+void tier_mig_heat_capture(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+	u64 block;
+
+	/*
+	 * Heat rides along with a commit only every TIER_HEAT_COMMIT_S (or
+	 * when suspending): random reads touch every map block, and writing
+	 * them all with each map change would multiply metadata writes.
+	 */
+	if (!mg->heat_touched ||
+	    !(tier_mig_heat_due(pool) || READ_ONCE(mg->heat_flush)))
+		return;
+	WRITE_ONCE(mg->heat_flush, false);
+	WRITE_ONCE(mg->heat_dirty, false);
+	for_each_set_bit(block, mg->heat_touched, pool->map.nr_blocks) {
+		clear_bit(block, mg->heat_touched);
+		tier_map_mark_dirty(&pool->map,
+				    tier_vext(block * TIER_MAP_ENTRIES));
+	}
+	mg->heat_commit_j = jiffies;
+}
+
+bool tier_mig_heat_due(struct tier_pool *pool)
+{
+	return READ_ONCE(pool->mig.heat_dirty) &&
+	       time_after(jiffies, READ_ONCE(pool->mig.heat_commit_j) +
+					   TIER_HEAT_COMMIT_S * HZ);
+}
+
+/* ---- switching ------------------------------------------------------- */
+
+void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
+{
+	struct tier_loc loc = job->loc;
+
+	lockdep_assert_held(&pool->lock);
+	loc.flags = job->src.flags;
+	/* Dirty before visible, as in tier_publish(). */
+	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+	smp_wmb(); /* pairs with map()'s smp_rmb() */
+	tier_map_set(&pool->map, job->vext, &loc); /* also clears BUSY */
+	/*
+	 * A demoted extent has to earn its way back up: without this, a hot
+	 * extent a drain or a "migrate" pushed down would bounce straight
+	 * back at the next scan.
+	 */
+	if (loc.tier > job->src.tier)
+		WRITE_ONCE(pool->map.heat[job->vext.v], 0);
+	tier_alloc_free_deferred(&pool->alloc[job->src.tier], job->src.pext);
+	pool->mapped[job->src.tier]--;
+	pool->mapped[loc.tier]++;
+	tier_job_end(pool, job);
+}
+
+void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
+{
+	struct tier_mig *mg = &pool->mig;
+	bool failed = job->status != BLK_STS_OK;
+	bool idle;
+
+	spin_lock_irq(&pool->lock);
+	mg->inflight--;
+	mg->out[job->src.tier]--;
+	if (job->manual)
+		mg->man_inflight--;
+	/* A mapping switched now could not be committed: keep the source. */
+	if (!failed && pool->mode != TIER_MODE_WRITE)
+		failed = true;
+	if (failed) {
+		tier_alloc_unget(&pool->alloc[job->loc.tier], job->loc.pext);
+		tier_map_set_busy(&pool->map, job->vext, false);
+		tier_job_end(pool, job);
+		if (job->status)
+			mg->errors++;
+	} else {
+		tier_switch_extent(pool, job);
+		if (job->loc.tier < job->src.tier)
+			mg->promotions++;
+		else
+			mg->demotions++;
+		mg->moved_bytes += pool->extent_sectors << SECTOR_SHIFT;
+	}
+	idle = !mg->inflight;
+	spin_unlock_irq(&pool->lock);
+	if (failed && job->status)
+		DMERR_LIMIT("%s: copying extent %llu from tier %u to tier %u failed; it stays on tier %u",
+			    pool->tier_name[0], job->vext.v, job->src.tier,
+			    job->loc.tier, job->src.tier);
+	tier_job_free(pool, job);
+	if (idle)
+		wake_up(&mg->idle_wait);
+	/* More can start now. */
+	if (READ_ONCE(mg->running))
+		mod_delayed_work(pool->wq, &mg->tick, 0);
+}
+
+/* kcopyd completion: hand the job to the worker. */
+static void tier_mig_copied(int read_err, unsigned long write_err,
+			    void *context)
+{
+	struct tier_job *job = context;
+	struct tier_pool *pool = job->pool;
+	unsigned long flags;
+
+	job->status = (read_err || write_err) ? BLK_STS_IOERR : BLK_STS_OK;
+	spin_lock_irqsave(&pool->lock, flags);
+	list_move_tail(&job->list, &pool->done);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_wake_worker(pool);
+}
+
+static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
+{
+	struct dm_io_region from = {
+		.bdev = pool->tier_bdev[job->src.tier],
+		.sector = tier_pext_to_sector(pool->data_start[job->src.tier],
+					      pool->extent_shift,
+					      job->src.pext, 0),
+		.count = pool->extent_sectors,
+	};
+	struct dm_io_region to = {
+		.bdev = pool->tier_bdev[job->loc.tier],
+		.sector = tier_pext_to_sector(pool->data_start[job->loc.tier],
+					      pool->extent_shift,
+					      job->loc.pext, 0),
+		.count = pool->extent_sectors,
+	};
+
+	dm_kcopyd_copy(pool->mig.kc, &from, 1, &to, 0, tier_mig_copied, job);
+}
+
+/* ---- choosing work --------------------------------------------------- */
+
+/* Policy view of the allocators: counts as they will be once copies and
+ * pending frees settle, so that a drain does not overshoot. Under lock.
+ */
+static void tier_mig_usage(struct tier_pool *pool, struct tier_usage *u)
+{
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++) {
+		const struct tier_alloc *a = &pool->alloc[i];
+		u64 settling = a->nr_pending + a->nr_committing +
+			       pool->mig.out[i];
+
+		u[i].total = a->nr_extents;
+		u[i].used = a->nr_used > settling ? a->nr_used - settling : 0;
+		u[i].free_all = tier_alloc_free_count(a);
+		u[i].free = u[i].free_all > a->reserve ?
+				    u[i].free_all - a->reserve :
+				    0;
+	}
+}
+
+/* One pass over the map: the best candidates of each kind. Tick only. */
+static void tier_mig_scan(struct tier_pool *pool,
+			  const struct tier_policy_cfg *cfg)
+{
+	struct tier_mig *mg = &pool->mig;
+	struct tier_cand_heap down, up;
+	u32 now = tier_clock_now(pool);
+	struct tier_work w;
+	struct tier_loc loc;
+	u64 v, word;
+
+	tier_cand_init(&down, mg->cand, TIER_MIG_CAND);
+	tier_cand_init(&up, mg->cand + TIER_MIG_CAND, TIER_MIG_CAND);
+	for (v = 0; v < pool->virt_extents; v++) {
+		word = READ_ONCE(pool->map.words[v]);
+		if (!tier_map_word_decode(word, &loc) ||
+		    (word & TIER_MAPW_BUSY))
+			continue;
+		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
+					     READ_ONCE(pool->map.heat[v]),
+					     READ_ONCE(pool->map.atime[v]), now,
+					     &w)) {
+		case TIER_WORK_DEMOTE:
+			tier_cand_offer(&down, &w);
+			break;
+		case TIER_WORK_PROMOTE:
+			tier_cand_offer(&up, &w);
+			break;
+		default:
+			break;
+		}
+		if (!(v & 8191))
+			cond_resched();
+	}
+	tier_cand_sort(&down);
+	tier_cand_sort(&up);
+	/* Demotions first: they make room, promotions consume it. */
+	memmove(mg->cand + down.nr, up.w, up.nr * sizeof(*mg->cand));
+	mg->nr_cand = down.nr + up.nr;
+	mg->cand_pos = 0;
+	mg->scan_j = jiffies;
+}
+
+/* The next explicit request item, or false. Tick only, under lock. */
+static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
+{
+	struct tier_mig *mg = &pool->mig;
+	struct tier_loc loc;
+	u64 word;
+
+	while (mg->man_active && mg->man_next <= mg->man_last) {
+		word = READ_ONCE(pool->map.words[mg->man_next]);
+		if (!tier_map_word_decode(word, &loc) ||
+		    loc.tier == mg->man_tier) {
+			mg->man_next++;
+			continue;
+		}
+		if (word & TIER_MAPW_BUSY)
+			return false; /* being written or moved: next tick */
+		w->vext = mg->man_next;
+		w->from = loc.tier;
+		w->to = mg->man_tier;
+		w->kind = w->to < w->from ? TIER_WORK_PROMOTE :
+					    TIER_WORK_DEMOTE;
+		w->key = 0;
+		return true;
+	}
+	if (mg->man_active && mg->man_next > mg->man_last)
+		mg->man_active = false;
+	return false;
+}
+
+/*
+ * The next automatic candidate that still applies, re-checked against the
+ * current map and plan. Tick only, under lock.
+ */
+static bool tier_mig_next_auto(struct tier_pool *pool,
+			       const struct tier_policy_cfg *cfg,
+			       struct tier_work *w)
+{
+	struct tier_mig *mg = &pool->mig;
+	u32 now = tier_clock_now(pool);
+	struct tier_loc loc;
+	u64 word;
+
+	while (mg->cand_pos < mg->nr_cand) {
+		u64 v = mg->cand[mg->cand_pos++].vext;
+
+		word = READ_ONCE(pool->map.words[v]);
+		if (!tier_map_word_decode(word, &loc) ||
+		    (word & TIER_MAPW_BUSY))
+			continue;
+		if (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
+					 READ_ONCE(pool->map.heat[v]),
+					 READ_ONCE(pool->map.atime[v]), now,
+					 w) != TIER_WORK_NONE)
+			return true;
+	}
+	return false;
+}
+
+/* What this item does to the plan, so the next ones see it. */
+static void tier_mig_account(struct tier_policy_plan *plan,
+			     const struct tier_work *w)
+{
+	if (w->kind == TIER_WORK_DEMOTE) {
+		if (plan->demote_need[w->from])
+			plan->demote_need[w->from]--;
+		if (plan->accept_demote[w->to])
+			plan->accept_demote[w->to]--;
+	} else {
+		if (plan->accept_promote[w->to])
+			plan->accept_promote[w->to]--;
+	}
+}
+
+/*
+ * Mark @w's extent busy and take its destination. Under lock.
+ * Return: the job, NULL when the destination tier is full (-ENOSPC in *r).
+ */
+static struct tier_job *tier_mig_claim(struct tier_pool *pool,
+				       const struct tier_work *w,
+				       struct tier_job *job, bool manual,
+				       int *r)
+{
+	struct tier_mig *mg = &pool->mig;
+	struct tier_pext p;
+
+	*r = tier_alloc_get(&pool->alloc[w->to], true, &p);
+	if (*r)
+		return NULL;
+	job->pool = pool;
+	job->kind = TIER_JOB_MIGRATE;
+	job->vext = tier_vext(w->vext);
+	tier_map_lookup(&pool->map, job->vext, &job->src);
+	job->loc.tier = w->to;
+	job->loc.flags = job->src.flags;
+	job->loc.pext = p;
+	job->manual = manual;
+	job->status = BLK_STS_OK;
+	tier_map_set_busy(&pool->map, job->vext, true);
+	list_add_tail(&job->list, &pool->busy);
+	mg->inflight++;
+	mg->out[w->from]++;
+	if (manual)
+		mg->man_inflight++;
+	return job;
+}
+
+/* ---- the tick -------------------------------------------------------- */
+
+static u64 tier_fg_ios(struct tier_pool *pool)
+{
+	u64 n = 0;
+	int cpu;
+	u32 i;
+
+	for_each_possible_cpu(cpu) {
+		struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats, cpu);
+
+		for (i = 0; i < pool->nr_tiers; i++)
+			n += READ_ONCE(st->reads[i]) + READ_ONCE(st->writes[i]);
+	}
+	return n;
+}
+
+static bool tier_mig_scan_due(struct tier_pool *pool, bool urgent)
+{
+	struct tier_mig *mg = &pool->mig;
+	u32 ms = urgent ? TIER_MIG_SCAN_URGENT_MS : TIER_MIG_SCAN_IDLE_MS;
+
+	return mg->cand_pos >= mg->nr_cand &&
+	       time_after_eq(jiffies, mg->scan_j + msecs_to_jiffies(ms));
+}
+
+/* Sample usage and activity, update the plan and the pace. Tick only. */
+static void tier_mig_sample(struct tier_pool *pool,
+			    struct tier_policy_cfg *cfg, bool *urgent)
+{
+	struct tier_mig *mg = &pool->mig;
+	struct tier_usage u[TIER_MAX_TIERS];
+	struct tier_pace_in in = {};
+	unsigned long now = jiffies;
+	u32 dt_ms = jiffies_to_msecs(now - mg->tick_j);
+	bool above_high = false, manual;
+	u64 ios = tier_fg_ios(pool);
+	u32 i;
+
+	mg->tick_j = now;
+	mg->fg_busy = ios != mg->fg_ios;
+	mg->fg_ios = ios;
+
+	spin_lock_irq(&pool->lock);
+	*cfg = mg->cfg;
+	tier_mig_usage(pool, u);
+	manual = mg->man_active;
+	in.since_burst = jiffies_to_msecs(now - mg->fg_alloc_j) / 1000;
+	spin_unlock_irq(&pool->lock);
+
+	if (memcmp(cfg, &mg->tick_cfg, sizeof(*cfg))) {
+		/* New thresholds: the old candidates may no longer apply. */
+		mg->tick_cfg = *cfg;
+		mg->nr_cand = 0;
+		mg->cand_pos = 0;
+		mg->scan_j = now - msecs_to_jiffies(TIER_MIG_SCAN_IDLE_MS);
+	}
+	tier_policy_update(cfg, u, &mg->plan);
+	for (i = 0; i + 1 < pool->nr_tiers; i++)
+		if (u[i].used * 100 > (u64)cfg->high_watermark * u[i].total)
+			above_high = true;
+	if (pool->nr_tiers > 1 &&
+	    u[0].used * 100 > (u64)cfg->high_watermark * u[0].total)
+		mg->above_high_ms += dt_ms;
+
+	in.urgent = above_high || manual;
+	in.fg_busy = mg->fg_busy;
+	in.drain_extents = mg->plan.demote_need[0];
+	in.extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
+	in.work = manual || mg->cand_pos < mg->nr_cand || mg->inflight;
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (mg->plan.demote_need[i])
+			in.work = true;
+	/* Promotion and age demotion only show up in a scan. */
+	if (cfg->auto_migrate && tier_mig_scan_due(pool, false))
+		in.work = true;
+	tier_policy_pace(cfg, &in, &mg->pace);
+
+	/* Token bucket for the bandwidth cap: at most a fifth of a second. */
+	if (mg->pace.rate) {
+		s64 cap = max_t(s64, mg->pace.rate / 5, in.extent_bytes);
+
+		mg->tokens += div_u64(mg->pace.rate * dt_ms, 1000);
+		if (mg->tokens > cap)
+			mg->tokens = cap;
+	} else {
+		mg->tokens = 0;
+	}
+	*urgent = in.urgent;
+}
+
+static void tier_mig_tick(struct work_struct *ws)
+{
+	struct tier_pool *pool =
+		container_of(to_delayed_work(ws), struct tier_pool, mig.tick);
+	struct tier_job *batch[TIER_MIG_INFLIGHT_MAX];
+	struct tier_mig *mg = &pool->mig;
+	u64 extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
+	struct tier_policy_cfg cfg;
+	unsigned int n = 0, i;
+	bool urgent, scanned = false;
+	struct tier_job *job;
+	struct tier_work w;
+	int r;
+
+	if (!READ_ONCE(mg->running))
+		return;
+	tier_mig_sample(pool, &cfg, &urgent);
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+		goto out;
+
+	/* tier_mig_claim() counts each copy in mg->inflight. */
+	while (mg->inflight < mg->pace.max_inflight && n < ARRAY_SIZE(batch) &&
+	       (!mg->pace.rate || mg->tokens > 0)) {
+		bool manual;
+
+		job = tier_job_alloc(pool);
+		spin_lock_irq(&pool->lock);
+		manual = tier_mig_next_manual(pool, &w);
+		if (!manual && cfg.auto_migrate &&
+		    !tier_mig_next_auto(pool, &cfg, &w)) {
+			if (!scanned && tier_mig_scan_due(pool, urgent)) {
+				spin_unlock_irq(&pool->lock);
+				tier_mig_scan(pool, &cfg);
+				scanned = true;
+				tier_job_free(pool, job);
+				continue;
+			}
+			spin_unlock_irq(&pool->lock);
+			tier_job_free(pool, job);
+			break;
+		}
+		if (!manual && !cfg.auto_migrate) {
+			spin_unlock_irq(&pool->lock);
+			tier_job_free(pool, job);
+			break;
+		}
+		if (!tier_mig_claim(pool, &w, job, manual, &r)) {
+			if (manual) {
+				/* Destination full: the request ends here. */
+				mg->man_active = false;
+				mg->errors++;
+			}
+			spin_unlock_irq(&pool->lock);
+			tier_job_free(pool, job);
+			if (manual)
+				DMWARN("%s: migrate request stopped at extent %llu: tier %u is full",
+				       pool->tier_name[0], w.vext, w.to);
+			continue;
+		}
+		if (manual)
+			mg->man_next++;
+		else
+			tier_mig_account(&mg->plan, &w);
+		spin_unlock_irq(&pool->lock);
+		batch[n++] = job;
+		mg->tokens -= extent_bytes;
+	}
+	if (n) {
+		/* Writes remapped before the busy marks land before the copy. */
+		tier_quiesce_old_io(pool);
+		for (i = 0; i < n; i++)
+			tier_mig_copy(pool, batch[i]);
+	}
+out:
+	if (READ_ONCE(mg->running)) {
+		bool busy = mg->inflight || mg->man_active ||
+			    mg->cand_pos < mg->nr_cand ||
+			    mg->pace.mode != TIER_PACE_IDLE;
+
+		queue_delayed_work(pool->wq, &mg->tick,
+				   msecs_to_jiffies(busy ? TIER_MIG_TICK_MS :
+							   TIER_MIG_IDLE_MS));
+	}
+}
+
+void tier_mig_start(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	mg->tick_j = jiffies;
+	WRITE_ONCE(mg->running, true);
+	queue_delayed_work(pool->wq, &mg->tick,
+			   msecs_to_jiffies(TIER_MIG_TICK_MS));
+}
+
+void tier_mig_stop(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	WRITE_ONCE(mg->running, false);
+	cancel_delayed_work_sync(&mg->tick);
+	/* Copies in flight end in the worker, which switches or drops them. */
+	wait_event(mg->idle_wait, !READ_ONCE(mg->inflight));
+	flush_workqueue(pool->wq);
+	/* A completion may have re-armed the tick meanwhile. */
+	cancel_delayed_work_sync(&mg->tick);
+}

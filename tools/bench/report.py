@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py: the numbers of tools/bench/run, from its raw results.
+
+  report.py p99 LOG T0_MS T1_MS WARMUP_MS
+      p99 completion latency (us) of a fio clat log written with
+      --log_unix_epoch=1: the samples before T0 (skipping the first
+      WARMUP_MS) are "idle", those completed in [T0, T1] "drain". Prints
+      key=value lines for the facts file.
+  report.py table RAWDIR OUTDIR...
+      reads RAWDIR/facts (key=value lines) and RAWDIR/*.json (fio
+      --output-format=json), writes results.json and table.txt to each
+      OUTDIR and prints the table.
+
+Informational only: the targets are marked met / not met, never asserted.
+"""
+import json
+import math
+import os
+import sys
+
+# Targets from the issue (migration engine): a burst into dm-tier while tier 0
+# has room runs at >= 0.97x dm-linear on the hot drive and not below
+# dm-writecache; 4K QD1 p99 read latency on tier-0 data while a drain runs is
+# at most 1.5x the idle p99.
+TARGET_BURST_LINEAR = 0.97
+TARGET_BURST_WRITECACHE = 1.0
+TARGET_P99_DRAIN = 1.5
+
+
+def percentile(values, pct):
+    if not values:
+        return None
+    values = sorted(values)
+    k = max(0, math.ceil(pct / 100.0 * len(values)) - 1)
+    return values[k]
+
+
+def cmd_p99(log, t0, t1, warmup):
+    t0, t1, warmup = int(t0), int(t1), int(warmup)
+    idle, drain, first = [], [], None
+    with open(log) as f:
+        for line in f:
+            parts = line.split(",")
+            if len(parts) < 2:
+                continue
+            try:
+                ts, lat = int(parts[0]), int(parts[1])
+            except ValueError:
+                continue
+            if first is None:
+                first = ts
+            if ts < t0:
+                if ts >= first + warmup:
+                    idle.append(lat)
+            elif ts <= t1:
+                drain.append(lat)
+    for name, v in (("idle", idle), ("drain", drain)):
+        p = percentile(v, 99)
+        print("p99_%s_us=%s" % (name, "" if p is None else "%.1f" % (p / 1000.0)))
+        print("samples_%s=%d" % (name, len(v)))
+
+
+def load_facts(rawdir):
+    facts = {}
+    try:
+        with open(os.path.join(rawdir, "facts")) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if "=" in line:
+                    k, v = line.split("=", 1)
+                    facts[k] = v
+    except OSError:
+        pass
+    return facts
+
+
+def load_fio(rawdir, name):
+    """The first job of a fio JSON output (text before the first '{', such as
+    'fio: terminating on signal 2', is skipped), or None."""
+    try:
+        with open(os.path.join(rawdir, name + ".json")) as f:
+            text = f.read()
+        return json.loads(text[text.index("{"):])["jobs"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
+def fnum(facts, key):
+    """A number of the facts file (int when integral), or None."""
+    try:
+        v = facts[key]
+        return int(v) if v.lstrip("-").isdigit() else float(v)
+    except (KeyError, ValueError):
+        return None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def mibs(job, ddir):
+    if job is None or job[ddir]["io_bytes"] == 0:
+        return None
+    return job[ddir]["bw_bytes"] / float(1 << 20)
+
+
+def iops(job, ddir):
+    if job is None or job[ddir]["io_bytes"] == 0:
+        return None
+    return job[ddir]["iops"]
+
+
+def build(rawdir):
+    facts = load_facts(rawdir)
+    quick = facts.get("quick") == "1"
+    migrate_ok = facts.get("migrate_available") == "1"
+    no_migrate = facts.get("migrate_error", "the module has no 'migrate' message")
+
+    seq = {
+        "tier_mibs": mibs(load_fio(rawdir, "seqw-tier"), "write"),
+        "linear_mibs": mibs(load_fio(rawdir, "seqw-linear"), "write"),
+        "writecache_mibs": mibs(load_fio(rawdir, "seqw-writecache"), "write"),
+        "tier0_extents_after": fnum(facts, "burst_tier0_used"),
+        "tier1_extents_after": fnum(facts, "burst_tier1_used"),
+    }
+    seq["ratio_tier_linear"] = ratio(seq["tier_mibs"], seq["linear_mibs"])
+    seq["ratio_tier_writecache"] = ratio(seq["tier_mibs"], seq["writecache_mibs"])
+    seq["all_on_tier0"] = (None if seq["tier1_extents_after"] is None
+                           else seq["tier1_extents_after"] == 0)
+
+    rr = {
+        "tier_iops": iops(load_fio(rawdir, "randr-tier"), "read"),
+        "linear_iops": iops(load_fio(rawdir, "randr-linear"), "read"),
+    }
+    rr["ratio_tier_linear"] = ratio(rr["tier_iops"], rr["linear_iops"])
+
+    lat = {
+        "available": migrate_ok and fnum(facts, "p99_drain_us") is not None,
+        "p99_idle_us": fnum(facts, "p99_idle_us"),
+        "p99_drain_us": fnum(facts, "p99_drain_us"),
+        "samples_idle": fnum(facts, "samples_idle"),
+        "samples_drain": fnum(facts, "samples_drain"),
+        "drain_ms": fnum(facts, "lat_drain_ms"),
+        "drain_bytes": fnum(facts, "lat_drain_bytes"),
+        "paces": facts.get("lat_drain_paces", "").split(),
+    }
+    lat["ratio_drain_idle"] = ratio(lat["p99_drain_us"], lat["p99_idle_us"])
+    if not migrate_ok:
+        lat["reason"] = no_migrate
+    elif not lat["available"]:
+        lat["reason"] = facts.get("lat_error", "no drain samples")
+
+    bw = {
+        "available": migrate_ok and fnum(facts, "drain_ms") is not None,
+        "bytes": fnum(facts, "drain_bytes"),
+        "ms": fnum(facts, "drain_ms"),
+        "extents": fnum(facts, "drain_extents"),
+        "errors": fnum(facts, "drain_errors"),
+        "paces": facts.get("drain_paces", "").split(),
+        "tier1_mapped_after": fnum(facts, "drain_tier1_mapped"),
+        "raw_copy_bytes": fnum(facts, "raw_bytes"),
+        "raw_copy_ms": fnum(facts, "raw_ms"),
+    }
+    bw["mibs"] = (bw["bytes"] / float(1 << 20) / (bw["ms"] / 1000.0)
+                  if bw["available"] and bw["ms"] and bw["bytes"] else None)
+    bw["raw_copy_mibs"] = (bw["raw_copy_bytes"] / float(1 << 20) / (bw["raw_copy_ms"] / 1000.0)
+                           if bw["raw_copy_ms"] and bw["raw_copy_bytes"] else None)
+    bw["ratio_drain_raw"] = ratio(bw["mibs"], bw["raw_copy_mibs"])
+    if not migrate_ok:
+        bw["reason"] = no_migrate
+    elif not bw["available"]:
+        bw["reason"] = facts.get("drain_error", "drain not measured")
+
+    def target(name, value, op, limit):
+        met = None
+        if value is not None:
+            met = value >= limit if op == ">=" else value <= limit
+        return {"name": name, "value": value, "target": "%s %.2f" % (op, limit),
+                "met": met}
+
+    targets = [
+        target("burst: dm-tier / dm-linear", seq["ratio_tier_linear"], ">=",
+               TARGET_BURST_LINEAR),
+        target("burst: dm-tier / dm-writecache", seq["ratio_tier_writecache"], ">=",
+               TARGET_BURST_WRITECACHE),
+        target("p99 read under drain / idle", lat["ratio_drain_idle"]
+               if lat["available"] else None, "<=", TARGET_P99_DRAIN),
+    ]
+    return {
+        "bench": "dm-tier tools/bench",
+        "format": 1,
+        "date": facts.get("date"),
+        "kernel": facts.get("kernel"),
+        "accel": facts.get("accel"),
+        "quick": quick,
+        "config": {
+            "hot_drive_bytes": fnum(facts, "hot_bytes"),
+            "cold_drive_bytes": fnum(facts, "cold_bytes"),
+            "burst_mib": fnum(facts, "burst_mib"),
+            "drain_mib": fnum(facts, "drain_mib"),
+            "randread_seconds": fnum(facts, "randread_s"),
+            "idle_seconds": fnum(facts, "idle_s"),
+            "auto_migrate_off": facts.get("auto_migrate_off") == "1",
+        },
+        "complete": facts.get("complete") == "1",
+        "overlap": facts.get("overlap"),
+        "error": facts.get("error"),
+        "seq_write": seq,
+        "rand_read": rr,
+        "drain_latency": lat,
+        "drain_bandwidth": bw,
+        "targets": targets,
+    }
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "n/a"
+    return "%.*f" % (digits, v)
+
+
+def table(r):
+    s, rr, lat, bw = r["seq_write"], r["rand_read"], r["drain_latency"], r["drain_bandwidth"]
+    t = {x["name"]: x for x in r["targets"]}
+
+    def verdict(name):
+        m = t[name]["met"]
+        return "n/a" if m is None else ("met" if m else "NOT MET")
+
+    c = r["config"]
+    lines = [
+        "dm-tier bench: kernel %s, %s, %s; burst %s MiB, drains %s MiB%s" % (
+            r["kernel"] or "?", (r["accel"] or "?").upper(),
+            "quick" if r["quick"] else "full", fmt(c["burst_mib"], 0),
+            fmt(c["drain_mib"], 0),
+            "" if r["complete"] else "; INCOMPLETE: %s" % (r["error"] or "the bench stopped early")),
+        "",
+        "%-2s %-38s %12s  %-26s %6s  %-8s %s" % (
+            "#", "measurement", "dm-tier", "reference", "ratio", "target", "result"),
+    ]
+
+    def row(part, what, val, ref, rat, tgt="-", res="-"):
+        lines.append("%-2s %-38s %12s  %-26s %6s  %-8s %s" % (part, what, val, ref, rat, tgt, res))
+
+    row("1", "seq write 1M QD32, MiB/s", fmt(s["tier_mibs"]),
+        "dm-linear %s" % fmt(s["linear_mibs"]), fmt(s["ratio_tier_linear"], 2),
+        ">= %.2f" % TARGET_BURST_LINEAR, verdict("burst: dm-tier / dm-linear"))
+    row("1", "", "", "dm-writecache %s" % fmt(s["writecache_mibs"]),
+        fmt(s["ratio_tier_writecache"], 2), ">= %.2f" % TARGET_BURST_WRITECACHE,
+        verdict("burst: dm-tier / dm-writecache"))
+    row("2", "rand read 4K QD16 on tier 0, IOPS", fmt(rr["tier_iops"], 0),
+        "dm-linear %s" % fmt(rr["linear_iops"], 0), fmt(rr["ratio_tier_linear"], 2))
+    if lat["available"]:
+        row("3", "rand read 4K QD1 p99 under drain, us", fmt(lat["p99_drain_us"]),
+            "idle %s" % fmt(lat["p99_idle_us"]), fmt(lat["ratio_drain_idle"], 2),
+            "<= %.2f" % TARGET_P99_DRAIN, verdict("p99 read under drain / idle"))
+    else:
+        row("3", "rand read 4K QD1 p99 under drain, us", "n/a",
+            "idle %s" % fmt(lat["p99_idle_us"]), "n/a", "<= %.2f" % TARGET_P99_DRAIN,
+            "not available")
+    if bw["available"]:
+        row("4", "drain to tier 1, MiB/s", fmt(bw["mibs"]),
+            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), fmt(bw["ratio_drain_raw"], 2))
+    else:
+        row("4", "drain to tier 1, MiB/s", "n/a",
+            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), "n/a", "-", "not available")
+    lines.append("")
+    if s["all_on_tier0"] is False:
+        lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
+                     % fmt(s["tier1_extents_after"], 0))
+    if lat["available"]:
+        lines.append("part 3: %s idle and %s drain samples; drain of %s MiB took %s ms, pace %s"
+                     % (fmt(lat["samples_idle"], 0), fmt(lat["samples_drain"], 0),
+                        fmt((lat["drain_bytes"] or 0) / float(1 << 20), 0),
+                        fmt(lat["drain_ms"], 0), "/".join(lat["paces"]) or "?"))
+    elif "reason" in lat:
+        lines.append("parts 3, 4 not available: %s" % lat["reason"])
+    if bw["available"]:
+        lines.append("part 4: %s MiB (%s extents) moved in %s ms, %s copy errors, pace %s"
+                     % (fmt((bw["bytes"] or 0) / float(1 << 20), 0), fmt(bw["extents"], 0),
+                        fmt(bw["ms"], 0), fmt(bw["errors"], 0),
+                        "/".join(bw["paces"]) or "?"))
+    if r["overlap"]:
+        lines.append("WARNING: " + r["overlap"])
+    lines.append("Informational: a performance tool, not a test; TCG emulation makes absolute "
+                 "numbers meaningless, only the ratios (same VM, same drives) mean something.")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_table(rawdir, outdirs):
+    r = build(rawdir)
+    text = table(r)
+    for d in outdirs:
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump(r, f, indent=2, sort_keys=False)
+            f.write("\n")
+        with open(os.path.join(d, "table.txt"), "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
+
+
+def main(argv):
+    if len(argv) == 6 and argv[1] == "p99":
+        cmd_p99(*argv[2:])
+    elif len(argv) >= 4 and argv[1] == "table":
+        cmd_table(argv[2], argv[3:])
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
