@@ -83,8 +83,7 @@ void tier_mig_destroy(struct tier_pool *pool)
 	kvfree(mg->heat_touched);
 }
 
-void tier_mig_set_cfg(struct tier_pool *pool,
-		      const struct tier_policy_cfg *cfg)
+void tier_mig_set_cfg(struct tier_pool *pool, const struct tier_policy_cfg *cfg)
 {
 	/* The tick notices the change and drops its candidates. */
 	spin_lock_irq(&pool->lock);
@@ -201,9 +200,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	idle = !mg->inflight;
 	spin_unlock_irq(&pool->lock);
 	if (failed && job->status)
-		DMERR_LIMIT("%s: copying extent %llu from tier %u to tier %u failed; it stays on tier %u",
-			    pool->tier_name[0], job->vext.v, job->src.tier,
-			    job->loc.tier, job->src.tier);
+		DMERR_LIMIT("%s: extent %llu stays on tier %u: copy failed",
+			    pool->tier_name[0], job->vext.v, job->src.tier);
 	tier_job_free(pool, job);
 	if (idle)
 		wake_up(&mg->idle_wait);
@@ -232,15 +230,15 @@ static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
 	struct dm_io_region from = {
 		.bdev = pool->tier_bdev[job->src.tier],
 		.sector = tier_pext_to_sector(pool->data_start[job->src.tier],
-					      pool->extent_shift,
-					      job->src.pext, 0),
+					      pool->extent_shift, job->src.pext,
+					      0),
 		.count = pool->extent_sectors,
 	};
 	struct dm_io_region to = {
 		.bdev = pool->tier_bdev[job->loc.tier],
 		.sector = tier_pext_to_sector(pool->data_start[job->loc.tier],
-					      pool->extent_shift,
-					      job->loc.pext, 0),
+					      pool->extent_shift, job->loc.pext,
+					      0),
 		.count = pool->extent_sectors,
 	};
 
@@ -258,8 +256,8 @@ static void tier_mig_usage(struct tier_pool *pool, struct tier_usage *u)
 
 	for (i = 0; i < pool->nr_tiers; i++) {
 		const struct tier_alloc *a = &pool->alloc[i];
-		u64 settling = a->nr_pending + a->nr_committing +
-			       pool->mig.out[i];
+		u64 settling =
+			a->nr_pending + a->nr_committing + pool->mig.out[i];
 
 		u[i].total = a->nr_extents;
 		u[i].used = a->nr_used > settling ? a->nr_used - settling : 0;
@@ -446,8 +444,8 @@ static bool tier_mig_scan_due(struct tier_pool *pool, bool urgent)
 }
 
 /* Sample usage and activity, update the plan and the pace. Tick only. */
-static void tier_mig_sample(struct tier_pool *pool,
-			    struct tier_policy_cfg *cfg, bool *urgent)
+static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
+			    bool *urgent)
 {
 	struct tier_mig *mg = &pool->mig;
 	struct tier_usage u[TIER_MAX_TIERS];
@@ -565,7 +563,7 @@ static void tier_mig_tick(struct work_struct *ws)
 			spin_unlock_irq(&pool->lock);
 			tier_job_free(pool, job);
 			if (manual)
-				DMWARN("%s: migrate request stopped at extent %llu: tier %u is full",
+				DMWARN("%s: migrate stopped at extent %llu: tier %u is full",
 				       pool->tier_name[0], w.vext, w.to);
 			continue;
 		}

@@ -1128,7 +1128,8 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		mg.errors = pool->mig.errors;
 		man_pending = pool->mig.man_inflight;
 		if (pool->mig.man_active)
-			man_pending += pool->mig.man_last - pool->mig.man_next + 1;
+			man_pending +=
+				pool->mig.man_last - pool->mig.man_next + 1;
 		spin_unlock_irqrestore(&pool->lock, flags);
 
 		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(mode),
@@ -1173,10 +1174,12 @@ static void tier_apply_settings(struct tier_c *tc)
 					   tc->tbl.reserve_pct);
 	spin_unlock_irq(&pool->lock);
 	if (pool->commit_interval_ms != tc->tbl.commit_interval_ms) {
+		unsigned long delay =
+			msecs_to_jiffies(tc->tbl.commit_interval_ms);
+
 		pool->commit_interval_ms = tc->tbl.commit_interval_ms;
 		if (READ_ONCE(pool->periodic))
-			mod_delayed_work(pool->wq, &pool->commit_work,
-					 msecs_to_jiffies(pool->commit_interval_ms));
+			mod_delayed_work(pool->wq, &pool->commit_work, delay);
 	}
 	tier_mig_set_cfg(pool, &tc->tbl.policy);
 }
@@ -1214,7 +1217,7 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	r = tier_mig_request(pool, start >> pool->extent_shift,
 			     (start + nr - 1) >> pool->extent_shift, tier);
 	if (r == -EBUSY)
-		DMWARN("migrate: an earlier migrate request is still running; retry when status shows manual_pending 0");
+		DMWARN("migrate: an earlier request still runs (manual_pending > 0)");
 	return r;
 }
 

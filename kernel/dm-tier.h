@@ -302,8 +302,7 @@ void tier_quiesce_old_io(struct tier_pool *pool);
  */
 static inline u32 tier_clock_now(struct tier_pool *pool)
 {
-	return pool->mig.clock_base +
-	       (u32)((jiffies - pool->mig.clock_j) / HZ);
+	return pool->mig.clock_base + (u32)((jiffies - pool->mig.clock_j) / HZ);
 }
 
 /**
@@ -471,7 +470,6 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job);
  * Context: process (mempool with GFP_NOIO: waits, never fails).
  */
 struct tier_job *tier_job_alloc(struct tier_pool *pool);
-
 
 /**
  * dm_tier_target_register() - register the "tier" target type.

@@ -81,6 +81,7 @@ static void commit_refused_in_fail_mode_test(struct kunit *test)
 static struct tier_pool *map_pool(struct kunit *test, u64 extents)
 {
 	struct tier_pool *pool = fake_pool(test);
+	size_t bytes;
 	u32 i;
 
 	pool->nr_tiers = 2;
@@ -89,14 +90,12 @@ static struct tier_pool *map_pool(struct kunit *test, u64 extents)
 	bio_list_init(&pool->deferred);
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
-	KUNIT_ASSERT_EQ(test, tier_map_init(&pool->map, extents, TIER_MAP_F_HEAT),
-			0);
+	KUNIT_ASSERT_EQ(test,
+			tier_map_init(&pool->map, extents, TIER_MAP_F_HEAT), 0);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, tier_alloc_init(&pool->alloc[i], 64), 0);
-	pool->mig.heat_touched =
-		kunit_kzalloc(test,
-			      BITS_TO_LONGS(pool->map.nr_blocks) * sizeof(long),
-			      GFP_KERNEL);
+	bytes = BITS_TO_LONGS(pool->map.nr_blocks) * sizeof(long);
+	pool->mig.heat_touched = kunit_kzalloc(test, bytes, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pool->mig.heat_touched);
 	return pool;
 }
@@ -113,13 +112,16 @@ static void start_move(struct kunit *test, struct tier_pool *pool,
 		       struct tier_job *job, u64 v, u32 tier, u64 pext, u32 to,
 		       u64 to_pext)
 {
-	struct tier_loc src = { .tier = tier, .flags = TIER_EXT_F_PINNED,
+	struct tier_loc src = { .tier = tier,
+				.flags = TIER_EXT_F_PINNED,
 				.pext = tier_pext(pext) };
 
-	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(&pool->alloc[tier],
-						   tier_pext(pext)), 0);
-	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(&pool->alloc[to],
-						   tier_pext(to_pext)), 0);
+	struct tier_alloc *a_src = &pool->alloc[tier],
+			  *a_dst = &pool->alloc[to];
+
+	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(a_src, tier_pext(pext)), 0);
+	KUNIT_ASSERT_EQ(test, tier_alloc_mark_used(a_dst, tier_pext(to_pext)),
+			0);
 	tier_map_set(&pool->map, tier_vext(v), &src);
 	pool->mapped[tier]++;
 	tier_map_set_busy(&pool->map, tier_vext(v), true);
@@ -152,8 +154,8 @@ static void switch_extent_test(struct kunit *test)
 	spin_unlock_irq(&pool->lock);
 
 	KUNIT_EXPECT_FALSE(test, pool->map.words[300] & TIER_MAPW_BUSY);
-	KUNIT_ASSERT_TRUE(test, tier_map_lookup(&pool->map, tier_vext(300),
-						&loc));
+	KUNIT_ASSERT_TRUE(test,
+			  tier_map_lookup(&pool->map, tier_vext(300), &loc));
 	KUNIT_EXPECT_EQ(test, loc.tier, 0);
 	KUNIT_EXPECT_EQ(test, loc.pext.p, 9ULL);
 	KUNIT_EXPECT_EQ(test, loc.flags, TIER_EXT_F_PINNED);
