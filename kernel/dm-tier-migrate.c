@@ -31,6 +31,7 @@
 #define TIER_MIG_SCAN_URGENT_MS 1000 /* rescan period while draining */
 #define TIER_MIG_SCAN_IDLE_MS 5000 /* rescan period otherwise */
 #define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
+#define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
 
 static void tier_mig_tick(struct work_struct *ws);
 
@@ -315,6 +316,7 @@ static void tier_mig_scan(struct tier_pool *pool,
 static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 {
 	struct tier_mig *mg = &pool->mig;
+	u32 skips = TIER_MIG_SKIPS;
 	struct tier_loc loc;
 	u64 word;
 
@@ -323,6 +325,9 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		if (!tier_map_word_decode(word, &loc) ||
 		    loc.tier == mg->man_tier) {
 			mg->man_next++;
+			/* Bound the time under the lock on sparse ranges. */
+			if (!--skips)
+				return false;
 			continue;
 		}
 		if (word & TIER_MAPW_BUSY)
@@ -482,7 +487,11 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	    u[0].used * 100 > (u64)cfg->high_watermark * u[0].total)
 		mg->above_high_ms += dt_ms;
 
-	in.urgent = above_high || manual;
+	/*
+	 * An explicit request is not urgent: like a drain, it yields to
+	 * foreground I/O unless a tier is above its high watermark.
+	 */
+	in.urgent = above_high;
 	in.fg_busy = mg->fg_busy;
 	in.drain_extents = mg->plan.demote_need[0];
 	in.extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
@@ -505,7 +514,8 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	} else {
 		mg->tokens = 0;
 	}
-	*urgent = in.urgent;
+	/* Rescan sooner while a tier drains. */
+	*urgent = in.urgent || in.drain_extents;
 }
 
 static void tier_mig_tick(struct work_struct *ws)

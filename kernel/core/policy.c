@@ -75,6 +75,17 @@ static u64 tier_pct_of(u64 total, u32 pct)
 	return div_u64(total * min_t(u32, pct, 100), 100);
 }
 
+/*
+ * Where a tier starts draining. With a drain deadline, tier 0 drains as soon
+ * as it is above its low watermark: the next checkpoint burst needs the room
+ * back whether or not this one crossed the high watermark.
+ */
+static u32 tier_drain_start(const struct tier_policy_cfg *cfg, u32 t)
+{
+	return !t && cfg->drain_deadline ? cfg->low_watermark :
+					   cfg->high_watermark;
+}
+
 void tier_policy_update(const struct tier_policy_cfg *cfg,
 			const struct tier_usage *usage,
 			struct tier_policy_plan *plan)
@@ -100,8 +111,9 @@ void tier_policy_update(const struct tier_policy_cfg *cfg,
 			plan->draining[t] = u->used * 100 >
 					    (u64)cfg->low_watermark * u->total;
 		else
-			plan->draining[t] = u->used * 100 >
-					    (u64)cfg->high_watermark * u->total;
+			plan->draining[t] =
+				u->used * 100 >
+				(u64)tier_drain_start(cfg, t) * u->total;
 
 		low_mark = tier_pct_of(u->total, cfg->low_watermark);
 		plan->demote_need[t] = 0;

@@ -175,7 +175,9 @@ void tier_policy_plan_init(struct tier_policy_plan *plan, u32 nr_tiers);
  * @plan:  in: draining state of the previous call; out: the new plan.
  *
  * A tier (not the last) starts draining when used * 100 > high * total and
- * stops when used * 100 <= low * total.
+ * stops when used * 100 <= low * total. With drain_deadline set, tier 0
+ * starts draining above its low watermark already (the deadline then paces
+ * the drain).
  *
  * Context: any.
  */
@@ -292,8 +294,7 @@ enum tier_pace_mode {
 /**
  * struct tier_pace_in - what pacing depends on.
  * @work:          there are migrations to do.
- * @urgent:        a tier is above its high watermark, or an explicit
- *                 migrate request is running.
+ * @urgent:        a tier is above its high watermark.
  * @fg_busy:       foreground I/O was seen during the last tick.
  * @drain_extents: extents tier 0 must still shed to reach its low
  *                 watermark (0 when not draining).

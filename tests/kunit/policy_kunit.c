@@ -200,6 +200,14 @@ static void tier_policy_hysteresis_test(struct kunit *test)
 	step0(test, &cfg, &p, 81, true, 21);
 	step0(test, &cfg, &p, 10, false, 0);
 
+	/* With a drain deadline, tier 0 drains from its low watermark on. */
+	cfg.drain_deadline = 30;
+	step0(test, &cfg, &p, 60, false, 0);
+	step0(test, &cfg, &p, 61, true, 1);
+	step0(test, &cfg, &p, 75, true, 15);
+	step0(test, &cfg, &p, 60, false, 0);
+	cfg.drain_deadline = 0;
+
 	/* Percentages of a small tier: floor(60% of 7) = 4. */
 	u[0] = usage(7, 6, 1, 1);
 	u[1] = usage(100, 0, 100, 100);

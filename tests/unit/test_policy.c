@@ -195,6 +195,14 @@ static void test_plan_hysteresis(void **state)
 	step0(&cfg, &p, 81, true, 21);
 	step0(&cfg, &p, 10, false, 0);
 
+	/* With a drain deadline, tier 0 drains from its low watermark on. */
+	cfg.drain_deadline = 30;
+	step0(&cfg, &p, 60, false, 0);
+	step0(&cfg, &p, 61, true, 1);
+	step0(&cfg, &p, 75, true, 15);
+	step0(&cfg, &p, 60, false, 0);
+	cfg.drain_deadline = 0;
+
 	/* Percentages of a small tier: floor(60% of 7) = 4. */
 	{
 		struct tier_usage u[2] = { usage(7, 6, 1, 1),

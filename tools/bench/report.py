@@ -204,6 +204,8 @@ def build(rawdir):
             "randread_seconds": fnum(facts, "randread_s"),
             "idle_seconds": fnum(facts, "idle_s"),
             "auto_migrate_off": facts.get("auto_migrate_off") == "1",
+            "hot_max_sectors_kb": fnum(facts, "hot_max_sectors_kb"),
+            "module_srcversion": facts.get("module_srcversion"),
         },
         "complete": facts.get("complete") == "1",
         "overlap": facts.get("overlap"),
