@@ -187,6 +187,14 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	v = bio_vext(pool, bio, &offset);
 	if (unlikely(v.v >= pool->virt_extents))
 		return DM_MAPIO_KILL;
+	/*
+	 * One extent per bio. Splitting here rather than with max_io_len:
+	 * dm would then also split at the tiers' max_sectors, and a 1 MiB
+	 * write that covers its extent would arrive as pieces that each look
+	 * like a partial first write (zeroing) or miss the redirect.
+	 */
+	if (offset + bio_sectors(bio) > pool->extent_sectors)
+		dm_accept_partial_bio(bio, pool->extent_sectors - offset);
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
 	smp_rmb(); /* word before change_seq: see tier_publish() */
@@ -980,11 +988,6 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (ti->len > pool->virt_extents << pool->extent_shift) {
 		ti->error = "Target is larger than the device's virtual size";
 		r = -EINVAL;
-		goto bad_pool;
-	}
-	r = dm_set_target_max_io_len(ti, pool->extent_sectors);
-	if (r) {
-		ti->error = "Cannot set the extent size as maximum I/O length";
 		goto bad_pool;
 	}
 	ti->num_flush_bios = 1;

@@ -7,7 +7,8 @@
 #   burst     3x tier 0's free space in fsync'd files on XFS: spill; then the
 #             idle device demotes tier 0 to its low watermark; data intact
 #   deadline  drain_deadline with a light reader keeping the device busy: a
-#             burst above the high watermark is under low within the deadline
+#             burst above the high watermark (written with auto_migrate 0) is
+#             under low within the deadline, the engine in its deadline pace
 #   promote   a region migrated to tier 1, read with O_DIRECT more than
 #             promote_hits times, moves up; contents intact
 #   redirect  whole-extent overwrites of tier-1 data land on tier 0 without a
@@ -134,7 +135,12 @@ step_deadline() {
 		done
 	) &
 	sampler=$!
+	# The engine keeps up with page-cache writeback: it would drain at full
+	# speed while the burst is still above the high watermark. Hold it off
+	# so that the burst ends above high and the drain runs after it.
+	tier_set $DEV auto_migrate 0
 	write_files $MNT/b $n 16 /tmp/sums.b
+	tier_set $DEV auto_migrate 1
 	echo "burst end" >>/tmp/b.log
 	t0=$(now_ms)
 	tier_wait $DEV $((dl + 60)) "[ \$used0 -le $low ]" ||
