@@ -32,6 +32,7 @@
 #define TIER_MIG_SCAN_IDLE_MS 5000 /* rescan period otherwise */
 #define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
+#define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 
 static void tier_mig_tick(struct work_struct *ws);
 
@@ -71,6 +72,7 @@ int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
 	mg->tick_j = jiffies;
 	mg->heat_commit_j = jiffies;
 	mg->fg_alloc_j = jiffies - (unsigned long)TIER_DRAIN_DEADLINE_MAX * HZ;
+	mg->fg_seen_j = jiffies - HZ;
 	return 0;
 }
 
@@ -461,9 +463,18 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	u64 ios = tier_fg_ios(pool);
 	u32 i;
 
+	/*
+	 * Busy means foreground I/O within a fixed window, not since the
+	 * last tick: a copy completion runs a tick a few ms after the
+	 * previous one, and an idle gap that short says nothing.
+	 */
 	mg->tick_j = now;
-	mg->fg_busy = ios != mg->fg_ios;
-	mg->fg_ios = ios;
+	if (ios != mg->fg_ios) {
+		mg->fg_ios = ios;
+		mg->fg_seen_j = now;
+	}
+	mg->fg_busy = time_before(now, mg->fg_seen_j +
+				  msecs_to_jiffies(TIER_MIG_FG_WINDOW_MS));
 
 	spin_lock_irq(&pool->lock);
 	*cfg = mg->cfg;

@@ -103,6 +103,7 @@ struct tier_mig {
 	unsigned long tick_j;
 	unsigned long fg_alloc_j; /* tier 0 last grew by a foreground write */
 	u64 fg_ios; /* foreground I/O count at the last tick */
+	unsigned long fg_seen_j; /* when that count last changed */
 	bool fg_busy;
 
 	/* Counters since activation. */

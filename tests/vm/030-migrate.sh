@@ -113,9 +113,9 @@ step_deadline() {
 	low=$(pct_extents "$total0" 60)
 	high=$((total0 * 80 / 100))
 	tier_set $DEV drain_deadline $dl
-	# A light foreground load: 50 reads of 4 KiB a second (the engine
-	# samples the foreground every 100 ms).
-	fio --name=reader --filename=$MNT/a/f1 --rw=randread --bs=4k --direct=1 --rate_iops=50 \
+	# A light foreground load: 200 reads of 4 KiB a second (the engine
+	# calls the foreground busy when it saw I/O in the last 100 ms tick).
+	fio --name=reader --filename=$MNT/a/f1 --rw=randread --bs=4k --direct=1 --rate_iops=200 \
 		--time_based --runtime=600 --eta=never --output=/tmp/reader.out &
 	reader=$!
 	sleep 2

@@ -64,7 +64,7 @@ span_of() { # files...
 migrator() { # start nr stop
 	local to=1 ok=0 rc
 	while [ ! -e "$3" ]; do
-		rc=$(status_of tier_msg $DEV migrate "$1" "$2" $to)
+		rc=$(status_of tier_msg $DEV migrate "$1" "$2" $to 2>/dev/null)
 		[ "$rc" != 0 ] || ok=$((ok + 1)) to=$((1 - to))
 		echo "$ok" >/tmp/migrator
 		sleep 0.2
@@ -89,7 +89,7 @@ recover() { # cycle
 }
 
 guest_main() {
-	local c span start nr delay ack_pid mig_pid hits=0 t0
+	local c span start nr delay ack_pid mig_pid hits=0 aim
 	"$TOP/tools/nullb" create hot0 96 32
 	"$TOP/tools/nullb" create cold0 384 32
 	dmsetup create hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
@@ -120,15 +120,15 @@ guest_main() {
 		delay=$((1 + RANDOM % 3)).$((RANDOM % 10))
 		sleep "$delay"
 		# Aim at a copy: the next moment one is in flight.
-		t0=$(now_ms)
 		tier_wait $DEV 3 "[ \$in_flight -gt 0 ]" || true
+		aim=$WAITED_MS
 		local at="in_flight $in_flight manual_pending $manual_pending pace $pace"
 		[ "$in_flight" = 0 ] || hits=$((hits + 1))
 		cut_power
 		touch /tmp/mig.stop
 		wait $mig_pid
 		wait $ack_pid && fail "cycle $c: ackio did not notice the power cut"
-		echo "cycle $c: cut $delay+$(fmt_ms $(($(now_ms) - t0))) s in, $at," \
+		echo "cycle $c: cut $delay+$(fmt_ms "$aim") s in, $at," \
 			"$(cat /tmp/migrator) migrate requests, $(grep -c . "/tmp/state/ack.$c.log") ackio writes acknowledged"
 		umount $MNT
 		tierctl remove $DEV >/dev/null
