@@ -473,8 +473,8 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 		mg->fg_ios = ios;
 		mg->fg_seen_j = now;
 	}
-	mg->fg_busy = time_before(now, mg->fg_seen_j +
-				  msecs_to_jiffies(TIER_MIG_FG_WINDOW_MS));
+	mg->fg_busy = time_before(
+		now, mg->fg_seen_j + msecs_to_jiffies(TIER_MIG_FG_WINDOW_MS));
 
 	spin_lock_irq(&pool->lock);
 	*cfg = mg->cfg;
