@@ -457,7 +457,7 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	struct tier_mig *mg = &pool->mig;
 	struct tier_usage u[TIER_MAX_TIERS];
 	struct tier_pace_in in = {};
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, window;
 	u32 dt_ms = jiffies_to_msecs(now - mg->tick_j);
 	bool above_high = false, manual;
 	u64 ios = tier_fg_ios(pool);
@@ -473,8 +473,8 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 		mg->fg_ios = ios;
 		mg->fg_seen_j = now;
 	}
-	mg->fg_busy = time_before(
-		now, mg->fg_seen_j + msecs_to_jiffies(TIER_MIG_FG_WINDOW_MS));
+	window = msecs_to_jiffies(TIER_MIG_FG_WINDOW_MS);
+	mg->fg_busy = time_before(now, mg->fg_seen_j + window);
 
 	spin_lock_irq(&pool->lock);
 	*cfg = mg->cfg;

@@ -117,6 +117,11 @@ guest_main() {
 		ack_pid=$!
 		migrator "$start" "$nr" /tmp/mig.stop &
 		mig_pid=$!
+		# python starts slowly under TCG: cut once ackio is writing.
+		for _ in $(seq 100); do
+			[ ! -s "/tmp/state/ack.$c.log" ] || break
+			sleep 0.1
+		done
 		delay=$((1 + RANDOM % 3)).$((RANDOM % 10))
 		sleep "$delay"
 		# Aim at a copy: the next moment one is in flight.
