@@ -1199,28 +1199,32 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
 	    sscanf(argv[2], "%llu%c", &nr, &dummy) != 1 ||
 	    sscanf(argv[3], "%u%c", &tier, &dummy) != 1) {
-		DMWARN("migrate: usage: migrate <start_sector> <nr_sectors> <tier>");
+		DMWARN_LIMIT(
+			"migrate: usage: migrate <start_sector> <nr_sectors> <tier>");
 		return -EINVAL;
 	}
 	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
-		DMWARN("migrate: sectors %llu+%llu are not inside the device (%llu sectors)",
-		       start, nr, (unsigned long long)tc->ti->len);
+		DMWARN_LIMIT(
+			"migrate: sectors %llu+%llu are not inside the device (%llu sectors)",
+			start, nr, (unsigned long long)tc->ti->len);
 		return -EINVAL;
 	}
 	if (tier >= pool->nr_tiers) {
-		DMWARN("migrate: tier %u does not exist (the device has %u)",
-		       tier, pool->nr_tiers);
+		DMWARN_LIMIT(
+			"migrate: tier %u does not exist (the device has %u)",
+			tier, pool->nr_tiers);
 		return -EINVAL;
 	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
-		DMWARN("migrate: metadata is %s, nothing can move",
-		       tier_mode_name(READ_ONCE(pool->mode)));
+		DMWARN_LIMIT("migrate: metadata is %s, nothing can move",
+			     tier_mode_name(READ_ONCE(pool->mode)));
 		return -EROFS;
 	}
 	r = tier_mig_request(pool, start >> pool->extent_shift,
 			     (start + nr - 1) >> pool->extent_shift, tier);
 	if (r == -EBUSY)
-		DMWARN("migrate: an earlier request still runs (manual_pending > 0)");
+		DMWARN_LIMIT(
+			"migrate: an earlier request still runs (manual_pending > 0)");
 	return r;
 }
 
@@ -1260,8 +1264,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 		r = tier_table_set_opt(&t, argv[1], argv[2], &err);
 		if (r) {
-			DMWARN("set %s %s: %s", argv[1], argv[2],
-			       err ? err : "invalid");
+			DMWARN_LIMIT("set %s %s: %s", argv[1], argv[2],
+				     err ? err : "invalid");
 			return -EINVAL;
 		}
 		tc->tbl = t;
@@ -1270,8 +1274,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	if (argc == 4 && !strcasecmp(argv[0], "migrate"))
 		return tier_message_migrate(tc, argv);
-	DMWARN("unrecognised message: %s%s", argc ? argv[0] : "(none)",
-	       argc > 1 ? " ..." : "");
+	DMWARN_LIMIT("unrecognised message: %s%s", argc ? argv[0] : "(none)",
+		     argc > 1 ? " ..." : "");
 	return -EINVAL;
 }
 

@@ -4,21 +4,24 @@
 # The migration engine, one boot, two NVMe drives (hot 64M, cold 512M),
 # 1 MiB extents. Counters come from `dmsetup status` (tier_stats in lib.sh).
 #   settings  table keys and `set` messages with their limits; migrate's EINVAL
-#   burst     3x tier 0's free space in fsync'd files on XFS: spill; then the
+#   burst     3x tier 0's capacity in fsync'd files on XFS: spill; then the
 #             idle device demotes tier 0 to its low watermark; data intact
 #   deadline  drain_deadline with a light reader keeping the device busy: a
 #             burst above the high watermark (written with auto_migrate 0) is
 #             under low within the deadline, the engine in its deadline pace
 #   promote   a region migrated to tier 1, read with O_DIRECT more than
-#             promote_hits times, moves up; contents intact
+#             promote_hits times, moves up, but only up to tier 0's low
+#             watermark; contents intact
 #   redirect  whole-extent overwrites of tier-1 data land on tier 0 without a
 #             copy; a partial write, or redirect_writes 0, leaves them there
+#   age       demote_age 3 moves every unread extent down, under the watermarks
 #   throttle  32 MiB at migration_bandwidth 2 takes >= 2x (and >= 10 s) what
 #             it takes unthrottled; a second migrate meanwhile gets EBUSY
 #   fio       4 jobs with crc32c verify while migrate ping-pongs their region
 #             between the tiers and low watermarks keep the engine busy too
 # DMT_MIG_STEPS="burst deadline" runs a subset (in this order; raw-device
-# steps need "raw" first); DMT_MIG_FIO_SECS sets the fio phase (default 40).
+# steps need "raw" first); DMT_MIG_FIO_SECS sets the fio phase (default 40),
+# DMT_MIG_READER_IOPS the deadline step's foreground reader (default 200).
 . "$(dirname "$0")/lib.sh"
 DEV=mg
 D=/dev/mapper/$DEV
@@ -94,7 +97,7 @@ step_burst() {
 	write_files $MNT/a $n 32 /tmp/sums.a
 	echo "burst: $n x 32 MiB written and synced in $(fmt_ms $(($(now_ms) - t0))) s: $(tier_summary $DEV)"
 	tier_eval $DEV
-	[ "$mapped1" -gt 0 ] || fail "burst: nothing on tier 1 after writing 3x tier 0's free space"
+	[ "$mapped1" -gt 0 ] || fail "burst: nothing on tier 1 after writing 3x tier 0's capacity"
 	expect_eq "$nospc_errors" 0 "burst: nospc errors"
 	low=$(pct_extents "$total0" 60)
 	tier_wait $DEV 90 "[ \$used0 -le $low ]" ||
@@ -114,9 +117,10 @@ step_deadline() {
 	high=$((total0 * 80 / 100))
 	tier_set $DEV drain_deadline $dl
 	# A light foreground load: 200 reads of 4 KiB a second (the engine
-	# calls the foreground busy when it saw I/O in the last 100 ms tick).
-	fio --name=reader --filename=$MNT/a/f1 --rw=randread --bs=4k --direct=1 --rate_iops=200 \
-		--time_based --runtime=600 --eta=never --output=/tmp/reader.out &
+	# calls the foreground busy when it saw I/O in the last 250 ms).
+	fio --name=reader --filename=$MNT/a/f1 --rw=randread --bs=4k --direct=1 \
+		--rate_iops="${DMT_MIG_READER_IOPS:-200}" --time_based --runtime=600 \
+		--eta=never --output=/tmp/reader.out &
 	reader=$!
 	sleep 2
 	kill -0 $reader 2>/dev/null || { cat /tmp/reader.out; fail "deadline: the reader did not start"; }
@@ -169,7 +173,7 @@ step_deadline() {
 # From here on the raw device, every extent unmapped first.
 step_raw() {
 	! mountpoint -q $MNT || umount $MNT
-	blkdiscard -f $D
+	blkdiscard -f $D 2>/tmp/blkdiscard.err || { cat /tmp/blkdiscard.err; fail "blkdiscard $D"; }
 	tier_msg $DEV commit
 	tier_wait $DEV 30 "[ \$mapped = 0 ] && [ \$used0 = 0 ] && [ \$used1 = 0 ] && [ \$in_flight = 0 ]" ||
 		fail "raw: extents left after discarding the whole device: $(tier_summary $DEV)"
@@ -179,7 +183,7 @@ step_raw() {
 # Regions stay clear of the device's first and last MiBs, which udev's
 # blkid probes read after every close of a written device (heat).
 step_promote() { # region: 16 MiB at 32 MiB
-	local p0
+	local p0 cap
 	tier_set $DEV auto_migrate 0
 	head -c 16M /dev/urandom >/tmp/c.bin
 	put /tmp/c.bin 32
@@ -187,6 +191,9 @@ step_promote() { # region: 16 MiB at 32 MiB
 	wait_moved promote 1 16 60
 	expect_eq "$mapped0" 0 "promote: extents on tier 0 after migrating all to tier 1"
 	p0=$promotions
+	# Promotion fills tier 0 up to its low watermark only: 16% first.
+	tier_set_wm $DEV 80 16
+	cap=$((total0 * 16 / 100))
 	tier_set $DEV promote_hits 3
 	tier_set $DEV auto_migrate 1
 	sleep 2
@@ -194,12 +201,19 @@ step_promote() { # region: 16 MiB at 32 MiB
 	for _ in 1 2 3 4 5; do
 		dd if=$D of=/dev/null bs=1M skip=32 count=16 iflag=direct status=none
 	done
-	if ! tier_wait $DEV 30 "[ \$mapped0 = 16 ] && [ \$in_flight = 0 ]"; then
-		[ "$mapped0" -gt 0 ] || fail "promote: nothing promoted 30 s after 5 reads: $(tier_summary $DEV)"
-		echo "promote: only $mapped0 of 16 extents promoted after 30 s"
-	fi
+	tier_wait $DEV 30 "[ \$mapped0 -ge $cap ] && [ \$in_flight = 0 ]" ||
+		fail "promote: tier 0 not filled to its low watermark ($cap extents) 30 s after 5 reads: $(tier_summary $DEV)"
+	sleep 2
+	tier_eval $DEV
+	echo "promote: low watermark 16%: $mapped0 of 16 hot extents promoted ($cap allowed), $(fmt_ms "$WAITED_MS") s"
+	[ "$mapped0" -le "$cap" ] && [ "$used0" -le "$cap" ] ||
+		fail "promote: promotion filled tier 0 beyond its low watermark ($cap extents): $(tier_summary $DEV)"
 	[ "$promotions" -gt "$p0" ] || fail "promote: promotions counter did not move ($p0 -> $promotions)"
-	echo "promote: 5 reads moved $mapped0 of 16 extents up in $(fmt_ms "$WAITED_MS") s: $(tier_summary $DEV)"
+	# Back to 60%: the rest, still hot, follows.
+	tier_set_wm $DEV 80 60
+	tier_wait $DEV 30 "[ \$mapped0 = 16 ] && [ \$in_flight = 0 ]" ||
+		fail "promote: hot extents left on tier 1 under a 60% low watermark: $(tier_summary $DEV)"
+	echo "promote: low watermark 60%: all 16 promoted after $(fmt_ms "$WAITED_MS") s: $(tier_summary $DEV)"
 	expect_eq "$(dev_sha 32 16)" "$(file_sha /tmp/c.bin)" "promote: contents after promotion"
 	tier_set $DEV promote_hits 4
 	tier_sane $DEV promote
@@ -246,6 +260,27 @@ step_redirect() { # region: 16 MiB at 64 MiB
 	tier_wait $DEV 10 "[ \$used1 = \$mapped1 ]" ||
 		fail "redirect: tier 1 uses $used1 extents but maps $mapped1, 10 s after the overwrites"
 	tier_sane $DEV redirect
+}
+
+# demote_age: extents unread for that long go down even under the low
+# watermark (promotion off, or the hot ones would come straight back).
+step_age() { # regions of promote and redirect: 30 extents on tier 0
+	local d0 m
+	tier_eval $DEV
+	d0=$demotions m=$mapped0
+	[ "$m" -gt 0 ] || fail "age: nothing on tier 0 to age"
+	tier_set $DEV promote_hits 0
+	tier_set $DEV demote_age 3
+	tier_set $DEV auto_migrate 1
+	tier_wait $DEV 30 "[ \$mapped0 = 0 ] && [ \$in_flight = 0 ]" ||
+		fail "age: extents left on tier 0 30 s after demote_age 3: $(tier_summary $DEV)"
+	echo "age: $m extents demoted by age in $(fmt_ms "$WAITED_MS") s: $(tier_summary $DEV)"
+	[ "$demotions" -ge $((d0 + m)) ] || fail "age: demotions $d0 -> $demotions for $m extents"
+	tier_set $DEV demote_age 0
+	tier_set $DEV promote_hits 4
+	expect_eq "$(dev_sha 32 16)" "$(file_sha /tmp/c.bin)" "age: contents of the promote region"
+	expect_eq "$(dev_sha 64 16)" "$(file_sha /tmp/d.bin)" "age: contents of the redirect region"
+	tier_sane $DEV age
 }
 
 step_throttle() { # region: 32 MiB at 128 MiB, on an empty device
@@ -330,14 +365,14 @@ step_fio() { # region: 32 MiB at 256 MiB, on an empty device
 	echo "fio: $seed passes in $(fmt_ms $(($(now_ms) - t0))) s, $ok migrate requests ($busy EBUSY retries);" \
 		"promotions/demotions/moved $s0 -> $promotions $demotions $moved_bytes"
 	[ "$ok" -ge 3 ] || fail "fio: only $ok migrate requests accepted: the previous ones never finished"
-	[ "$promotions" -gt "${s0%% *}" ] || fail "fio: no automatic promotion (promote_hits 2)"
+	[ "$promotions" -gt "${s0%% *}" ] || fail "fio: the promotions counter did not move"
 	expect_eq "$migration_errors" 0 "fio: migration errors"
 	expect_eq "$nospc_errors" 0 "fio: nospc errors"
 	tier_sane $DEV fio
 }
 
 guest_main() {
-	local steps=${DMT_MIG_STEPS:-settings burst deadline raw promote redirect throttle fio} s t0
+	local steps=${DMT_MIG_STEPS:-settings burst deadline raw promote redirect age throttle fio} s t0
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
 	tier_stats $DEV >/dev/null || fail "no migration fields in the status: is this the migration module?"
 	mkdir -p $MNT
