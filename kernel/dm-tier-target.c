@@ -1200,19 +1200,17 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	    sscanf(argv[2], "%llu%c", &nr, &dummy) != 1 ||
 	    sscanf(argv[3], "%u%c", &tier, &dummy) != 1) {
 		DMWARN_LIMIT(
-			"migrate: usage: migrate <start_sector> <nr_sectors> <tier>");
+			"migrate <start_sector> <nr_sectors> <tier>: bad number");
 		return -EINVAL;
 	}
 	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
-		DMWARN_LIMIT(
-			"migrate: sectors %llu+%llu are not inside the device (%llu sectors)",
-			start, nr, (unsigned long long)tc->ti->len);
+		DMWARN_LIMIT("migrate: %llu+%llu is outside the %llu sectors",
+			     start, nr, (unsigned long long)tc->ti->len);
 		return -EINVAL;
 	}
 	if (tier >= pool->nr_tiers) {
-		DMWARN_LIMIT(
-			"migrate: tier %u does not exist (the device has %u)",
-			tier, pool->nr_tiers);
+		DMWARN_LIMIT("migrate: no tier %u (the device has %u)", tier,
+			     pool->nr_tiers);
 		return -EINVAL;
 	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
@@ -1223,8 +1221,7 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	r = tier_mig_request(pool, start >> pool->extent_shift,
 			     (start + nr - 1) >> pool->extent_shift, tier);
 	if (r == -EBUSY)
-		DMWARN_LIMIT(
-			"migrate: an earlier request still runs (manual_pending > 0)");
+		DMWARN_LIMIT("migrate: an earlier request still runs");
 	return r;
 }
 
