@@ -1199,8 +1199,7 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
 	    sscanf(argv[2], "%llu%c", &nr, &dummy) != 1 ||
 	    sscanf(argv[3], "%u%c", &tier, &dummy) != 1) {
-		DMWARN_LIMIT(
-			"migrate <start_sector> <nr_sectors> <tier>: bad number");
+		DMWARN_LIMIT("migrate <start> <nr_sectors> <tier>: bad number");
 		return -EINVAL;
 	}
 	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
