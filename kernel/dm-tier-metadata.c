@@ -382,7 +382,7 @@ static int tier_md_write_map(struct tier_pool *pool, const struct tier_sb *nsb,
  * marked busy can be copied without an old write still landing on it
  * (migration).
  */
-void tier_quiesce_old_io(struct tier_pool *pool)
+void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
 {
 	unsigned int old;
 
@@ -392,7 +392,10 @@ void tier_quiesce_old_io(struct tier_pool *pool)
 	 * current then: the unmaps (or busy marks) happened before this call,
 	 * and only this function advances the epoch.
 	 */
-	synchronize_rcu();
+	if (expedited)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
 	old = pool->io_epoch;
 	WRITE_ONCE(pool->io_epoch, old + 1);
 	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
@@ -456,7 +459,7 @@ int tier_md_commit(struct tier_pool *pool)
 	pool->commits++;
 	WRITE_ONCE(pool->durable_seq, seq);
 	if (frees)
-		tier_quiesce_old_io(pool);
+		tier_quiesce_old_io(pool, false);
 	spin_lock_irqsave(&pool->lock, flags);
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_commit_end(&pool->alloc[i], true);

@@ -176,7 +176,7 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
 	struct tier_mig *mg = &pool->mig;
 	bool failed = job->status != BLK_STS_OK;
-	bool idle;
+	bool idle, refill;
 
 	spin_lock_irq(&pool->lock);
 	mg->inflight--;
@@ -201,6 +201,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 		mg->moved_bytes += pool->extent_sectors << SECTOR_SHIFT;
 	}
 	idle = !mg->inflight;
+	/* Refill in batches: each batch costs one quiesce. */
+	refill = mg->inflight <= mg->pace.max_inflight / 2;
 	spin_unlock_irq(&pool->lock);
 	if (failed && job->status)
 		DMERR_LIMIT("%s: extent %llu stays on tier %u: copy failed",
@@ -209,7 +211,7 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	if (idle)
 		wake_up(&mg->idle_wait);
 	/* More can start now. */
-	if (READ_ONCE(mg->running))
+	if (refill && READ_ONCE(mg->running))
 		mod_delayed_work(pool->wq, &mg->tick, 0);
 }
 
@@ -598,7 +600,11 @@ static void tier_mig_tick(struct work_struct *ws)
 	}
 	if (n) {
 		/* Writes remapped before the busy marks land before the copy. */
-		tier_quiesce_old_io(pool);
+		/*
+		 * Expedited: a grace period per batch would otherwise bound
+		 * the drain rate (dm_sync_table() makes the same choice).
+		 */
+		tier_quiesce_old_io(pool, true);
 		for (i = 0; i < n; i++)
 			tier_mig_copy(pool, batch[i]);
 	}

@@ -280,7 +280,8 @@ const char *tier_mode_name(enum tier_md_mode mode);
 /**
  * tier_quiesce_old_io() - wait until every bio remapped before now has
  * completed.
- * @pool: the pool.
+ * @pool:      the pool.
+ * @expedited: use an expedited RCU grace period (faster, costs IPIs).
  *
  * Used before a freed physical extent is reused (commit) and before an
  * extent is copied (migration), so that no bio that read the map word
@@ -289,7 +290,7 @@ const char *tier_mode_name(enum tier_md_mode mode);
  * Context: process, may sleep; caller runs on pool->wq (or the pool is
  * suspended): this is the only place that advances the I/O epoch.
  */
-void tier_quiesce_old_io(struct tier_pool *pool);
+void tier_quiesce_old_io(struct tier_pool *pool, bool expedited);
 
 /* ---- dm-tier-migrate.c ------------------------------------------------- */
 
