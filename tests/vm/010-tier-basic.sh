@@ -12,6 +12,9 @@ guest_create() {
 	[ -b /dev/mapper/t0 ] || fail "/dev/mapper/t0 missing after create"
 	expect_eq "$(jfield t0 '["metadata_mode"]')" rw "metadata mode"
 	expect_eq "$(jfield t0 '["extent_bytes"]')" 1048576 "extent size"
+	# Allocation order and spill, without the migration engine draining
+	# tier 0 meanwhile (030-migrate covers that).
+	dmsetup message t0 0 set auto_migrate 0
 	mkfs.xfs -q /dev/mapper/t0
 	mkdir -p /mnt/t0 && mount /dev/mapper/t0 /mnt/t0
 	write_files /mnt/t0 6 40		# 240 MiB > 128 MiB hot tier
