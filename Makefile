@@ -36,6 +36,7 @@ SAN_CFLAGS := $(USER_CFLAGS) -O1 -fno-omit-frame-pointer \
 CORE_SRCS := $(wildcard kernel/core/*.c)
 LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
+CKPT_SRCS := $(wildcard user/ckpt/*.c) user/lib/print.c kernel/core/units.c
 USER_LIBS := $(shell pkg-config --libs devmapper blkid 2>/dev/null)
 
 .PHONY: all user modules check unit kunit vm-tests demo bench deps lint clean \
@@ -52,11 +53,16 @@ $(DEPS_STAMP): tools/deps
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- userspace -------------------------------------------------------------
-user: $(BUILD)/user/tierctl
+user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt
 
 $(BUILD)/user/tierctl: $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(USER_LIBS)
+
+# ckpt: checkpoint burst generator/verifier (docs/ckpt.md), io_uring.
+$(BUILD)/user/ckpt: $(CKPT_SRCS) $(wildcard user/ckpt/*.h user/lib/print.h kernel/core/units.h tests/unit/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -pthread -o $@ $(CKPT_SRCS) $(shell pkg-config --libs liburing)
 
 # ---- kernel module ---------------------------------------------------------
 # Built in a per-kernel mirror of the sources so that objects for 6.1 and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* Text/JSON printer shared by tierctl and tierd; see print.h. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -131,6 +132,19 @@ void print_s64(const char *key, const char *text_fmt, int64_t value)
 		printf("%" PRId64, value);
 	} else if (text_fmt) {
 		printf(text_fmt, (long long)value);
+	}
+}
+
+void print_double(const char *key, const char *text_fmt, double value)
+{
+	if (json_mode) {
+		json_member(key);
+		if (isfinite(value))
+			printf("%.6f", value);
+		else
+			fputs("null", stdout);
+	} else if (text_fmt) {
+		printf(text_fmt, value);
 	}
 }
 

@@ -31,6 +31,9 @@ void print_arr_end(void);
 void print_str(const char *key, const char *text_fmt, const char *value);
 void print_u64(const char *key, const char *text_fmt, uint64_t value);
 void print_s64(const char *key, const char *text_fmt, int64_t value);
+/* A JSON number with 6 decimals (null when not finite); text uses @text_fmt
+ * (e.g. "%.1f MiB/s\n"). */
+void print_double(const char *key, const char *text_fmt, double value);
 void print_bool(const char *key, const char *text_fmt, bool value);
 /* A number in JSON, its human form in text: JSON prints @value under @key,
  * text prints @text_fmt with @text (e.g. "1.5 GiB" for a byte count). */
