@@ -578,6 +578,20 @@ static void tier_mig_tick(struct work_struct *ws)
 			break;
 		}
 		if (!tier_mig_claim(pool, &w, job, manual, &r)) {
+			const struct tier_alloc *a = &pool->alloc[w.to];
+			bool settling = a->nr_pending || a->nr_committing;
+
+			if (manual && settling) {
+				/*
+				 * Full only until the next commit returns the
+				 * extents freed meanwhile: ask for it, retry.
+				 */
+				pool->commit_requested = true;
+				spin_unlock_irq(&pool->lock);
+				tier_job_free(pool, job);
+				tier_wake_worker(pool);
+				break;
+			}
 			if (manual) {
 				/* Destination full: the request ends here. */
 				mg->man_active = false;
