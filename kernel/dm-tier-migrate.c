@@ -33,6 +33,7 @@
 #define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
+#define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
 
 static void tier_mig_tick(struct work_struct *ws);
 
@@ -492,6 +493,7 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 		mg->cand_pos = 0;
 		mg->scan_j = now - msecs_to_jiffies(TIER_MIG_SCAN_IDLE_MS);
 	}
+	mg->plan.burst = in.since_burst < TIER_MIG_BURST_QUIET_S;
 	tier_policy_update(cfg, u, &mg->plan);
 	for (i = 0; i + 1 < pool->nr_tiers; i++)
 		if (u[i].used * 100 > (u64)cfg->high_watermark * u[i].total)

@@ -108,8 +108,10 @@ void tier_policy_update(const struct tier_policy_cfg *cfg,
 		if (last)
 			plan->draining[t] = false;
 		else if (plan->draining[t])
-			plan->draining[t] = u->used * 100 >
-					    (u64)cfg->low_watermark * u->total;
+			plan->draining[t] =
+				(!t && plan->burst) ||
+				u->used * 100 >
+					(u64)cfg->low_watermark * u->total;
 		else
 			plan->draining[t] =
 				u->used * 100 >

@@ -150,9 +150,15 @@ struct tier_usage {
  * @accept_promote: extents the tier can take by promotion: up to its low
  *                  watermark, within its free (never the reserve), 0 while
  *                  draining and for the last tier.
+ * @burst:          set by the caller before tier_policy_update(): tier 0 is
+ *                  still being filled by foreground writes. A draining tier
+ *                  0 then keeps draining even at its low watermark, so that
+ *                  a burst that refills it after a drain pass does not leave
+ *                  it between the watermarks.
  */
 struct tier_policy_plan {
 	u32 nr_tiers;
+	bool burst;
 	bool draining[TIER_MAX_TIERS];
 	u64 demote_need[TIER_MAX_TIERS];
 	u64 accept_demote[TIER_MAX_TIERS];

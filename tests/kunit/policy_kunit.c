@@ -200,6 +200,14 @@ static void tier_policy_hysteresis_test(struct kunit *test)
 	step0(test, &cfg, &p, 81, true, 21);
 	step0(test, &cfg, &p, 10, false, 0);
 
+	/* During a burst a draining tier 0 keeps draining at low. */
+	step0(test, &cfg, &p, 81, true, 21);
+	p.burst = true;
+	step0(test, &cfg, &p, 60, true, 0);
+	step0(test, &cfg, &p, 75, true, 15);
+	p.burst = false;
+	step0(test, &cfg, &p, 60, false, 0);
+
 	/* With a drain deadline, tier 0 drains from its low watermark on. */
 	cfg.drain_deadline = 30;
 	step0(test, &cfg, &p, 60, false, 0);

@@ -195,6 +195,14 @@ static void test_plan_hysteresis(void **state)
 	step0(&cfg, &p, 81, true, 21);
 	step0(&cfg, &p, 10, false, 0);
 
+	/* During a burst a draining tier 0 keeps draining at low. */
+	step0(&cfg, &p, 81, true, 21);
+	p.burst = true;
+	step0(&cfg, &p, 60, true, 0);
+	step0(&cfg, &p, 75, true, 15);
+	p.burst = false;
+	step0(&cfg, &p, 60, false, 0);
+
 	/* With a drain deadline, tier 0 drains from its low watermark on. */
 	cfg.drain_deadline = 30;
 	step0(&cfg, &p, 60, false, 0);
