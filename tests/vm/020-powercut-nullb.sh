@@ -30,21 +30,11 @@ fio_job() { # file extra-args...
 # including what the second writer (ackio) and XFS have in flight.
 guest_cut() {
 	cp local-pc-0-verify.state /tmp/state/saved.state
-	dmsetup suspend --noflush --nolockfs hotL
-	dmsetup suspend --noflush --nolockfs coldL
-	dmsetup load hotL --table "0 $(blockdev --getsz /dev/hot0) error"
-	dmsetup load coldL --table "0 $(blockdev --getsz /dev/cold0) error"
-	dmsetup resume hotL
-	dmsetup resume coldL
-	"$TOP/tools/nullb" powercut hot0
-	"$TOP/tools/nullb" powercut cold0
+	shims_cut hotL:hot0 coldL:cold0
 }
 
 restore_power() {
-	dmsetup load hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
-	dmsetup load coldL --table "0 $(blockdev --getsz /dev/cold0) linear /dev/cold0 0"
-	dmsetup resume hotL
-	dmsetup resume coldL
+	shims_restore hotL:hot0 coldL:cold0
 }
 
 guest_main() {

@@ -25,21 +25,11 @@ ACKIO=$TOP/tests/vm/helpers/ackio.py
 # Stop all I/O to the disks at once (the shims fail everything), then cycle
 # the disks' power: whatever was not flushed is gone.
 cut_power() {
-	dmsetup suspend --noflush --nolockfs hotL
-	dmsetup suspend --noflush --nolockfs coldL
-	dmsetup load hotL --table "0 $(blockdev --getsz /dev/hot0) error"
-	dmsetup load coldL --table "0 $(blockdev --getsz /dev/cold0) error"
-	dmsetup resume hotL
-	dmsetup resume coldL
-	"$TOP/tools/nullb" powercut hot0
-	"$TOP/tools/nullb" powercut cold0
+	shims_cut hotL:hot0 coldL:cold0
 }
 
 restore_power() {
-	dmsetup load hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
-	dmsetup load coldL --table "0 $(blockdev --getsz /dev/cold0) linear /dev/cold0 0"
-	dmsetup resume hotL
-	dmsetup resume coldL
+	shims_restore hotL:hot0 coldL:cold0
 }
 
 settings() { # after every activation (messages do not outlive the table)

@@ -193,3 +193,20 @@ tier_wait() { # dev timeout_s condition
 		sleep 0.2
 	done
 }
+
+# Power cuts on null_blk disks under dm-linear shims (SHIM:DISK pairs, the
+# disk being /dev/DISK from tools/nullb): every shim fails all I/O at once,
+# then each disk loses its volatile cache. shims_restore maps them back.
+shims_cut() {
+	local p
+	for p; do dmsetup suspend --noflush --nolockfs "${p%%:*}"; done
+	for p; do dmsetup load "${p%%:*}" --table "0 $(blockdev --getsz "/dev/${p#*:}") error"; done
+	for p; do dmsetup resume "${p%%:*}"; done
+	for p; do "$TOP/tools/nullb" powercut "${p#*:}"; done
+}
+
+shims_restore() {
+	local p
+	for p; do dmsetup load "${p%%:*}" --table "0 $(blockdev --getsz "/dev/${p#*:}") linear /dev/${p#*:} 0"; done
+	for p; do dmsetup resume "${p%%:*}"; done
+}
