@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* Do not edit: generated from tools/netlink/dm-tier.yaml by
+ * tools/netlink/gen-uapi (`make uapi`). */
+#ifndef _UAPI_LINUX_DM_TIER_H
+#define _UAPI_LINUX_DM_TIER_H
+
+/* Control and monitoring of dm-tier devices (device-mapper target "tier"). */
+#define DM_TIER_FAMILY_NAME "dm-tier"
+#define DM_TIER_FAMILY_VERSION 1
+
+#define DM_TIER_MCGRP_MONITOR "monitor"
+
+/* What a monitor notification reports (attribute "event"). */
+enum dm_tier_event {
+	/* A device was activated (first resume of a new pool). */
+	DM_TIER_EVENT_DEV_NEW = 1,
+	/* A device was removed (its last table was destroyed). */
+	DM_TIER_EVENT_DEV_DEL = 2,
+	/* Tier "event-tier" went above its high watermark. */
+	DM_TIER_EVENT_WATERMARK_HIGH = 3,
+	/* Tier "event-tier" is back at or below its low watermark. */
+	DM_TIER_EVENT_WATERMARK_LOW = 4,
+	/* An explicit migrate or pin request finished (or a drain pass ended). */
+	DM_TIER_EVENT_MIGRATION_DONE = 5,
+	/* I/O to tier "event-tier" failed; the tier is marked degraded. */
+	DM_TIER_EVENT_TIER_ERROR = 6,
+	/* Tier "event-tier" was declared healthy again (tier-recover). */
+	DM_TIER_EVENT_TIER_RECOVERED = 7,
+	/* The metadata mode degraded ("metadata-mode" has the new one). */
+	DM_TIER_EVENT_MODE_CHANGE = 8,
+	/* Tier "event-tier" is above 95% used, or a write failed for space. */
+	DM_TIER_EVENT_NEAR_FULL = 9,
+};
+
+/* A device; the top-level set of every message. */
+enum {
+	DM_TIER_A_DEV_UNSPEC,
+	/* Device-mapper name of the device (request key). */
+	DM_TIER_A_DEV_NAME, /* string, at most 127 bytes */
+	/* Virtual device UUID (from the superblock), text form. */
+	DM_TIER_A_DEV_UUID, /* string */
+	DM_TIER_A_DEV_SIZE_BYTES, /* u64 */
+	DM_TIER_A_DEV_EXTENT_BYTES, /* u64 */
+	DM_TIER_A_DEV_VIRT_EXTENTS, /* u64 */
+	DM_TIER_A_DEV_MAPPED_EXTENTS, /* u64 */
+	/* "rw", "ro" or "fail". */
+	DM_TIER_A_DEV_METADATA_MODE, /* string */
+	DM_TIER_A_DEV_COMMITS, /* u64 */
+	DM_TIER_A_DEV_NOSPC_ERRORS, /* u64 */
+	DM_TIER_A_DEV_NR_TIERS, /* u32 */
+	/* One per tier, in tier order. */
+	DM_TIER_A_DEV_TIERS, /* nest, set "tier", repeated */
+	DM_TIER_A_DEV_MIGRATION, /* nest, set "migration" */
+	DM_TIER_A_DEV_POLICY, /* nest, set "policy" */
+	DM_TIER_A_DEV_EVENT, /* u32, enum event */
+	DM_TIER_A_DEV_EVENT_TIER, /* u32 */
+	/* Byte offset into the device; rounded down to an extent. */
+	DM_TIER_A_DEV_RANGE_START, /* u64 */
+	/* Bytes; the range is rounded out to whole extents. Not 0. */
+	DM_TIER_A_DEV_RANGE_LEN, /* u64 */
+	DM_TIER_A_DEV_TARGET_TIER, /* u32 */
+	/* extent-dump replies; one per mapped extent. */
+	DM_TIER_A_DEV_EXTENTS, /* nest, set "extent", repeated */
+	/* How many extents a pin/unpin/migrate request covered. */
+	DM_TIER_A_DEV_DONE_EXTENTS, /* u64 */
+	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
+	DM_TIER_A_DEV_PAD, /* pad */
+
+	__DM_TIER_A_DEV_MAX,
+	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
+};
+
+/* Attribute set "tier". */
+enum {
+	DM_TIER_A_TIER_UNSPEC,
+	DM_TIER_A_TIER_INDEX, /* u32 */
+	/* Kernel name of the member block device (nvme0n1, ...). */
+	DM_TIER_A_TIER_DEVICE, /* string */
+	/* "nvme", "nvmf", "pmem", "mem" or "unknown". */
+	DM_TIER_A_TIER_CLASS, /* string */
+	/* "ok" or "degraded". */
+	DM_TIER_A_TIER_STATE, /* string */
+	DM_TIER_A_TIER_CAPACITY_EXTENTS, /* u64 */
+	DM_TIER_A_TIER_USED_EXTENTS, /* u64 */
+	DM_TIER_A_TIER_MAPPED_EXTENTS, /* u64 */
+	DM_TIER_A_TIER_READ_IOS, /* u64 */
+	DM_TIER_A_TIER_WRITE_IOS, /* u64 */
+	DM_TIER_A_TIER_IO_ERRORS, /* u64 */
+	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
+	DM_TIER_A_TIER_PAD, /* pad */
+
+	__DM_TIER_A_TIER_MAX,
+	DM_TIER_A_TIER_MAX = (__DM_TIER_A_TIER_MAX - 1)
+};
+
+/* Attribute set "migration". */
+enum {
+	DM_TIER_A_MIGRATION_UNSPEC,
+	DM_TIER_A_MIGRATION_PROMOTIONS, /* u64 */
+	DM_TIER_A_MIGRATION_DEMOTIONS, /* u64 */
+	DM_TIER_A_MIGRATION_BYTES_MOVED, /* u64 */
+	DM_TIER_A_MIGRATION_IN_FLIGHT, /* u64 */
+	DM_TIER_A_MIGRATION_PACE, /* string */
+	DM_TIER_A_MIGRATION_ABOVE_HIGH_MS, /* u64 */
+	DM_TIER_A_MIGRATION_ERRORS, /* u64 */
+	DM_TIER_A_MIGRATION_MANUAL_PENDING, /* u64 */
+	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
+	DM_TIER_A_MIGRATION_PAD, /* pad */
+
+	__DM_TIER_A_MIGRATION_MAX,
+	DM_TIER_A_MIGRATION_MAX = (__DM_TIER_A_MIGRATION_MAX - 1)
+};
+
+/*
+ * The migration settings; names and ranges are the table keys'
+ * (docs/ARCHITECTURE.md).
+ */
+enum {
+	DM_TIER_A_POLICY_UNSPEC,
+	DM_TIER_A_POLICY_AUTO_MIGRATE, /* u32 */
+	DM_TIER_A_POLICY_HIGH_WATERMARK, /* u32 */
+	DM_TIER_A_POLICY_LOW_WATERMARK, /* u32 */
+	DM_TIER_A_POLICY_DEMOTE_AGE, /* u32 */
+	DM_TIER_A_POLICY_DRAIN_DEADLINE, /* u32 */
+	DM_TIER_A_POLICY_PROMOTE_HITS, /* u32 */
+	DM_TIER_A_POLICY_PROMOTE_WINDOW, /* u32 */
+	DM_TIER_A_POLICY_MIGRATION_BANDWIDTH, /* u32 */
+	DM_TIER_A_POLICY_MIGRATION_INFLIGHT, /* u32 */
+	DM_TIER_A_POLICY_REDIRECT_WRITES, /* u32 */
+
+	__DM_TIER_A_POLICY_MAX,
+	DM_TIER_A_POLICY_MAX = (__DM_TIER_A_POLICY_MAX - 1)
+};
+
+/* Attribute set "extent". */
+enum {
+	DM_TIER_A_EXTENT_UNSPEC,
+	/* Virtual extent number (byte offset / extent-bytes). */
+	DM_TIER_A_EXTENT_INDEX, /* u64 */
+	DM_TIER_A_EXTENT_TIER, /* u32 */
+	DM_TIER_A_EXTENT_HEAT, /* u32 */
+	/* Seconds since the device was created, at the last access. */
+	DM_TIER_A_EXTENT_ATIME, /* u32 */
+	DM_TIER_A_EXTENT_PINNED, /* flag */
+	/* Being migrated right now. */
+	DM_TIER_A_EXTENT_BUSY, /* flag */
+	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
+	DM_TIER_A_EXTENT_PAD, /* pad */
+
+	__DM_TIER_A_EXTENT_MAX,
+	DM_TIER_A_EXTENT_MAX = (__DM_TIER_A_EXTENT_MAX - 1)
+};
+
+/* Commands; see the spec for each one's request and reply. */
+enum {
+	DM_TIER_CMD_UNSPEC,
+	/* One device (do, by name) or all of them (dump). */
+	DM_TIER_CMD_DEV_GET, /* do/dump */
+	DM_TIER_CMD_POLICY_GET, /* do */
+	/* Change some settings; the others keep their values. All or nothing. */
+	DM_TIER_CMD_POLICY_SET, /* do, admin-perm */
+	/*
+	 * Move the mapped extents of a range to a tier, asynchronously (EBUSY
+	 * while an earlier request runs).
+	 */
+	DM_TIER_CMD_MIGRATE, /* do, admin-perm */
+	/*
+	 * Pin the mapped extents of a range (persistent; automatic migration
+	 * leaves them alone) and, with target-tier, move them there.
+	 */
+	DM_TIER_CMD_PIN, /* do, admin-perm */
+	DM_TIER_CMD_UNPIN, /* do, admin-perm */
+	/*
+	 * The heat map; mapped extents only, optionally within a range.
+	 * Resumable.
+	 */
+	DM_TIER_CMD_EXTENT_DUMP, /* dump */
+	/* Declare a degraded tier healthy again (after tierd reconnected it). */
+	DM_TIER_CMD_TIER_RECOVER, /* do, admin-perm */
+	/* Monitor notification; the dev-get layout plus event and event-tier. */
+	DM_TIER_CMD_DEV_NTF, /* notify */
+
+	__DM_TIER_CMD_MAX,
+	DM_TIER_CMD_MAX = (__DM_TIER_CMD_MAX - 1)
+};
+
+#endif /* _UAPI_LINUX_DM_TIER_H */
