@@ -30,16 +30,19 @@ KMOD_DIR = $(BUILD)/kmod/$(KVER)
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude/uapi -Iinclude -Ikernel/core -Iuser/lib \
-	-include tests/unit/tier-internal-user.h
+	-include tests/unit/tier-internal-user.h \
+	$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 SAN_CFLAGS := $(USER_CFLAGS) -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CORE_SRCS := $(wildcard kernel/core/*.c)
 LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
+TIERD_SRCS := $(wildcard user/tierd/*.c)
 CKPT_SRCS := $(wildcard user/ckpt/*.c) user/lib/print.c kernel/core/units.c
-USER_LIBS := $(shell pkg-config --libs devmapper blkid 2>/dev/null)
+# libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
+USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
-.PHONY: all user modules check unit kunit vm-tests demo bench deps lint clean \
+.PHONY: uapi all user modules check unit kunit vm-tests demo bench deps lint clean \
 	install dkms-install dkms-build help FORCE
 
 all: user modules
@@ -53,11 +56,20 @@ $(DEPS_STAMP): tools/deps
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- userspace -------------------------------------------------------------
-user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt
+user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt $(if $(TIERD_SRCS),$(BUILD)/user/tierd)
 
 $(BUILD)/user/tierctl: $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(USER_LIBS)
+
+# tierd: the policy daemon (docs/tierd.md).
+$(BUILD)/user/tierd: $(TIERD_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $(TIERD_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(USER_LIBS)
+
+# The netlink uapi header is generated from its spec; `make lint` checks it.
+uapi:
+	tools/netlink/gen-uapi
 
 # ckpt: checkpoint burst generator/verifier (docs/ckpt.md), io_uring.
 $(BUILD)/user/ckpt: $(CKPT_SRCS) $(wildcard user/ckpt/*.h user/lib/print.h kernel/core/units.h tests/unit/*.h) | $(DEPS_STAMP)
