@@ -13,6 +13,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/dm-io.h>
+#include <net/genetlink.h>
 
 /* 6.9 (and Debian's 6.1.1xx) added an I/O priority argument to dm_io(). */
 static inline int tier_compat_dm_io(struct dm_io_request *req,
@@ -38,5 +39,31 @@ static inline void tier_compat_set_max_discard(struct queue_limits *limits,
 	limits->max_discard_sectors = sectors;
 	limits->max_hw_discard_sectors = sectors;
 }
+
+/*
+ * The parsed request attributes of a generic netlink dump: 6.1 keeps them
+ * in genl_dumpit_info, 6.2+ in the genl_info inside it (genl_info_dump()).
+ */
+static inline struct nlattr **
+tier_compat_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef TIER_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+/*
+ * An extack message naming what failed: 6.2+ formats it
+ * (NL_SET_ERR_MSG_FMT); 6.1 gets the static @fallback.
+ */
+#ifdef NL_SET_ERR_MSG_FMT
+#define tier_compat_err_fmt(extack, fallback, fmt, ...) \
+	NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+#else
+#define tier_compat_err_fmt(extack, fallback, fmt, ...) \
+	NL_SET_ERR_MSG(extack, fallback)
+#endif
 
 #endif /* DM_TIER_COMPAT_H */

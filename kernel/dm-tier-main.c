@@ -20,12 +20,19 @@ static int __init dm_tier_init(void)
 		DMERR("cannot register the tier target: %d", r);
 		return r;
 	}
+	r = dm_tier_nl_register();
+	if (r) {
+		DMERR("cannot register the dm-tier netlink family: %d", r);
+		dm_tier_target_unregister();
+		return r;
+	}
 	DMINFO("version %s loaded", DM_TIER_VERSION_STRING);
 	return 0;
 }
 
 static void __exit dm_tier_exit(void)
 {
+	dm_tier_nl_unregister();
 	dm_tier_target_unregister();
 	DMINFO("unloaded");
 }

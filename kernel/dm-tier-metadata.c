@@ -42,6 +42,7 @@ void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
 		return;
 	DMERR("%s: metadata mode now %s: %s", pool->tier_name[0],
 	      tier_mode_name(mode), why);
+	tier_event(pool, DM_TIER_EVENT_MODE_CHANGE, 0);
 	if (pool->ti)
 		dm_table_event(pool->ti->table);
 }

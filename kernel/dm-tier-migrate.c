@@ -107,6 +107,7 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 		return -EBUSY;
 	}
 	mg->man_active = true;
+	mg->man_notify = true;
 	mg->man_next = first;
 	mg->man_last = last;
 	mg->man_tier = tier;
@@ -114,6 +115,20 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 	if (READ_ONCE(mg->running))
 		mod_delayed_work(pool->wq, &mg->tick, 0);
 	return 0;
+}
+
+/*
+ * An explicit request is over once nothing is left to examine and its last
+ * copy ended. Under lock.
+ */
+static void tier_mig_manual_check(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	if (mg->man_notify && !mg->man_active && !mg->man_inflight) {
+		mg->man_notify = false;
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, mg->man_tier);
+	}
 }
 
 /* ---- heat persistence ------------------------------------------------ */
@@ -152,10 +167,16 @@ bool tier_mig_heat_due(struct tier_pool *pool)
 
 void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
 {
-	struct tier_loc loc = job->loc;
+	struct tier_loc loc = job->loc, cur;
 
 	lockdep_assert_held(&pool->lock);
-	loc.flags = job->src.flags;
+	/*
+	 * The flags of the word as it is now: a pin or unpin while the extent
+	 * was busy changed them after the job captured job->src.
+	 */
+	loc.flags = tier_map_lookup(&pool->map, job->vext, &cur) ?
+			    cur.flags :
+			    job->src.flags;
 	/* Dirty before visible, as in tier_publish(). */
 	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
 	smp_wmb(); /* pairs with map()'s smp_rmb() */
@@ -182,8 +203,10 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	spin_lock_irq(&pool->lock);
 	mg->inflight--;
 	mg->out[job->src.tier]--;
-	if (job->manual)
+	if (job->manual) {
 		mg->man_inflight--;
+		tier_mig_manual_check(pool);
+	}
 	/* A mapping switched now could not be committed: keep the source. */
 	if (!failed && pool->mode != TIER_MODE_WRITE)
 		failed = true;
@@ -225,6 +248,10 @@ static void tier_mig_copied(int read_err, unsigned long write_err,
 	unsigned long flags;
 
 	job->status = (read_err || write_err) ? BLK_STS_IOERR : BLK_STS_OK;
+	if (read_err)
+		tier_note_io_error(pool, job->src.tier);
+	if (write_err)
+		tier_note_io_error(pool, job->loc.tier);
 	spin_lock_irqsave(&pool->lock, flags);
 	list_move_tail(&job->list, &pool->done);
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -345,8 +372,10 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		w->key = 0;
 		return true;
 	}
-	if (mg->man_active && mg->man_next > mg->man_last)
+	if (mg->man_active && mg->man_next > mg->man_last) {
 		mg->man_active = false;
+		tier_mig_manual_check(pool);
+	}
 	return false;
 }
 
@@ -453,6 +482,35 @@ static bool tier_mig_scan_due(struct tier_pool *pool, bool urgent)
 	       time_after_eq(jiffies, mg->scan_j + msecs_to_jiffies(ms));
 }
 
+#define TIER_NEAR_FULL_PCT 95
+
+/*
+ * Monitor events of the tiers' usage, once per crossing: watermark-high and
+ * watermark-low when a tier starts and stops draining (the plan's
+ * hysteresis), near-full above 95% (again after it went back to 95% or
+ * below). Tick only.
+ */
+static void tier_mig_usage_events(struct tier_pool *pool,
+				  const struct tier_usage *u,
+				  const bool *was_draining)
+{
+	struct tier_mig *mg = &pool->mig;
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++) {
+		bool full = u[i].used * 100 > TIER_NEAR_FULL_PCT * u[i].total;
+
+		if (mg->plan.draining[i] && !was_draining[i])
+			tier_event(pool, DM_TIER_EVENT_WATERMARK_HIGH, i);
+		else if (!mg->plan.draining[i] && was_draining[i])
+			tier_event(pool, DM_TIER_EVENT_WATERMARK_LOW, i);
+		if (full && !test_and_set_bit(i, &pool->near_full))
+			tier_event(pool, DM_TIER_EVENT_NEAR_FULL, i);
+		else if (!full)
+			clear_bit(i, &pool->near_full);
+	}
+}
+
 /* Sample usage and activity, update the plan and the pace. Tick only. */
 static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 			    bool *urgent)
@@ -463,6 +521,7 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	unsigned long now = jiffies, window;
 	u32 dt_ms = jiffies_to_msecs(now - mg->tick_j);
 	bool above_high = false, manual;
+	bool was_draining[TIER_MAX_TIERS];
 	u64 ios = tier_fg_ios(pool);
 	u32 i;
 
@@ -494,7 +553,9 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 		mg->scan_j = now - msecs_to_jiffies(TIER_MIG_SCAN_IDLE_MS);
 	}
 	mg->plan.burst = in.since_burst < TIER_MIG_BURST_QUIET_S;
+	memcpy(was_draining, mg->plan.draining, sizeof(was_draining));
 	tier_policy_update(cfg, u, &mg->plan);
+	tier_mig_usage_events(pool, u, was_draining);
 	for (i = 0; i + 1 < pool->nr_tiers; i++)
 		if (u[i].used * 100 > (u64)cfg->high_watermark * u[i].total)
 			above_high = true;
@@ -598,6 +659,7 @@ static void tier_mig_tick(struct work_struct *ws)
 				/* Destination full: the request ends here. */
 				mg->man_active = false;
 				mg->errors++;
+				tier_mig_manual_check(pool);
 			}
 			spin_unlock_irq(&pool->lock);
 			tier_job_free(pool, job);

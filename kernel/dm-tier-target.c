@@ -18,8 +18,10 @@
 #include "dm-tier.h"
 #include "compat.h"
 
-static LIST_HEAD(tier_pools);
-static DEFINE_MUTEX(tier_pools_mutex);
+/* The pools (see dm-tier.h). */
+LIST_HEAD(tier_pools);
+DEFINE_MUTEX(tier_pools_mutex); /* the list, refcounts, pool->ti, names */
+static u64 tier_pool_last_id; /* tier_pools_mutex */
 static struct kmem_cache *tier_job_cache;
 
 /* Per-bio data. */
@@ -32,6 +34,7 @@ struct tier_bio {
 	u8 tier;
 	u8 epoch;
 	bool counted; /* holds inflight[epoch] */
+	bool issued; /* sent to tier @tier: its errors are the tier's */
 };
 
 /* The target instance: one per table; the state lives in the pool. */
@@ -99,6 +102,7 @@ static void tier_count_io(struct tier_pool *pool, struct tier_bio *tb)
 	tb->epoch = READ_ONCE(pool->io_epoch) & 1;
 	atomic_inc(&pool->inflight[tb->epoch]);
 	tb->counted = true;
+	tb->issued = true;
 }
 
 static void tier_uncount_io(struct tier_pool *pool, struct tier_bio *tb)
@@ -176,6 +180,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	tb->tc = tc;
 	tb->job = NULL;
 	tb->counted = false;
+	tb->issued = false;
 
 	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL))
 		return DM_MAPIO_KILL;
@@ -221,13 +226,41 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 }
 
+void tier_note_io_error(struct tier_pool *pool, u32 tier)
+{
+	atomic64_inc(&pool->io_errors[tier]);
+	if (test_and_set_bit(tier, &pool->degraded))
+		return;
+	DMERR_LIMIT("%s: I/O error on tier %u (%s): tier degraded",
+		    pool->tier_name[0], tier, pool->tier_name[tier]);
+	tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
+}
+
+bool tier_tier_recover(struct tier_pool *pool, u32 tier)
+{
+	if (!test_and_clear_bit(tier, &pool->degraded))
+		return false;
+	DMINFO("%s: tier %u (%s) declared healthy again", pool->tier_name[0],
+	       tier, pool->tier_name[tier]);
+	tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
+	return true;
+}
+
+/*
+ * Errors of bios we sent to a tier count against it; "not supported" and
+ * "try again" are no sign of a failing device.
+ */
 static int tier_end_io(struct dm_target *ti, struct bio *bio,
 		       blk_status_t *error)
 {
 	struct tier_bio *tb = tier_bio(bio);
 
-	if (tb->pool)
-		tier_uncount_io(tb->pool, tb);
+	if (!tb->pool)
+		return DM_ENDIO_DONE;
+	tier_uncount_io(tb->pool, tb);
+	if (*error && tb->issued && *error != BLK_STS_NOTSUPP &&
+	    *error != BLK_STS_AGAIN && *error != BLK_STS_NOSPC)
+		tier_note_io_error(tb->pool, tb->tier);
 	return DM_ENDIO_DONE;
 }
 
@@ -306,6 +339,7 @@ static void tier_log_nospc(struct tier_pool *pool)
 	if (log) {
 		DMERR("%s: every tier is full: new extents fail with ENOSPC until space is freed",
 		      pool->tier_name[0]);
+		tier_event(pool, DM_TIER_EVENT_NEAR_FULL, pool->nr_tiers - 1);
 		if (pool->ti)
 			dm_table_event(pool->ti->table);
 	}
@@ -546,6 +580,8 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 		tier_job_free(pool, job);
 		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
 			    pool->tier_name[0], loc.tier, r);
+		if (r != -ENOMEM)
+			tier_note_io_error(pool, loc.tier);
 		bio_io_error(bio);
 		return;
 	}
@@ -785,6 +821,7 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	init_waitqueue_head(&pool->drain_wait);
 	INIT_WORK(&pool->worker, tier_worker);
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
+	INIT_WORK(&pool->ev_work, tier_nl_event_work);
 	pool->ref = 1;
 	pool->nr_tiers = tc->tbl.nr_tiers;
 	for (i = 0; i < pool->nr_tiers; i++) {
@@ -828,6 +865,10 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	mutex_unlock(&pool->md_lock);
 	if (r)
 		goto bad;
+	/* Fixed once loaded; netlink reads these without md_lock. */
+	memcpy(pool->uuid, pool->sb.uuid, TIER_UUID_LEN);
+	for (i = 0; i < pool->nr_tiers; i++)
+		pool->tier_class[i] = pool->sb.tier[i].tier_class;
 	r = tier_mig_init(pool, &tc->tbl.policy, error);
 	if (r)
 		goto bad;
@@ -875,21 +916,50 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 		return pool;
 	}
 	pool = tier_pool_create(tc, error);
-	if (!IS_ERR(pool))
+	if (!IS_ERR(pool)) {
+		pool->id = ++tier_pool_last_id;
 		list_add(&pool->list, &tier_pools);
+	}
 	return pool;
 }
 
-static void tier_pool_put(struct tier_pool *pool)
+/*
+ * Drop a table's reference; the last one takes the pool off the list. The
+ * caller then frees it with tier_pool_release() after dropping
+ * tier_pools_mutex (the event work takes it).
+ * Return: true when that was the last reference.
+ */
+static bool tier_pool_put(struct tier_pool *pool)
 {
 	lockdep_assert_held(&tier_pools_mutex);
 	if (--pool->ref)
-		return;
+		return false;
 	list_del(&pool->list);
+	return true;
+}
+
+static void tier_pool_release(struct tier_pool *pool)
+{
+	tier_nl_pool_gone(pool);
 	tier_pool_free(pool);
 }
 
 /* ---- constructor / destructor ------------------------------------------ */
+
+/*
+ * The name netlink requests use: the device-mapper name (/dev/mapper/NAME),
+ * not the disk name (dm-N). Under tier_pools_mutex.
+ */
+static void tier_pool_cache_name(struct tier_pool *pool, struct dm_target *ti)
+{
+	struct mapped_device *md = dm_table_get_md(ti->table);
+	char name[DM_NAME_LEN];
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (dm_copy_name_and_uuid(md, name, NULL))
+		strscpy(name, dm_device_name(md), sizeof(name));
+	strscpy(pool->name, name, sizeof(pool->name));
+}
 
 static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 {
@@ -931,6 +1001,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct tier_c *tc;
 	const char *perr = NULL;
 	char *error = NULL;
+	bool last;
 	int r, i;
 
 	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
@@ -978,6 +1049,8 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	mutex_lock(&tier_pools_mutex);
 	pool = tier_pool_get(tc, &error);
+	if (!IS_ERR(pool))
+		tier_pool_cache_name(pool, ti);
 	mutex_unlock(&tier_pools_mutex);
 	if (IS_ERR(pool)) {
 		ti->error = error;
@@ -1001,8 +1074,10 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_pool:
 	mutex_lock(&tier_pools_mutex);
-	tier_pool_put(tc->pool);
+	last = tier_pool_put(tc->pool);
 	mutex_unlock(&tier_pools_mutex);
+	if (last)
+		tier_pool_release(tc->pool);
 bad:
 	tier_ctx_free(ti, tc);
 	return r;
@@ -1012,12 +1087,15 @@ static void tier_dtr(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
+	bool last;
 
 	mutex_lock(&tier_pools_mutex);
 	if (pool->ti == ti)
 		pool->ti = NULL;
-	tier_pool_put(pool);
+	last = tier_pool_put(pool);
 	mutex_unlock(&tier_pools_mutex);
+	if (last)
+		tier_pool_release(pool);
 	tier_ctx_free(ti, tc);
 }
 
@@ -1053,6 +1131,13 @@ static void tier_resume(struct dm_target *ti)
 
 	mutex_lock(&tier_pools_mutex);
 	pool->ti = ti;
+	/* A rename takes effect at the next resume. */
+	tier_pool_cache_name(pool, ti);
+	if (!pool->announced) {
+		pool->announced = true;
+		WRITE_ONCE(pool->ev_open, true);
+		tier_event(pool, DM_TIER_EVENT_DEV_NEW, 0);
+	}
 	mutex_unlock(&tier_pools_mutex);
 	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
 	spin_lock_irq(&pool->lock);
@@ -1088,67 +1173,95 @@ static void tier_resume(struct dm_target *ti)
  * message has still to examine or copy. Counters count since activation.
  * Fields may be appended later.
  */
+void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st)
+{
+	unsigned long flags;
+	int cpu;
+	u32 i;
+
+	memset(st, 0, sizeof(*st));
+	for_each_possible_cpu(cpu) {
+		struct tier_pcpu_stats *ps = per_cpu_ptr(pool->stats, cpu);
+
+		for (i = 0; i < pool->nr_tiers; i++) {
+			st->tier[i].reads += READ_ONCE(ps->reads[i]);
+			st->tier[i].writes += READ_ONCE(ps->writes[i]);
+		}
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		st->tier[i].used = pool->alloc[i].nr_used;
+		st->tier[i].total = pool->alloc[i].nr_extents;
+		st->tier[i].mapped = pool->mapped[i];
+		st->mapped += pool->mapped[i];
+	}
+	st->nospc_errors = pool->nospc_errors;
+	st->mode = pool->mode;
+	st->commits = pool->commits;
+	st->promotions = pool->mig.promotions;
+	st->demotions = pool->mig.demotions;
+	st->moved_bytes = pool->mig.moved_bytes;
+	st->mig_inflight = pool->mig.inflight;
+	st->mig_errors = pool->mig.errors;
+	st->man_pending = pool->mig.man_inflight;
+	if (pool->mig.man_active)
+		st->man_pending += pool->mig.man_last - pool->mig.man_next + 1;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		st->tier[i].io_errors = atomic64_read(&pool->io_errors[i]);
+		st->tier[i].degraded = test_bit(i, &pool->degraded);
+	}
+	st->pace = READ_ONCE(pool->mig.pace.mode);
+	st->above_high_ms = READ_ONCE(pool->mig.above_high_ms);
+}
+
+/*
+ * Status format (STATUSTYPE_INFO), space separated:
+ *   <metadata_mode> <commits> <extent_sectors> <virt_extents>
+ *   <mapped_extents> <nr_tiers>
+ *   then per tier: <state> <total_extents> <used_extents> <read_ios>
+ *   <write_ios>
+ *   then <nospc_errors>
+ *   then migration: <promotions> <demotions> <moved_bytes> <in_flight>
+ *   <pace> <above_high_ms> <migration_errors> <manual_pending>
+ *   then per tier: <mapped_extents>
+ * metadata_mode: rw | ro | fail. state: ok | degraded (an I/O error since
+ * activation or the last tier-recover). commits: commits since this
+ * activation. used_extents counts extents in the map plus those being
+ * prepared, migrated to the tier or awaiting a commit to be freed.
+ * pace: idle | full | deadline | background. above_high_ms: time tier 0
+ * spent above its high watermark. manual_pending: extents a "migrate"
+ * message has still to examine or copy. Counters count since activation.
+ * Fields may be appended later.
+ */
 static void tier_status(struct dm_target *ti, status_type_t type,
 			unsigned int status_flags, char *result,
 			unsigned int maxlen)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
-	u64 reads[TIER_MAX_TIERS] = {}, writes[TIER_MAX_TIERS] = {};
-	u64 used[TIER_MAX_TIERS], total[TIER_MAX_TIERS], mapped = 0;
 	unsigned int sz = 0;
-	unsigned long flags;
-	u64 nospc, commits, man_pending;
-	struct tier_mig mg;
-	enum tier_md_mode mode;
-	int cpu;
+	struct tier_stats stats, *st = &stats;
 	u32 i;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		for_each_possible_cpu(cpu) {
-			struct tier_pcpu_stats *st =
-				per_cpu_ptr(pool->stats, cpu);
-
-			for (i = 0; i < pool->nr_tiers; i++) {
-				reads[i] += READ_ONCE(st->reads[i]);
-				writes[i] += READ_ONCE(st->writes[i]);
-			}
-		}
-		spin_lock_irqsave(&pool->lock, flags);
-		for (i = 0; i < pool->nr_tiers; i++) {
-			used[i] = pool->alloc[i].nr_used;
-			total[i] = pool->alloc[i].nr_extents;
-			mapped += pool->mapped[i];
-		}
-		nospc = pool->nospc_errors;
-		mode = pool->mode;
-		commits = pool->commits;
-		mg.promotions = pool->mig.promotions;
-		mg.demotions = pool->mig.demotions;
-		mg.moved_bytes = pool->mig.moved_bytes;
-		mg.inflight = pool->mig.inflight;
-		mg.errors = pool->mig.errors;
-		man_pending = pool->mig.man_inflight;
-		if (pool->mig.man_active)
-			man_pending +=
-				pool->mig.man_last - pool->mig.man_next + 1;
-		spin_unlock_irqrestore(&pool->lock, flags);
-
-		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(mode),
-		       commits, (unsigned long long)pool->extent_sectors,
-		       pool->virt_extents, mapped, pool->nr_tiers);
+		tier_pool_stats(pool, st);
+		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(st->mode),
+		       st->commits, (unsigned long long)pool->extent_sectors,
+		       pool->virt_extents, st->mapped, pool->nr_tiers);
 		for (i = 0; i < pool->nr_tiers; i++)
-			DMEMIT(" ok %llu %llu %llu %llu", total[i], used[i],
-			       reads[i], writes[i]);
-		DMEMIT(" %llu", nospc);
-		DMEMIT(" %llu %llu %llu %u %s %llu %llu %llu", mg.promotions,
-		       mg.demotions, mg.moved_bytes, mg.inflight,
-		       tier_pace_name(READ_ONCE(pool->mig.pace.mode)),
-		       READ_ONCE(pool->mig.above_high_ms), mg.errors,
-		       man_pending);
+			DMEMIT(" %s %llu %llu %llu %llu",
+			       st->tier[i].degraded ? "degraded" : "ok",
+			       st->tier[i].total, st->tier[i].used,
+			       st->tier[i].reads, st->tier[i].writes);
+		DMEMIT(" %llu", st->nospc_errors);
+		DMEMIT(" %llu %llu %llu %u %s %llu %llu %llu", st->promotions,
+		       st->demotions, st->moved_bytes, st->mig_inflight,
+		       tier_pace_name(st->pace), st->above_high_ms,
+		       st->mig_errors, st->man_pending);
 		for (i = 0; i < pool->nr_tiers; i++)
-			DMEMIT(" %llu", pool->mapped[i]);
+			DMEMIT(" %llu", st->tier[i].mapped);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1163,6 +1276,50 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		*result = '\0';
 		break;
 	}
+}
+
+/*
+ * Commits run in the worker, the only thread that changes the map, so
+ * nothing is published between a commit's tier flush and its capture of
+ * the map.
+ */
+void tier_request_commit(struct tier_pool *pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->commit_requested = true;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_wake_worker(pool);
+}
+
+#define TIER_PIN_BATCH 4096 /* extents per hold of pool->lock */
+
+u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
+		    u64 *mapped)
+{
+	u32 set = pin ? TIER_EXT_F_PINNED : 0;
+	u32 clear = pin ? 0 : TIER_EXT_F_PINNED;
+	u64 v = first, changed = 0, n;
+	unsigned long flags;
+
+	*mapped = 0;
+	while (v <= last) {
+		spin_lock_irqsave(&pool->lock, flags);
+		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
+			if (pool->map.words[v] & TIER_MAPW_MAPPED)
+				(*mapped)++;
+			if (!tier_map_set_flags(&pool->map, tier_vext(v), set,
+						clear))
+				continue;
+			/* Like any map change: the next commit persists it. */
+			WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+			changed++;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+		cond_resched();
+	}
+	return changed;
 }
 
 /* Apply the table's settings to the pool after a "set" message. */
@@ -1185,6 +1342,35 @@ static void tier_apply_settings(struct tier_c *tc)
 			mod_delayed_work(pool->wq, &pool->commit_work, delay);
 	}
 	tier_mig_set_cfg(pool, &tc->tbl.policy);
+}
+
+int tier_pool_get_table(struct tier_pool *pool, struct tier_table *t)
+{
+	struct tier_c *tc;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (!pool->ti)
+		return -ENODEV;
+	tc = pool->ti->private;
+	*t = tc->tbl;
+	return 0;
+}
+
+int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t)
+{
+	struct tier_c *tc;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (!pool->ti)
+		return -ENODEV;
+	tc = pool->ti->private;
+	/* Only the optional settings; the device strings stay tc's own. */
+	tc->tbl.commit_interval_ms = t->commit_interval_ms;
+	tc->tbl.reserve_pct = t->reserve_pct;
+	tc->tbl.discard_passdown = t->discard_passdown;
+	tc->tbl.policy = t->policy;
+	tier_apply_settings(tc);
+	return 0;
 }
 
 /* "migrate <start_sector> <nr_sectors> <tier>" */
@@ -1241,31 +1427,29 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_pool *pool = tc->pool;
 
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
-		/*
-		 * Commits run in the worker, the only thread that changes the
-		 * map, so nothing is published between a commit's tier flush
-		 * and its capture of the map.
-		 */
-		spin_lock_irq(&pool->lock);
-		pool->commit_requested = true;
-		spin_unlock_irq(&pool->lock);
-		tier_wake_worker(pool);
+		tier_request_commit(pool);
 		flush_workqueue(pool->wq);
 		return tier_map_dirty(pool) ? -EIO : 0;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
-		struct tier_table t = tc->tbl;
+		struct tier_table t;
 		const char *err = NULL;
 		int r;
 
+		/* Serialised with netlink's policy-set. */
+		mutex_lock(&tier_pools_mutex);
+		t = tc->tbl;
 		r = tier_table_set_opt(&t, argv[1], argv[2], &err);
+		if (!r) {
+			tc->tbl = t;
+			tier_apply_settings(tc);
+		}
+		mutex_unlock(&tier_pools_mutex);
 		if (r) {
 			DMWARN_LIMIT("set %s %s: %s", argv[1], argv[2],
 				     err ? err : "invalid");
 			return -EINVAL;
 		}
-		tc->tbl = t;
-		tier_apply_settings(tc);
 		return 0;
 	}
 	if (argc == 4 && !strcasecmp(argv[0], "migrate"))

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * dm-tier.h - internal interfaces between the target (mechanism,
- * dm-tier-target.c) and the metadata layer (dm-tier-metadata.c).
+ * dm-tier-target.c), the metadata layer (dm-tier-metadata.c), migration
+ * (dm-tier-migrate.c) and the netlink family (dm-tier-netlink.c).
  *
  * Locking (see docs/ARCHITECTURE.md "Locking"):
- *  - tier_pools_mutex: the global list of pools; ctr/dtr only.
+ *  - tier_pools_mutex: the global list of pools, refcounts, pool->ti, the
+ *    cached names, the active table's settings; ctr/dtr/resume, the "set"
+ *    message, netlink operations and the event work. Never held across I/O.
  *  - pool->md_lock (mutex): loading and committing metadata; taken by the
  *    worker, the periodic commit and postsuspend, never on the I/O path.
  *  - pool->lock (spinlock, irq-safe): map and allocator updates, bio lists,
  *    busy extents, counters that are not per-cpu. Never held across I/O.
  *  - map() reads map words locklessly (READ_ONCE of one u64 per extent);
- *    every writer of a map word is the worker, under pool->lock.
+ *    every writer of a map word (the worker, the migration tick, netlink
+ *    pin/unpin) holds pool->lock.
  */
 #ifndef DM_TIER_H
 #define DM_TIER_H
@@ -18,6 +22,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/device-mapper.h>
+#include <linux/dm-ioctl.h>
 #include <linux/dm-io.h>
 #include <linux/list.h>
 #include <linux/mempool.h>
@@ -27,12 +32,15 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include <uapi/linux/dm-tier.h>
+
 #include "core/tier-internal.h"
 #include "core/format.h"
 #include "core/extent_map.h"
 #include "core/alloc.h"
 #include "core/table.h"
 #include "core/policy.h"
+#include "core/units.h"
 
 struct dm_kcopyd_client;
 
@@ -96,6 +104,7 @@ struct tier_mig {
 	u64 man_last;
 	u32 man_tier;
 	u32 man_inflight;
+	bool man_notify; /* migration-done when the request is over */
 
 	/* Pacing; tick only except fg_alloc_j (worker, under lock). */
 	struct tier_pace pace;
@@ -129,6 +138,40 @@ struct tier_pcpu_stats {
 };
 
 /*
+ * Events for the netlink "monitor" group (enum dm_tier_event). Recorded in
+ * any context as one bit per (event, tier) in tier_pool.ev_pending and sent
+ * later from process context (dm-tier-netlink.c). Events that concern no
+ * tier use tier 0's bit.
+ */
+#define TIER_EV_MAX 9 /* DM_TIER_EVENT_NEAR_FULL, the highest event */
+#define TIER_EV_BITS ((TIER_EV_MAX + 1) * TIER_MAX_TIERS)
+
+/* A snapshot of a pool's counters: what status and dev-get show. */
+struct tier_stats {
+	enum tier_md_mode mode;
+	u64 commits;
+	u64 mapped;
+	u64 nospc_errors;
+	struct {
+		u64 total;
+		u64 used;
+		u64 mapped;
+		u64 reads;
+		u64 writes;
+		u64 io_errors;
+		bool degraded;
+	} tier[TIER_MAX_TIERS];
+	u64 promotions;
+	u64 demotions;
+	u64 moved_bytes;
+	u64 mig_errors;
+	u64 above_high_ms;
+	u64 man_pending;
+	u32 mig_inflight;
+	enum tier_pace_mode pace;
+};
+
+/*
  * One tiered device: its metadata, map, allocators and worker. Shared by
  * every table loaded over the same metadata device, so that a table reload
  * keeps the in-memory state of the running one (as dm-cache and dm-thin do).
@@ -148,6 +191,23 @@ struct tier_pool {
 	sector_t data_start[TIER_MAX_TIERS];
 	struct block_device *meta_bdev;
 	char tier_name[TIER_MAX_TIERS][BDEVNAME_SIZE];
+	u32 tier_class[TIER_MAX_TIERS]; /* from the superblock, at load */
+	u8 uuid[TIER_UUID_LEN]; /* virtual device UUID, at load */
+
+	/* Identity for netlink; tier_pools_mutex. */
+	u64 id; /* unique, increasing: resumable dumps */
+	char name[DM_NAME_LEN]; /* dm name, at ctr and each resume */
+	bool announced; /* dev-new queued (first resume) */
+	bool ev_open; /* events are queued (READ_ONCE); announced..teardown */
+
+	/* Tier health (end_io): errors counted, degraded until tier-recover. */
+	atomic64_t io_errors[TIER_MAX_TIERS];
+	unsigned long degraded; /* bit per tier; atomic bitops */
+	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
+
+	/* Pending monitor events (atomic bits) and the work that sends them. */
+	DECLARE_BITMAP(ev_pending, TIER_EV_BITS);
+	struct work_struct ev_work;
 
 	/* Metadata; md_lock. */
 	struct mutex md_lock;
@@ -177,6 +237,7 @@ struct tier_pool {
 	mempool_t job_pool;
 	u64 nospc_errors;
 	bool nospc_logged;
+	bool nospc_event; /* near-full sent for this ENOSPC episode */
 
 	/* Quiescing I/O before a freed physical extent is reused. */
 	unsigned int io_epoch;
@@ -210,6 +271,27 @@ struct tier_pool {
 static inline bool tier_map_dirty(struct tier_pool *pool)
 {
 	return READ_ONCE(pool->change_seq) != READ_ONCE(pool->durable_seq);
+}
+
+/**
+ * tier_event() - record a monitor event; dm-tier-netlink.c sends it later
+ * from process context (once per pending (event, tier) pair).
+ * @pool:  the pool.
+ * @event: enum dm_tier_event.
+ * @tier:  the tier it concerns; 0 for device-wide events.
+ *
+ * Does nothing before the pool's first resume (dev-new) or once its
+ * teardown began.
+ *
+ * Context: any (atomic, under pool->lock, irq); never sleeps.
+ */
+static inline void tier_event(struct tier_pool *pool, u32 event, u32 tier)
+{
+	if (!READ_ONCE(pool->ev_open) || event > TIER_EV_MAX ||
+	    tier >= TIER_MAX_TIERS)
+		return;
+	set_bit(event * TIER_MAX_TIERS + tier, pool->ev_pending);
+	queue_work(system_wq, &pool->ev_work);
 }
 
 /* ---- dm-tier-metadata.c ------------------------------------------------ */
@@ -472,6 +554,135 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job);
  * Context: process (mempool with GFP_NOIO: waits, never fails).
  */
 struct tier_job *tier_job_alloc(struct tier_pool *pool);
+
+/*
+ * The pools, newest first (tier_pool.id decreasing). Netlink operations
+ * look pools up under tier_pools_mutex and act while holding it; a pool
+ * leaves the list (and is freed) only under it.
+ */
+extern struct mutex tier_pools_mutex;
+extern struct list_head tier_pools;
+
+/**
+ * tier_pool_stats() - snapshot the counters that status and dev-get show.
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: any but hard irq; takes pool->lock.
+ */
+void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st);
+
+/**
+ * tier_pool_get_table() - copy of the active table's parsed line.
+ * @pool: the pool.
+ * @t:    out.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ * Return: 0, or -ENODEV when no table of the pool is active (resumed).
+ */
+int tier_pool_get_table(struct tier_pool *pool, struct tier_table *t);
+
+/**
+ * tier_pool_set_table() - store new optional settings in the active table
+ * and apply them to the pool, exactly as the "set" message does (so
+ * `dmsetup table` shows them and a reload keeps them).
+ * @pool: the pool.
+ * @t:    a table from tier_pool_get_table() with validated settings.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ * Return: 0, or -ENODEV when no table of the pool is active.
+ */
+int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t);
+
+/**
+ * tier_request_commit() - ask the worker for a commit (as the "commit"
+ * message does), without waiting for it.
+ * @pool: the pool.
+ *
+ * Context: any but hard irq; takes pool->lock.
+ */
+void tier_request_commit(struct tier_pool *pool);
+
+/**
+ * tier_set_pinned() - set or clear TIER_EXT_F_PINNED on the mapped extents
+ * first..last; the next commit persists it.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent, >= @first, < virt_extents.
+ * @pin:   set (true) or clear.
+ * @mapped: out; the mapped extents of the range.
+ *
+ * Context: process, may sleep between batches; takes pool->lock.
+ * Return: the number of extents whose flag changed.
+ */
+u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
+		    u64 *mapped);
+
+/**
+ * tier_note_io_error() - count an I/O error of a tier; the first one marks
+ * it degraded (status, dev-get) and queues tier-error.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any (bio completion, irq).
+ */
+void tier_note_io_error(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_tier_recover() - declare a degraded tier healthy again.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any; queues tier-recovered when it was degraded.
+ * Return: true when it was degraded.
+ */
+bool tier_tier_recover(struct tier_pool *pool, u32 tier);
+
+/* ---- dm-tier-netlink.c ------------------------------------------------- */
+
+#if IS_ENABLED(CONFIG_NET)
+/**
+ * tier_nl_event_work() - work function of tier_pool.ev_work: sends the
+ * pending events of the pool to the monitor group.
+ * @ws: &pool->ev_work.
+ *
+ * Context: process (system_wq); takes tier_pools_mutex.
+ */
+void tier_nl_event_work(struct work_struct *ws);
+
+/**
+ * tier_nl_pool_gone() - the pool left the list: stop events, send what is
+ * pending, then dev-del.
+ * @pool: the pool, off tier_pools, about to be freed.
+ *
+ * Context: process, may sleep; caller does not hold tier_pools_mutex.
+ */
+void tier_nl_pool_gone(struct tier_pool *pool);
+
+/**
+ * dm_tier_nl_register() - register the "dm-tier" generic netlink family.
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int dm_tier_nl_register(void);
+
+/**
+ * dm_tier_nl_unregister() - unregister it.
+ *
+ * Context: module exit, after the target (no pool is left).
+ */
+void dm_tier_nl_unregister(void);
+#else
+/* Without networking (the UML KUnit kernel) events are not sent. */
+static inline void tier_nl_event_work(struct work_struct *ws)
+{
+}
+
+static inline void tier_nl_pool_gone(struct tier_pool *pool)
+{
+}
+#endif
 
 /**
  * dm_tier_target_register() - register the "tier" target type.

@@ -75,6 +75,24 @@ void tier_map_set(struct tier_map *m, struct tier_vext v,
 	tier_map_mark_dirty(m, v);
 }
 
+bool tier_map_set_flags(struct tier_map *m, struct tier_vext v, u32 set,
+			u32 clear)
+{
+	u64 word = m->words[v.v];
+	u64 mask = TIER_MAPW_FLAGS_MASK;
+	u64 nword;
+
+	if (!(word & TIER_MAPW_MAPPED))
+		return false;
+	nword = word & ~(((u64)clear << TIER_MAPW_FLAGS_SHIFT) & mask);
+	nword |= ((u64)set << TIER_MAPW_FLAGS_SHIFT) & mask;
+	if (nword == word)
+		return false;
+	WRITE_ONCE(m->words[v.v], nword);
+	tier_map_mark_dirty(m, v);
+	return true;
+}
+
 void tier_map_set_busy(struct tier_map *m, struct tier_vext v, bool busy)
 {
 	u64 word = m->words[v.v];

@@ -232,6 +232,21 @@ void tier_map_set(struct tier_map *m, struct tier_vext v,
 void tier_map_set_busy(struct tier_map *m, struct tier_vext v, bool busy);
 
 /**
+ * tier_map_set_flags() - change the TIER_EXT_F_* flags of a mapped extent
+ * in place (pin/unpin), keeping its location and TIER_MAPW_BUSY; marks its
+ * block dirty in both copies when the word changed.
+ * @m:     the map.
+ * @v:     virtual extent, < @m->nr_extents.
+ * @set:   flags to set.
+ * @clear: flags to clear (applied before @set).
+ *
+ * Context: any; caller serialises writers.
+ * Return: true when the extent is mapped and its word changed.
+ */
+bool tier_map_set_flags(struct tier_map *m, struct tier_vext v, u32 set,
+			u32 clear);
+
+/**
  * tier_map_clear() - unmap a virtual extent (discard); marks its block dirty
  * in both copies and resets its heat.
  * @m:   the map.

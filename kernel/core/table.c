@@ -380,3 +380,22 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 	*t = out;
 	return 0;
 }
+
+int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
+		       const char **error)
+{
+	const struct tier_opt *o = tier_opt_find(key);
+
+	if (!o) {
+		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
+		return -ENOENT;
+	}
+	if (o->kind != TIER_OPT_U32 || o->nr_values != 1) {
+		tier_table_error(error, TIER_TE_OPT_FIXED);
+		return -ENOENT;
+	}
+	if (value < o->min || value > o->max)
+		return tier_table_error(error, TIER_TE_OPT_RANGE);
+	*tier_opt_u32(t, o) = value;
+	return 0;
+}

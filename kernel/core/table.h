@@ -112,4 +112,22 @@ int tier_table_format(const struct tier_table *t, char *buf, size_t len);
 int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 		       const char **error);
 
+/**
+ * tier_table_set_u32() - change one numeric optional setting, range-checked
+ * exactly as tier_table_parse() and tier_table_set_opt() do (same messages),
+ * but without the cross-check, so that several settings can change at
+ * once (netlink policy-set): the caller runs tier_policy_cfg_check() on the
+ * result.
+ * @t:     the table; unchanged on any error.
+ * @key:   key name, as in the table line.
+ * @value: the new value.
+ * @error: out; on failure a static message.
+ *
+ * Context: any; pure.
+ * Return: 0; -ENOENT for an unknown key or one that cannot change while the
+ * table is live; -EINVAL for a value out of range.
+ */
+int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
+		       const char **error);
+
 #endif /* DM_TIER_CORE_TABLE_H */

@@ -76,3 +76,20 @@ char *tier_format_size(u64 bytes, char *buf, size_t len)
 			 names[unit]);
 	return buf;
 }
+
+int tier_bytes_to_extents(u64 start, u64 len, u32 extent_shift, u64 nr_extents,
+			  u64 *first, u64 *last)
+{
+	u64 size;
+
+	if (!len)
+		return -EINVAL;
+	if (extent_shift >= 64 || nr_extents > (U64_MAX >> extent_shift))
+		return -ERANGE;
+	size = nr_extents << extent_shift;
+	if (start >= size || len > size - start)
+		return -ERANGE;
+	*first = start >> extent_shift;
+	*last = (start + len - 1) >> extent_shift;
+	return 0;
+}

@@ -33,4 +33,21 @@ int tier_parse_size(const char *str, u64 *bytes);
  */
 char *tier_format_size(u64 bytes, char *buf, size_t len);
 
+/**
+ * tier_bytes_to_extents() - the extents a byte range touches (rounded out
+ * to whole extents).
+ * @start:        first byte.
+ * @len:          bytes, not 0.
+ * @extent_shift: log2(extent size in bytes).
+ * @nr_extents:   extents of the device.
+ * @first:        out; first extent, set only on success.
+ * @last:         out; last extent (inclusive), set only on success.
+ *
+ * Context: any; pure.
+ * Return: 0, -EINVAL when @len is 0, -ERANGE when the range does not lie
+ * within the device.
+ */
+int tier_bytes_to_extents(u64 start, u64 len, u32 extent_shift, u64 nr_extents,
+			  u64 *first, u64 *last);
+
 #endif /* DM_TIER_CORE_UNITS_H */

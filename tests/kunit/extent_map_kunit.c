@@ -325,6 +325,35 @@ static void tier_map_busy_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->words[7], tier_map_word_encode(&l));
 }
 
+/* Pin/unpin in place: location and busy bit kept, block dirtied. */
+static void tier_map_set_flags_test(struct kunit *test)
+{
+	struct tier_map *m = test_map(test, 300, 0);
+	struct tier_sb *sb = sb_make(test, 300, 3, 1000);
+	u8 *blk = em_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc l = loc_of(1, 42, 0), want = l, out;
+
+	KUNIT_EXPECT_FALSE(test, tier_map_set_flags(m, tier_vext(5),
+						    TIER_EXT_F_PINNED, 0));
+	tier_map_set(m, tier_vext(7), &l);
+	tier_map_fill_block(m, sb, 0, 0, blk);
+	tier_map_fill_block(m, sb, 1, 0, blk);
+	tier_map_set_busy(m, tier_vext(7), true);
+	KUNIT_EXPECT_TRUE(test, tier_map_set_flags(m, tier_vext(7),
+						   TIER_EXT_F_PINNED, 0));
+	KUNIT_EXPECT_EQ(test, m->nr_dirty[0] + m->nr_dirty[1], 2);
+	KUNIT_EXPECT_TRUE(test, m->words[7] & TIER_MAPW_BUSY);
+	KUNIT_ASSERT_TRUE(test, tier_map_lookup(m, tier_vext(7), &out));
+	want.flags = TIER_EXT_F_PINNED;
+	expect_loc(test, &out, &want);
+	KUNIT_EXPECT_FALSE(test, tier_map_set_flags(m, tier_vext(7),
+						    TIER_EXT_F_PINNED, 0));
+	KUNIT_EXPECT_TRUE(test, tier_map_set_flags(m, tier_vext(7), 0,
+						   TIER_EXT_F_PINNED));
+	tier_map_set_busy(m, tier_vext(7), false);
+	KUNIT_EXPECT_EQ(test, m->words[7], tier_map_word_encode(&l));
+}
+
 /* ---- dirty bits per copy ------------------------------------------------ */
 
 static void tier_map_dirty_test(struct kunit *test)
@@ -793,6 +822,7 @@ static struct kunit_case dm_tier_extent_map_cases[] = {
 	KUNIT_CASE(tier_map_set_lookup_clear_test),
 	KUNIT_CASE(tier_map_clear_heat_test),
 	KUNIT_CASE(tier_map_busy_test),
+	KUNIT_CASE(tier_map_set_flags_test),
 	KUNIT_CASE(tier_map_dirty_test),
 	KUNIT_CASE_PARAM(tier_map_commit_plan_test, plan_gen_params),
 	KUNIT_CASE(tier_map_fill_load_test),

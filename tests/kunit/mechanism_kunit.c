@@ -182,6 +182,30 @@ static void switch_extent_test(struct kunit *test)
 }
 
 /*
+ * A pin or unpin that lands while the extent is being moved (busy) is what
+ * the new mapping carries, not the flags the job captured when it started.
+ */
+static void switch_keeps_current_flags_test(struct kunit *test)
+{
+	struct tier_pool *pool = map_pool(test, 600);
+	struct tier_job job = {};
+	struct tier_loc loc;
+
+	start_move(test, pool, &job, 42, 1, 5, 0, 9); /* src pinned */
+	spin_lock_irq(&pool->lock);
+	KUNIT_EXPECT_TRUE(test, tier_map_set_flags(&pool->map, tier_vext(42), 0,
+						   TIER_EXT_F_PINNED));
+	KUNIT_EXPECT_TRUE(test, pool->map.words[42] & TIER_MAPW_BUSY);
+	tier_switch_extent(pool, &job);
+	spin_unlock_irq(&pool->lock);
+	KUNIT_ASSERT_TRUE(test,
+			  tier_map_lookup(&pool->map, tier_vext(42), &loc));
+	KUNIT_EXPECT_EQ(test, loc.tier, 0);
+	KUNIT_EXPECT_EQ(test, loc.flags, 0);
+	map_pool_free(pool);
+}
+
+/*
  * Heat changes reach the map's dirty bits only when due (or when the pool
  * suspends), so that reads do not multiply metadata writes.
  */
@@ -240,6 +264,7 @@ static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(map_dirty_test),
 	KUNIT_CASE(commit_refused_in_fail_mode_test),
 	KUNIT_CASE(switch_extent_test),
+	KUNIT_CASE(switch_keeps_current_flags_test),
 	KUNIT_CASE(heat_capture_test),
 	KUNIT_CASE(heat_note_test),
 	{}

@@ -718,6 +718,34 @@ static void tier_table_set_opt_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, t.tier_dev[1], w->argv[3]);
 }
 
+/* Several settings at once: ranges per key, cross-check by the caller. */
+static void tier_table_set_u32_test(struct kunit *test)
+{
+	struct tier_table t, before;
+	const char *error = NULL;
+	int r;
+
+	tier_table_init(&t);
+	before = t;
+	KUNIT_EXPECT_EQ(test,
+			tier_table_set_u32(&t, "high_watermark", 101, &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, "Optional argument value out of range");
+	KUNIT_EXPECT_EQ(test, tier_table_set_u32(&t, "nope", 1, &error),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, tier_table_set_u32(&t, "metadata_dev", 1, &error),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, memcmp(&t, &before, sizeof(t)), 0);
+	r = tier_table_set_u32(&t, "high_watermark", 20, &error);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_NE(test, tier_policy_cfg_check(&t.policy, &error), 0);
+	r = tier_table_set_u32(&t, "low_watermark", 10, &error);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, tier_policy_cfg_check(&t.policy, &error), 0);
+	KUNIT_EXPECT_EQ(test, t.policy.high_watermark, 20U);
+	KUNIT_EXPECT_EQ(test, t.policy.low_watermark, 10U);
+}
+
 static struct kunit_case dm_tier_table_cases[] = {
 	KUNIT_CASE_PARAM(tier_table_parse_good_test, good_gen_params),
 	KUNIT_CASE_PARAM(tier_table_parse_policy_test, policy_gen_params),
@@ -729,6 +757,7 @@ static struct kunit_case dm_tier_table_cases[] = {
 	KUNIT_CASE_PARAM(tier_table_canonical_test, canon_gen_params),
 	KUNIT_CASE(tier_table_roundtrip_test),
 	KUNIT_CASE(tier_table_set_opt_test),
+	KUNIT_CASE(tier_table_set_u32_test),
 	{}
 };
 

@@ -125,11 +125,40 @@ static void tier_size_roundtrip_test(struct kunit *test)
 	}
 }
 
+/* Byte ranges round out to whole extents; 0 and outside are refused. */
+static void tier_bytes_to_extents_test(struct kunit *test)
+{
+	u64 first = 99, last = 99;
+	int r;
+
+	r = tier_bytes_to_extents((1 << 20) - 1, 2, 20, 10, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, first, 0ULL);
+	KUNIT_EXPECT_EQ(test, last, 1ULL);
+	r = tier_bytes_to_extents(0, 10 << 20, 20, 10, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, first, 0ULL);
+	KUNIT_EXPECT_EQ(test, last, 9ULL);
+	first = 99;
+	last = 99;
+	r = tier_bytes_to_extents(0, 0, 20, 10, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, -EINVAL);
+	r = tier_bytes_to_extents(10 << 20, 1, 20, 10, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, -ERANGE);
+	r = tier_bytes_to_extents(5 << 20, U64_MAX, 20, 10, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, -ERANGE);
+	r = tier_bytes_to_extents(0, 1, 20, U64_MAX, &first, &last);
+	KUNIT_EXPECT_EQ(test, r, -ERANGE);
+	KUNIT_EXPECT_EQ(test, first, 99ULL);
+	KUNIT_EXPECT_EQ(test, last, 99ULL);
+}
+
 static struct kunit_case dm_tier_units_cases[] = {
 	KUNIT_CASE_PARAM(tier_parse_size_test, parse_gen_params),
 	KUNIT_CASE(tier_parse_size_null_test),
 	KUNIT_CASE_PARAM(tier_format_size_test, format_gen_params),
 	KUNIT_CASE(tier_size_roundtrip_test),
+	KUNIT_CASE(tier_bytes_to_extents_test),
 	{}
 };
 

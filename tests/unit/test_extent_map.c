@@ -215,6 +215,38 @@ static void test_busy(void **state)
 	tier_map_destroy(&m);
 }
 
+/* Pin/unpin in place: location and busy bit kept, block dirtied. */
+static void test_set_flags(void **state)
+{
+	struct tier_loc l = loc_of(1, 42, 0), out;
+	struct tier_sb sb;
+	struct tier_map m;
+
+	(void)state;
+	sb_make(&sb, 300, 3, 1000);
+	assert_int_equal(tier_map_init(&m, 300, 0), 0);
+	assert_false(tier_map_set_flags(&m, tier_vext(5), TIER_EXT_F_PINNED, 0));
+	assert_int_equal(m.words[5], 0);
+	tier_map_set(&m, tier_vext(7), &l);
+	tier_map_fill_block(&m, &sb, 0, 0, blk);
+	tier_map_fill_block(&m, &sb, 1, 0, blk);
+	tier_map_set_busy(&m, tier_vext(7), true);
+	assert_true(tier_map_set_flags(&m, tier_vext(7), TIER_EXT_F_PINNED, 0));
+	assert_int_equal(m.nr_dirty[0], 1);
+	assert_int_equal(m.nr_dirty[1], 1);
+	assert_true(m.words[7] & TIER_MAPW_BUSY);
+	assert_true(tier_map_lookup(&m, tier_vext(7), &out));
+	assert_int_equal(out.tier, 1);
+	assert_int_equal(out.pext.p, 42);
+	assert_int_equal(out.flags, TIER_EXT_F_PINNED);
+	/* Already pinned: no change. */
+	assert_false(tier_map_set_flags(&m, tier_vext(7), TIER_EXT_F_PINNED, 0));
+	assert_true(tier_map_set_flags(&m, tier_vext(7), 0, TIER_EXT_F_PINNED));
+	tier_map_set_busy(&m, tier_vext(7), false);
+	assert_int_equal(m.words[7], tier_map_word_encode(&l));
+	tier_map_destroy(&m);
+}
+
 static void test_dirty_plan(void **state)
 {
 	struct tier_loc l = loc_of(0, 1, 0);
@@ -571,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_set_lookup_clear),
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_set_flags),
 		cmocka_unit_test(test_dirty_plan),
 		cmocka_unit_test(test_fill_load),
 		cmocka_unit_test(test_load_errors),

@@ -546,9 +546,47 @@ static void test_set_opt(void **state)
 #undef SET_BAD
 }
 
+/*
+ * Several settings at once (netlink policy-set): ranges per key as the
+ * table, no cross-check until the caller asks; a pair that is only valid
+ * together goes through in either order.
+ */
+static void test_set_u32(void **state)
+{
+	struct tier_table t, before;
+	const char *error = NULL;
+
+	(void)state;
+	tier_table_init(&t);
+	before = t;
+	assert_int_equal(tier_table_set_u32(&t, "high_watermark", 0, &error),
+			 -EINVAL);
+	assert_string_equal(error, "Optional argument value out of range");
+	assert_int_equal(tier_table_set_u32(&t, "migration_inflight", 65,
+					    &error),
+			 -EINVAL);
+	assert_int_equal(tier_table_set_u32(&t, "no_such_key", 1, &error),
+			 -ENOENT);
+	assert_int_equal(tier_table_set_u32(&t, "metadata_dev", 1, &error),
+			 -ENOENT);
+	assert_memory_equal(&t, &before, sizeof(t));
+	/* 80/60 -> 20/10: high first is invalid alone, fine together. */
+	assert_int_equal(tier_table_set_u32(&t, "high_watermark", 20, &error),
+			 0);
+	assert_int_not_equal(tier_policy_cfg_check(&t.policy, &error), 0);
+	assert_int_equal(tier_table_set_u32(&t, "low_watermark", 10, &error),
+			 0);
+	assert_int_equal(tier_policy_cfg_check(&t.policy, &error), 0);
+	assert_int_equal(t.policy.high_watermark, 20);
+	assert_int_equal(t.policy.low_watermark, 10);
+	assert_int_equal(tier_table_set_u32(&t, "reserve_pct", 50, &error), 0);
+	assert_int_equal(t.reserve_pct, 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_u32),
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_format),

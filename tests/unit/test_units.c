@@ -110,6 +110,53 @@ static void test_roundtrip(void **state)
 	}
 }
 
+/* Byte ranges round out to whole extents; 0 and outside are refused. */
+static void test_bytes_to_extents(void **state)
+{
+	u64 first = 99, last = 99;
+
+	(void)state;
+	/* 1 MiB extents (shift 20), 10 extents. */
+	assert_int_equal(tier_bytes_to_extents(0, 1, 20, 10, &first, &last), 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 0);
+	assert_int_equal(tier_bytes_to_extents((1 << 20) - 1, 2, 20, 10, &first,
+					       &last),
+			 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 1);
+	assert_int_equal(tier_bytes_to_extents(3 << 20, 2 << 20, 20, 10, &first,
+					       &last),
+			 0);
+	assert_int_equal(first, 3);
+	assert_int_equal(last, 4);
+	assert_int_equal(tier_bytes_to_extents(0, 10 << 20, 20, 10, &first,
+					       &last),
+			 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 9);
+	first = last = 99;
+	assert_int_equal(tier_bytes_to_extents(0, 0, 20, 10, &first, &last),
+			 -EINVAL);
+	assert_int_equal(tier_bytes_to_extents(10 << 20, 1, 20, 10, &first,
+					       &last),
+			 -ERANGE);
+	assert_int_equal(tier_bytes_to_extents(0, (10 << 20) + 1, 20, 10,
+					       &first, &last),
+			 -ERANGE);
+	assert_int_equal(tier_bytes_to_extents(5 << 20, U64_MAX, 20, 10, &first,
+					       &last),
+			 -ERANGE);
+	assert_int_equal(tier_bytes_to_extents(U64_MAX, 1, 20, 10, &first,
+					       &last),
+			 -ERANGE);
+	assert_int_equal(tier_bytes_to_extents(0, 1, 20, U64_MAX, &first,
+					       &last),
+			 -ERANGE);
+	assert_int_equal(first, 99);
+	assert_int_equal(last, 99);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size_null),
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_bytes_to_extents),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);

@@ -23,7 +23,7 @@ guest_main() {
 	expect_status 2 'twice|more than once|same' tierctl create x --tier "$a" --tier /tmp/alias
 	expect_status 2 'exceeds' tierctl create x --tier "$a" --tier "$b" --size 10G
 	expect_status 2 'not a block device|no such|does not exist' tierctl create x --tier /dev/nope
-	expect_status 2 'not yet supported' tierctl create x --tier "$a" --tier numa:1:64M
+	expect_status 2 'not supported yet' tierctl create x --tier "$a" --tier numa:1:64M
 	expect_status 2 'usage|unknown' tierctl create x --tier "$a" --bogus
 	expect_status 2 'unknown command' tierctl frobnicate
 	expect_status 1 'no .*device|not found|does not exist' tierctl remove nosuch

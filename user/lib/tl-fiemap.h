@@ -50,4 +50,22 @@ uint64_t tl_ranges_bytes(const struct tl_ranges *rs);
 int tl_fiemap_path(const char *path, dev_t dev, struct tl_ranges *rs,
 		   struct tl_err *err);
 
+/* One extent of a file: @len bytes at file offset @logical live at byte
+ * @physical of the device. */
+struct tl_file_extent {
+	uint64_t logical;
+	uint64_t physical;
+	uint64_t len;
+};
+
+/*
+ * Walk @path like tl_fiemap_path() (same checks, same errors), calling @cb
+ * once per regular file with @ext NULL, then once per extent of it in file
+ * order. A non-zero return from @cb stops the walk and is returned.
+ */
+int tl_fiemap_walk(const char *path, dev_t dev,
+		   int (*cb)(const char *file, const struct tl_file_extent *ext,
+			     void *arg),
+		   void *arg, struct tl_err *err);
+
 #endif /* DM_TIER_TL_FIEMAP_H */

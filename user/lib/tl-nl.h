@@ -124,6 +124,9 @@ int tl_nl_extent_dump(struct tl_nl *nl, const char *name, uint64_t start,
 		      uint64_t len,
 		      int (*cb)(const struct tl_nl_extent *ext, void *arg),
 		      void *arg, struct tl_err *err);
+/* The -errno the kernel answered the last request with (0: none), e.g. to
+ * retry after -EBUSY. */
+int tl_nl_last_error(struct tl_nl *nl);
 int tl_nl_tier_recover(struct tl_nl *nl, const char *name, uint32_t tier,
 		       struct tl_err *err);
 
@@ -138,6 +141,14 @@ int tl_nl_next_event(struct tl_nl *nl, struct tl_nl_dev *ev, int timeout_ms,
 /* ---- pure parts (unit-tested) ---- */
 /* Parse a dev-get reply / notification's top-level attributes. 0 or -EINVAL. */
 int tl_nl_parse_dev(struct nlattr **tb, struct tl_nl_dev *dev);
+/*
+ * @tb keeps one of the repeated "tiers" attributes only (nla_parse keeps the
+ * last); these read every tier: from a whole genl message, or from its
+ * top-level attribute stream. 0 or -EINVAL.
+ */
+struct nlmsghdr;
+int tl_nl_parse_dev_msg(struct nlmsghdr *nlh, struct tl_nl_dev *dev);
+int tl_nl_parse_dev_attrs(struct nlattr *head, int len, struct tl_nl_dev *dev);
 int tl_nl_parse_policy(struct nlattr *nest, struct tl_nl_policy *pol);
 int tl_nl_parse_extent(struct nlattr *nest, struct tl_nl_extent *ext);
 /* Append DM_TIER_A_DEV_POLICY with the fields in @pol->set. 0 or -EMSGSIZE. */

@@ -15,6 +15,7 @@
 #ifndef DM_TIER_TL_NVMF_H
 #define DM_TIER_TL_NVMF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tl.h"
@@ -59,5 +60,77 @@ int tl_nvmf_record_del(const struct tl_nvmf_uri *u, struct tl_err *err);
  * that failed (each also appended to @err), so 0 means all are up.
  */
 int tl_nvmf_connect_recorded(struct tl_err *err);
+
+/* ---- additions beyond the fixed contract ---- */
+
+/* The same target: transport, port and NQN equal, addresses equal (as text,
+ * or after resolving a host name). */
+int tl_nvmf_same_target(const struct tl_nvmf_uri *a,
+			const struct tl_nvmf_uri *b);
+
+/* --ctrl-loss-tmo: seconds, -1 (reconnect forever) or more. TL_OK/TL_USAGE. */
+int tl_nvmf_parse_ctrl_loss_tmo(const char *s, int *out, struct tl_err *err);
+/* --reconnect-delay: seconds, 1 or more. TL_OK/TL_USAGE. */
+int tl_nvmf_parse_reconnect_delay(const char *s, int *out,
+				  struct tl_err *err);
+
+/*
+ * tl_nvmf_connect() that also says whether this call made the connection
+ * (*@connected_now true) or found it already there (false): a command that
+ * fails later disconnects only what it connected.
+ */
+int tl_nvmf_connect_ex(const struct tl_nvmf_uri *u,
+		       const struct tl_nvmf_opts *o, char *dev, size_t devlen,
+		       bool *connected_now, struct tl_err *err);
+
+/* Disconnect the controller(s) connected to @u. TL_OK (also when none is
+ * connected) or TL_FAIL. */
+int tl_nvmf_disconnect(const struct tl_nvmf_uri *u, struct tl_err *err);
+
+/*
+ * Disconnect the NVMe-oF controllers behind block device @maj:@min (a
+ * namespace, or a multipath namespace head) unless another of their
+ * namespaces is in use. Fills @uris with what was disconnected (up to @max)
+ * and returns how many; 0 when @maj:@min is not an NVMe-oF namespace; -1 on
+ * failure (@err says why).
+ */
+int tl_nvmf_disconnect_blockdev(unsigned int maj, unsigned int min,
+				struct tl_nvmf_uri *uris, int max,
+				struct tl_err *err);
+
+/* One line of the record. */
+struct tl_nvmf_entry {
+	struct tl_nvmf_uri uri;
+	struct tl_nvmf_opts opts;
+};
+
+/*
+ * Parse one record line ("URI [ctrl_loss_tmo=N] [reconnect_delay=N]", any
+ * order, missing options at their defaults). TL_OK, 1 for a blank or
+ * comment ('#') line, TL_USAGE with the reason for a malformed one.
+ */
+int tl_nvmf_record_parse_line(const char *line, struct tl_nvmf_entry *e,
+			      struct tl_err *err);
+/* The record line for @e, without newline; snprintf-like return. */
+int tl_nvmf_record_format_line(const struct tl_nvmf_entry *e, char *buf,
+			       size_t len);
+
+/**
+ * struct tl_nvmf_record - the record as read.
+ * @entry:  the well-formed lines.
+ * @nr:     their number.
+ * @nr_bad: malformed lines (each described in the error, as PATH:LINE: why).
+ */
+struct tl_nvmf_record {
+	struct tl_nvmf_entry *entry;
+	size_t nr;
+	int nr_bad;
+};
+
+/* Read the record (a missing file is an empty record). TL_OK, or TL_FAIL
+ * when it cannot be read. Malformed lines count in @rec->nr_bad and are
+ * appended to @err, but do not fail the call. */
+int tl_nvmf_record_load(struct tl_nvmf_record *rec, struct tl_err *err);
+void tl_nvmf_record_free(struct tl_nvmf_record *rec);
 
 #endif /* DM_TIER_TL_NVMF_H */

@@ -190,7 +190,7 @@ int tl_check_tier_arg(const char *arg, struct tl_err *err)
 {
 	if (!strncmp(arg, "numa:", 5))
 		return tl_fail(err, TL_USAGE,
-			       "--tier %s: memory tiers are not yet supported",
+			       "--tier %s: memory tiers are not supported yet",
 			       arg);
 	if (!*arg)
 		return tl_fail(err, TL_USAGE, "--tier needs a block device");

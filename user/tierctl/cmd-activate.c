@@ -12,6 +12,7 @@
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-group.h"
+#include "tl-nvmf.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
@@ -151,6 +152,27 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 	return TIERCTL_EXIT_OK;
 }
 
+/*
+ * Reconnect the NVMe-oF targets `tierctl create` recorded, so that their
+ * namespaces (and labels) are there for the scan. One that fails is only a
+ * warning: the devices that do not need it still activate, and one that
+ * does fails with the missing member named.
+ */
+static void connect_recorded_remote_tiers(void)
+{
+	struct tl_err err = { "" };
+	char *line, *next;
+
+	if (!tl_nvmf_connect_recorded(&err))
+		return;
+	for (line = err.msg; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		warn("%s", line);
+	}
+}
+
 int cmd_activate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -184,6 +206,7 @@ int cmd_activate(int argc, char **argv)
 	if (name && all)
 		return usage_error("activate: give a NAME or --all, not both");
 
+	connect_recorded_remote_tiers();
 	tl_groups_init(&gs);
 	rc = scan_labels(&gs, &scanned);
 	if (rc)

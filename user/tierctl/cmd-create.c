@@ -15,6 +15,7 @@
 #include "tl-create.h"
 #include "tl-disk.h"
 #include "tl-dm.h"
+#include "tl-nvmf.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
@@ -163,8 +164,25 @@ static void close_members(struct member *m, int n)
 	}
 }
 
+/* The nvmf:// tiers of the command line, connected before anything else. */
+struct remote_tier {
+	bool is_remote;
+	struct tl_nvmf_uri uri;
+	char uri_text[512];
+	char dev[TL_PATH_LEN];		/* the namespace's block device */
+	bool connected_now;		/* by this command: undo on failure */
+};
+
+/* Connect every nvmf:// tier; on failure disconnect what was connected. */
+static int connect_remote_tiers(struct remote_tier *rt, int nr_tiers,
+				const struct tl_nvmf_opts *o,
+				struct tl_err *err);
+static void disconnect_new_remote_tiers(struct remote_tier *rt, int nr_tiers);
+static int record_remote_tiers(const char *name, const struct remote_tier *rt,
+			       int nr_tiers, const struct tl_nvmf_opts *o);
+
 static void print_created(const char *name, const struct tier_fresh *f,
-			  const struct member *m)
+			  const struct member *m, const struct remote_tier *rt)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
 	char hex[TL_UUID_HEX_LEN + 1];
@@ -176,9 +194,11 @@ static void print_created(const char *name, const struct tier_fresh *f,
 	       f->lo.nr_tiers, f->lo.nr_tiers == 1 ? "" : "s",
 	       tl_size_str(1ULL << shift, b), hex);
 	for (i = 0; i < f->lo.nr_tiers; i++)
-		printf("  tier %u  %-20s %-8s %s\n", i, m[i].dev->path,
+		printf("  tier %u  %-20s %-8s %s%s%s\n", i, m[i].dev->path,
 		       tl_class_name(f->tier_class[i]),
-		       tl_size_str(f->lo.tier[i].nr_extents << shift, a));
+		       tl_size_str(f->lo.tier[i].nr_extents << shift, a),
+		       rt[i].is_remote ? "  " : "",
+		       rt[i].is_remote ? rt[i].uri_text : "");
 	if (f->lo.meta_ext)
 		printf("  metadata %s\n", m[f->lo.nr_tiers].dev->path);
 }
@@ -192,11 +212,17 @@ int cmd_create(int argc, char **argv)
 		{ "class", required_argument, NULL, 'c' },
 		{ "metadata-dev", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
+		{ "reconnect-delay", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tier_args[TIER_MAX_TIERS + 1], *class_args[TIER_MAX_TIERS];
 	const char *extent_arg = NULL, *size_arg = NULL, *meta_arg = NULL;
+	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL;
+	struct remote_tier rt[TIER_MAX_TIERS];
+	struct tl_nvmf_opts nvmf_opts;
+	int nr_remote = 0;
 	const char *name, *args[TIER_MAX_DEVS], *paths[TIER_MAX_DEVS];
 	struct member m[TIER_MAX_DEVS];
 	struct tl_create_req req;
@@ -240,6 +266,12 @@ int cmd_create(int argc, char **argv)
 		case 'f':
 			force = true;
 			break;
+		case 'L':
+			loss_tmo_arg = optarg;
+			break;
+		case 'R':
+			reconnect_arg = optarg;
+			break;
 		}
 	}
 	if (optind >= argc)
@@ -253,8 +285,45 @@ int cmd_create(int argc, char **argv)
 				   name);
 	if (!nr_tiers)
 		return usage_error("create: no --tier given; a device needs at least one");
+	memset(rt, 0, sizeof(rt));
 	for (i = 0; i < nr_tiers; i++) {
-		rc = tl_check_tier_arg(tier_args[i], &err);
+		int j;
+
+		if (!strncmp(tier_args[i], "numa:", 5))
+			return usage_error("create: --tier %s: memory tiers (numa:NODE:SIZE) are not supported yet; see the CXL memory tier issue",
+					   tier_args[i]);
+		if (!tl_nvmf_is_uri(tier_args[i])) {
+			rc = tl_check_tier_arg(tier_args[i], &err);
+			if (rc)
+				return report(rc, &err);
+			continue;
+		}
+		rc = tl_nvmf_parse_uri(tier_args[i], &rt[i].uri, &err);
+		if (rc)
+			return report(rc, &err);
+		rt[i].is_remote = true;
+		tl_nvmf_format_uri(&rt[i].uri, rt[i].uri_text,
+				   sizeof(rt[i].uri_text));
+		for (j = 0; j < i; j++)
+			if (rt[j].is_remote &&
+			    tl_nvmf_same_target(&rt[j].uri, &rt[i].uri))
+				return usage_error("create: --tier %s and --tier %s are the same NVMe-oF target; give each tier once",
+						   tier_args[j], tier_args[i]);
+		nr_remote++;
+	}
+	tl_nvmf_opts_default(&nvmf_opts);
+	if ((loss_tmo_arg || reconnect_arg) && !nr_remote)
+		return usage_error("create: --ctrl-loss-tmo and --reconnect-delay apply to nvmf:// tiers; none is given");
+	if (loss_tmo_arg) {
+		rc = tl_nvmf_parse_ctrl_loss_tmo(loss_tmo_arg,
+						 &nvmf_opts.ctrl_loss_tmo, &err);
+		if (rc)
+			return report(rc, &err);
+	}
+	if (reconnect_arg) {
+		rc = tl_nvmf_parse_reconnect_delay(reconnect_arg,
+						   &nvmf_opts.reconnect_delay,
+						   &err);
 		if (rc)
 			return report(rc, &err);
 	}
@@ -283,6 +352,9 @@ int cmd_create(int argc, char **argv)
 		if (nr_classes && tl_class_parse(class_args[i], &cls))
 			return usage_error("create: unknown class '%s'; use nvme, nvmf, pmem or auto",
 					   class_args[i]);
+		/* A tier reached through a URI is remote whatever sysfs says. */
+		if (cls == TL_CLASS_AUTO && rt[i].is_remote)
+			cls = TIER_CLASS_NVMF;
 		req.tier[i].tier_class = cls;
 		m[n].dev = &req.tier[i];
 		m[n++].arg = tier_args[i];
@@ -294,14 +366,27 @@ int cmd_create(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		m[i].excl_fd = m[i].io_fd = -1;
 		m[i].found[0] = '\0';
+	}
+
+	/* Everything on the command line is checked: now reach the remote
+	 * tiers; from here on a failure disconnects what was connected. */
+	if (nr_remote) {
+		rc = connect_remote_tiers(rt, nr_tiers, &nvmf_opts, &err);
+		if (rc)
+			return report(rc, &err);
+		for (i = 0; i < nr_tiers; i++)
+			if (rt[i].is_remote)
+				m[i].arg = rt[i].dev;
+	}
+	for (i = 0; i < n; i++) {
 		args[i] = m[i].arg;
 		rc = stat_member(&m[i], &err);
 		if (rc)
-			return report(rc, &err);
+			goto out;
 	}
 	rc = tl_create_check_devs(&req, args, &err);
 	if (rc)
-		return report(rc, &err);
+		goto out;
 
 	for (i = 0; i < n; i++) {
 		rc = open_member(&m[i], meta_arg && i == n - 1, &err);
@@ -396,9 +481,70 @@ int cmd_create(int argc, char **argv)
 			      name, name);
 		goto out;
 	}
-	print_created(name, &f, m);
-	return TIERCTL_EXIT_OK;
+	print_created(name, &f, m, rt);
+	return record_remote_tiers(name, rt, nr_tiers, &nvmf_opts);
 out:
 	close_members(m, n);
+	disconnect_new_remote_tiers(rt, nr_tiers);
 	return report(rc, &err);
+}
+
+static int connect_remote_tiers(struct remote_tier *rt, int nr_tiers,
+				const struct tl_nvmf_opts *o,
+				struct tl_err *err)
+{
+	int i, rc;
+
+	for (i = 0; i < nr_tiers; i++) {
+		if (!rt[i].is_remote)
+			continue;
+		rc = tl_nvmf_connect_ex(&rt[i].uri, o, rt[i].dev,
+					sizeof(rt[i].dev), &rt[i].connected_now,
+					err);
+		if (rc) {
+			disconnect_new_remote_tiers(rt, i);
+			return rc;
+		}
+	}
+	return TL_OK;
+}
+
+static void disconnect_new_remote_tiers(struct remote_tier *rt, int nr_tiers)
+{
+	struct tl_err err = { "" };
+	int i;
+
+	for (i = 0; i < nr_tiers; i++) {
+		if (!rt[i].connected_now)
+			continue;
+		if (tl_nvmf_disconnect(&rt[i].uri, &err))
+			warn("%s: %s; disconnect it with 'nvme disconnect -n %s'",
+			     rt[i].uri_text, err.msg, rt[i].uri.subsysnqn);
+		rt[i].connected_now = false;
+	}
+}
+
+/* Only a device that exists is worth reconnecting at the next activate. */
+static int record_remote_tiers(const char *name, const struct remote_tier *rt,
+			       int nr_tiers, const struct tl_nvmf_opts *o)
+{
+	struct tl_nvmf_entry e;
+	char line[1024];
+	int i, rc = TIERCTL_EXIT_OK;
+
+	for (i = 0; i < nr_tiers; i++) {
+		struct tl_err err = { "" };
+
+		if (!rt[i].is_remote)
+			continue;
+		if (!tl_nvmf_record_add(&rt[i].uri, o, &err))
+			continue;
+		e.uri = rt[i].uri;
+		e.opts = *o;
+		tl_nvmf_record_format_line(&e, line, sizeof(line));
+		rc = fail("%s; /dev/mapper/%s works, but 'tierctl activate' will not reconnect %s: add the line '%s' to %s",
+			  err.msg, name, rt[i].uri_text, line,
+			  tl_nvmf_record_path());
+	}
+	return rc;
 }

@@ -5,22 +5,102 @@
 
 #include "tierctl.h"
 #include "tl-dm.h"
+#include "tl-nvmf.h"
+#include "tl-status.h"
+#include "tl-sysfs.h"
+
+/* The device numbers of the tiers (and metadata device) in a table. */
+struct table_devs {
+	unsigned int maj[TIER_MAX_DEVS], min[TIER_MAX_DEVS];
+	int nr;
+};
+
+static int table_devs(const char *name, const char *params,
+		      struct table_devs *td)
+{
+	struct tl_err err = { "" };
+	struct tl_table tt;
+	u32 i;
+	int rc = TIERCTL_EXIT_OK;
+
+	td->nr = 0;
+	if (tl_table_parse_line(params, &tt, &err)) {
+		tl_table_free(&tt);
+		return fail("%s: cannot read its table, so --disconnect does not know its tiers: %s; remove without --disconnect and use 'nvme disconnect'",
+			    name, err.msg);
+	}
+	for (i = 0; i <= tt.t.nr_tiers && td->nr < TIER_MAX_DEVS; i++) {
+		const char *dev = i < tt.t.nr_tiers ? tt.t.tier_dev[i] :
+						      tt.t.metadata_dev;
+
+		if (!dev)
+			continue;
+		if (tl_parse_devt(dev, &td->maj[td->nr], &td->min[td->nr])) {
+			rc = fail("%s: unexpected device '%s' in its table (not MAJ:MIN)",
+				  name, dev);
+			break;
+		}
+		td->nr++;
+	}
+	tl_table_free(&tt);
+	return rc;
+}
+
+/*
+ * After the dm device is gone: disconnect the NVMe-oF controllers behind
+ * its devices and drop their targets from the record, so that the next
+ * `tierctl activate` does not connect them again.
+ */
+static int disconnect_remote_tiers(const char *name,
+				   const struct table_devs *td)
+{
+	struct tl_nvmf_uri uris[8];
+	char text[512];
+	int i, j, n, rc = TIERCTL_EXIT_OK;
+
+	for (i = 0; i < td->nr; i++) {
+		struct tl_err err = { "" };
+
+		n = tl_nvmf_disconnect_blockdev(td->maj[i], td->min[i], uris,
+						 8, &err);
+		if (n < 0) {
+			rc = fail("removed /dev/mapper/%s, but: %s", name,
+				  err.msg);
+			continue;
+		}
+		for (j = 0; j < n; j++) {
+			tl_nvmf_format_uri(&uris[j], text, sizeof(text));
+			printf("disconnected %s\n", text);
+			if (tl_nvmf_record_del(&uris[j], &err))
+				rc = fail("%s; 'tierctl activate' will connect %s again: remove its line from %s",
+					  err.msg, text, tl_nvmf_record_path());
+		}
+	}
+	return rc;
+}
 
 int cmd_remove(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "disconnect", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl_err err = { "" };
 	struct tl_dm_dev d;
+	struct table_devs td = { .nr = 0 };
 	const char *name;
+	bool disconnect = false;
 	int c, ret, tries;
 
 	opts_reset();
 	while ((c = next_opt("remove", argc, argv, "", longopts)) != -1) {
 		if (c == 'h')
 			return TIERCTL_EXIT_OK;
+		if (c == 'd') {
+			disconnect = true;
+			continue;
+		}
 		return TIERCTL_EXIT_USAGE;
 	}
 	if (optind >= argc)
@@ -47,6 +127,13 @@ int cmd_remove(int argc, char **argv)
 		tl_dm_dev_free(&d);
 		return ret;
 	}
+	if (disconnect) {
+		ret = table_devs(name, d.params ? d.params : "", &td);
+		if (ret) {
+			tl_dm_dev_free(&d);
+			return ret;
+		}
+	}
 	tl_dm_dev_free(&d);
 	/*
 	 * udev probes a device after a writer closes it (blkid holds it open
@@ -64,5 +151,7 @@ int cmd_remove(int argc, char **argv)
 	if (tl_dm_remove(name, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
 	printf("removed /dev/mapper/%s\n", name);
+	if (disconnect)
+		return disconnect_remote_tiers(name, &td);
 	return TIERCTL_EXIT_OK;
 }

@@ -2,34 +2,57 @@
 /*
  * tierctl - administer dm-tier devices.
  *
- * Exit codes: 0 success, 1 failure, 2 usage error (see tierctl help).
+ * Exit codes: 0 success, 1 failure, 2 usage error, 3 the kernel lacks the
+ * feature (see tierctl help).
  * docs/tierctl.md describes every command.
  */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <linux/dm-tier-version.h>
 
 #include "print.h"
 #include "tierctl.h"
 #include "tl-dm.h"
+#include "units.h"
 
 bool tierctl_json;
+bool tierctl_human;
 
 static const struct tierctl_cmd commands[] = {
 	{ "create", cmd_create,
-	  "create NAME --tier DEV [--tier DEV...] [--extent-size SIZE]\n"
-	  "         [--size SIZE] [--class CLASS...] [--metadata-dev DEV] [--force]",
+	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
+	  "         [--extent-size SIZE] [--size SIZE] [--class CLASS...]\n"
+	  "         [--metadata-dev DEV] [--force] [--ctrl-loss-tmo SEC]\n"
+	  "         [--reconnect-delay SEC]",
 	  "format devices as a new dm-tier device and activate it" },
 	{ "activate", cmd_activate, "activate [NAME | --all]",
 	  "find member devices by their labels and activate the device(s)" },
-	{ "remove", cmd_remove, "remove NAME",
-	  "deactivate a dm-tier device (the data stays on the tiers)" },
+	{ "remove", cmd_remove, "remove NAME [--disconnect]",
+	  "deactivate a dm-tier device (the data stays on the tiers);\n"
+	  "      --disconnect also drops its NVMe-oF connections" },
 	{ "list", cmd_list, "list [--json]", "list the active dm-tier devices" },
 	{ "status", cmd_status, "status NAME [--json]",
 	  "show a device's tiers, usage and counters" },
+	{ "policy", cmd_policy, "policy NAME [KEY[=VALUE]...] [--json]",
+	  "show or change the migration settings (all changes at once)" },
+	{ "migrate", cmd_migrate, "migrate NAME RANGE --to TIER [--json]",
+	  "move the mapped extents of RANGE (START:LEN or all) to TIER" },
+	{ "pin", cmd_pin,
+	  "pin NAME PATH... | --range START:LEN... [--tier N] [--json] [-H]",
+	  "keep files' extents where they are (or move them to tier N)" },
+	{ "unpin", cmd_unpin,
+	  "unpin NAME PATH... | --range START:LEN... [--json] [-H]",
+	  "let automatic migration move files' extents again" },
+	{ "where", cmd_where,
+	  "where NAME PATH... | --range START:LEN [--json] [-H]",
+	  "on which tier each extent of the files (or range) lives" },
+	{ "watch", cmd_watch,
+	  "watch [NAME] [--json] [--count N] [--timeout SEC]",
+	  "print the kernel's events (watermarks, errors, migrations) as they come" },
 	{ "version", cmd_version, "version [--json]", "print the tierctl version" },
 	{ "help", cmd_help, "help [COMMAND]", "this list, or one command's usage" },
 };
@@ -142,8 +165,14 @@ static void print_usage_list(FILE *f)
 	fprintf(f,
 		"\nSIZE: bytes or with a binary suffix: 64K, 1M, 1MiB, 10G, 2T, 8s (sectors).\n"
 		"CLASS: nvme, nvmf, pmem or auto (one --class per --tier, in order).\n"
+		"RANGE: START:LEN in bytes of the device, with sizes (0:1G, 10M:64M).\n"
+		"KEY: auto_migrate, high_watermark, low_watermark, demote_age, drain_deadline,\n"
+		"     promote_hits, promote_window, migration_bandwidth, migration_inflight,\n"
+		"     redirect_writes ('-' works for '_').\n"
+		"-H (before or after the command): sizes in text as 1.5 GiB instead of bytes.\n"
 		"Every command accepts -h / --help. See docs/tierctl.md.\n"
-		"\nexit codes: 0 success, 1 failure, 2 usage error\n");
+		"\nexit codes: 0 success, 1 failure, 2 usage error,\n"
+		"            3 the kernel lacks the feature (dm-tier module not loaded or too old)\n");
 }
 
 int cmd_help(int argc, char **argv)
@@ -185,12 +214,100 @@ int cmd_version(int argc, char **argv)
 	return TIERCTL_EXIT_OK;
 }
 
+int nl_open(struct tl_nl **nl)
+{
+	struct tl_err err = { "" };
+	int rc = tl_nl_open(nl, &err);
+
+	return rc ? report(rc, &err) : TIERCTL_EXIT_OK;
+}
+
+int parse_range(const char *cmd, const char *arg, bool all_ok, u64 *start,
+		u64 *len)
+{
+	const char *colon = strchr(arg, ':');
+	char first[64];
+
+	if (all_ok && !strcmp(arg, "all")) {
+		*start = 0;
+		*len = 0;
+		return TIERCTL_EXIT_OK;
+	}
+	if (!colon || (size_t)(colon - arg) >= sizeof(first))
+		return usage_error("%s: invalid range '%s' (use START:LEN, e.g. 0:1G or 10M:64M%s)",
+				   cmd, arg, all_ok ? ", or all" : "");
+	memcpy(first, arg, colon - arg);
+	first[colon - arg] = '\0';
+	if (tier_parse_size(first, start) || tier_parse_size(colon + 1, len))
+		return usage_error("%s: invalid range '%s' (use START:LEN, e.g. 0:1G or 10M:64M)",
+				   cmd, arg);
+	if (!*len)
+		return usage_error("%s: range '%s' is empty", cmd, arg);
+	if (*start + *len < *start)
+		return usage_error("%s: range '%s' runs past 2^64 bytes", cmd, arg);
+	return TIERCTL_EXIT_OK;
+}
+
+int parse_tier_arg(const char *cmd, const char *arg, u32 *tier)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v >= TIER_MAX_TIERS)
+		return usage_error("%s: invalid tier '%s' (a tier index, 0 is the fastest)",
+				   cmd, arg);
+	*tier = v;
+	return TIERCTL_EXIT_OK;
+}
+
+int mapper_devt(const char *name, dev_t *devt)
+{
+	char path[TL_DM_NAME_LEN + 16];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
+	if (stat(path, &st) < 0)
+		return fail("%s: %s ('tierctl list' shows the dm-tier devices)", path,
+			    strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return fail("%s is not a block device", path);
+	*devt = st.st_rdev;
+	return TIERCTL_EXIT_OK;
+}
+
+int check_on_device(const char *path, const char *name, dev_t devt)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return usage_error("%s: %s", path, strerror(errno));
+	if (st.st_dev != devt)
+		return usage_error("%s is not on a filesystem on /dev/mapper/%s",
+				   path, name);
+	return TIERCTL_EXIT_OK;
+}
+
+const char *bytes_text(u64 bytes, char *buf)
+{
+	if (tierctl_human)
+		return tl_size_str(bytes, buf);
+	snprintf(buf, TL_SIZE_STR_LEN, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
-	while (argc > 1 && (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j"))) {
-		tierctl_json = true;
+	while (argc > 1) {
+		if (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j"))
+			tierctl_json = true;
+		else if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--human"))
+			tierctl_human = true;
+		else
+			break;
 		argc--;
 		argv++;
 	}

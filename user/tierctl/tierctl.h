@@ -5,13 +5,16 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "tl.h"
+#include "tl-nl.h"
 
 enum {
 	TIERCTL_EXIT_OK = TL_OK,
 	TIERCTL_EXIT_FAIL = TL_FAIL,	/* the operation failed; stderr says why */
 	TIERCTL_EXIT_USAGE = TL_USAGE,	/* bad command line */
+	TIERCTL_EXIT_NOFEATURE = TL_NOFEATURE,	/* the kernel lacks the feature */
 };
 
 struct tierctl_cmd {
@@ -23,6 +26,8 @@ struct tierctl_cmd {
 
 /* Set by a global --json / -j before the command. */
 extern bool tierctl_json;
+/* Set by a global -H / --human: sizes as "1.5 GiB" instead of bytes in text. */
+extern bool tierctl_human;
 
 /* Print "tierctl: <message>" and a hint on stderr; returns TIERCTL_EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -59,6 +64,42 @@ int cmd_remove(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_activate(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
+int cmd_pin(int argc, char **argv);
+int cmd_unpin(int argc, char **argv);
+int cmd_where(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+
+/* ---- netlink commands (tierctl.c) ---- */
+
+/* Open the dm-tier netlink family; on failure print why and return the exit
+ * code (TIERCTL_EXIT_NOFEATURE when the module lacks it). */
+int nl_open(struct tl_nl **nl);
+
+/*
+ * A RANGE argument: "START:LEN" with sizes (0:1G, 10M:64M), or "all" when
+ * @all_ok (then *start = 0 and *len = 0, meaning the whole device).
+ * TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
+ */
+int parse_range(const char *cmd, const char *arg, bool all_ok, u64 *start,
+		u64 *len);
+
+/* A tier number argument (0..TIER_MAX_TIERS-1); usage error otherwise. */
+int parse_tier_arg(const char *cmd, const char *arg, u32 *tier);
+
+/*
+ * The device number of /dev/mapper/@name, for checking that files live on
+ * it. TIERCTL_EXIT_OK, or the exit code after printing why.
+ */
+int mapper_devt(const char *name, dev_t *devt);
+
+/* Check that @path is on a filesystem on /dev/mapper/@name (dev @devt);
+ * prints the error and returns TIERCTL_EXIT_USAGE when not. */
+int check_on_device(const char *path, const char *name, dev_t devt);
+
+/* @bytes as text: plain bytes, or "1.5 GiB" with -H. */
+const char *bytes_text(u64 bytes, char *buf);
 
 /* ---- block devices (probe.c) ---- */
 

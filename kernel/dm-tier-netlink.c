@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier-netlink.c - the "dm-tier" generic netlink family: device and
+ * policy queries, policy changes, migrate/pin/unpin requests, the heat map
+ * (extent-dump), tier recovery, and monitor notifications.
+ *
+ * The contract is tools/netlink/dm-tier.yaml (include/uapi/linux/dm-tier.h
+ * is generated from it). Every operation looks its device up by dm name
+ * under tier_pools_mutex and acts while holding it, so the pool cannot go
+ * away meanwhile; it calls the same functions as the dm messages.
+ * Notifications are recorded as pending bits by tier_event() in any
+ * context and sent here from process context (pool->ev_work).
+ */
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
+
+#include "dm-tier.h"
+#include "compat.h"
+
+#define TIER_NL_DUMP_EXTENTS 256 /* extents per extent-dump message */
+#define TIER_NL_DUMP_SCAN 65536 /* map words per extent-dump callback */
+#define TIER_NL_MSG_BUSY "an earlier migrate or pin request is still running"
+
+static struct genl_family tier_nl_family __ro_after_init;
+static bool tier_nl_ready; /* registered: events may be sent */
+
+/* ---- attribute policies ------------------------------------------------ */
+
+/* Not const: 6.1's nla_policy points at a mutable range. */
+
+static struct netlink_range_validation tier_nl_demote_age_range = {
+	.max = TIER_DEMOTE_AGE_MAX,
+};
+
+static struct netlink_range_validation tier_nl_deadline_range = {
+	.max = TIER_DRAIN_DEADLINE_MAX,
+};
+
+static struct netlink_range_validation tier_nl_hits_range = {
+	.max = TIER_PROMOTE_HITS_MAX,
+};
+
+static struct netlink_range_validation tier_nl_window_range = {
+	.min = 1,
+	.max = TIER_PROMOTE_WINDOW_MAX,
+};
+
+static struct netlink_range_validation tier_nl_bandwidth_range = {
+	.max = TIER_MIG_BANDWIDTH_MAX,
+};
+
+/* The table's ranges (kernel/core/table.c); the table check runs too. */
+static const struct nla_policy tier_nl_policy_nest[DM_TIER_A_POLICY_MAX + 1] = {
+	[DM_TIER_A_POLICY_AUTO_MIGRATE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[DM_TIER_A_POLICY_HIGH_WATERMARK] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[DM_TIER_A_POLICY_LOW_WATERMARK] = NLA_POLICY_MAX(NLA_U32, 99),
+	[DM_TIER_A_POLICY_DEMOTE_AGE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_demote_age_range),
+	[DM_TIER_A_POLICY_DRAIN_DEADLINE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_deadline_range),
+	[DM_TIER_A_POLICY_PROMOTE_HITS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_hits_range),
+	[DM_TIER_A_POLICY_PROMOTE_WINDOW] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_window_range),
+	[DM_TIER_A_POLICY_MIGRATION_BANDWIDTH] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_bandwidth_range),
+	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] =
+		NLA_POLICY_RANGE(NLA_U32, 1, TIER_MIG_INFLIGHT_MAX),
+	[DM_TIER_A_POLICY_REDIRECT_WRITES] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+/* Table keys of the policy attributes, in attribute order. */
+static const char *const tier_nl_policy_keys[DM_TIER_A_POLICY_MAX + 1] = {
+	[DM_TIER_A_POLICY_AUTO_MIGRATE] = "auto_migrate",
+	[DM_TIER_A_POLICY_HIGH_WATERMARK] = "high_watermark",
+	[DM_TIER_A_POLICY_LOW_WATERMARK] = "low_watermark",
+	[DM_TIER_A_POLICY_DEMOTE_AGE] = "demote_age",
+	[DM_TIER_A_POLICY_DRAIN_DEADLINE] = "drain_deadline",
+	[DM_TIER_A_POLICY_PROMOTE_HITS] = "promote_hits",
+	[DM_TIER_A_POLICY_PROMOTE_WINDOW] = "promote_window",
+	[DM_TIER_A_POLICY_MIGRATION_BANDWIDTH] = "migration_bandwidth",
+	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] = "migration_inflight",
+	[DM_TIER_A_POLICY_REDIRECT_WRITES] = "redirect_writes",
+};
+
+#define TIER_NL_NAME_POLICY                              \
+	[DM_TIER_A_DEV_NAME] = { .type = NLA_NUL_STRING, \
+				 .len = DM_NAME_LEN - 1 }
+
+/* dev-get, policy-get */
+static const struct nla_policy tier_nl_name_policy[DM_TIER_A_DEV_NAME + 1] = {
+	TIER_NL_NAME_POLICY,
+};
+
+static const struct nla_policy tier_nl_set_policy[DM_TIER_A_DEV_POLICY + 1] = {
+	TIER_NL_NAME_POLICY,
+	[DM_TIER_A_DEV_POLICY] = NLA_POLICY_NESTED(tier_nl_policy_nest),
+};
+
+/* migrate, pin */
+static const struct nla_policy
+	tier_nl_move_policy[DM_TIER_A_DEV_TARGET_TIER + 1] = {
+		TIER_NL_NAME_POLICY,
+		[DM_TIER_A_DEV_RANGE_START] = { .type = NLA_U64 },
+		[DM_TIER_A_DEV_RANGE_LEN] = { .type = NLA_U64 },
+		[DM_TIER_A_DEV_TARGET_TIER] =
+			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
+	};
+
+/* unpin, extent-dump */
+static const struct nla_policy
+	tier_nl_range_policy[DM_TIER_A_DEV_RANGE_LEN + 1] = {
+		TIER_NL_NAME_POLICY,
+		[DM_TIER_A_DEV_RANGE_START] = { .type = NLA_U64 },
+		[DM_TIER_A_DEV_RANGE_LEN] = { .type = NLA_U64 },
+	};
+
+static const struct nla_policy
+	tier_nl_recover_policy[DM_TIER_A_DEV_TARGET_TIER + 1] = {
+		TIER_NL_NAME_POLICY,
+		[DM_TIER_A_DEV_TARGET_TIER] =
+			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
+	};
+
+/* ---- messages ------------------------------------------------------------ */
+
+static const char *tier_nl_class_name(u32 class)
+{
+	switch (class) {
+	case TIER_CLASS_NVME:
+		return "nvme";
+	case TIER_CLASS_NVMF:
+		return "nvmf";
+	case TIER_CLASS_PMEM:
+		return "pmem";
+	case TIER_CLASS_MEM:
+		return "mem";
+	default:
+		return "unknown";
+	}
+}
+
+/* Events that concern one tier carry event-tier. */
+static bool tier_nl_event_has_tier(u32 event)
+{
+	return event != DM_TIER_EVENT_DEV_NEW &&
+	       event != DM_TIER_EVENT_DEV_DEL &&
+	       event != DM_TIER_EVENT_MODE_CHANGE;
+}
+
+static int tier_nl_put_u64(struct sk_buff *skb, int type, u64 v, int pad)
+{
+	return nla_put_u64_64bit(skb, type, v, pad);
+}
+
+static int tier_nl_put_tier(struct sk_buff *skb, struct tier_pool *pool,
+			    const struct tier_stats *st, u32 i)
+{
+	const int pad = DM_TIER_A_TIER_PAD;
+	char dev[BDEVNAME_SIZE];
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DM_TIER_A_DEV_TIERS);
+	if (!nest)
+		return -EMSGSIZE;
+	snprintf(dev, sizeof(dev), "%pg", pool->tier_bdev[i]);
+	if (nla_put_u32(skb, DM_TIER_A_TIER_INDEX, i) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_DEVICE, dev) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_CLASS,
+			   tier_nl_class_name(pool->tier_class[i])) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_STATE,
+			   st->tier[i].degraded ? "degraded" : "ok") ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_CAPACITY_EXTENTS,
+			    st->tier[i].total, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_USED_EXTENTS, st->tier[i].used,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MAPPED_EXTENTS,
+			    st->tier[i].mapped, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_READ_IOS, st->tier[i].reads,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_WRITE_IOS, st->tier[i].writes,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_IO_ERRORS,
+			    st->tier[i].io_errors, pad)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int tier_nl_put_migration(struct sk_buff *skb,
+				 const struct tier_stats *st)
+{
+	const int pad = DM_TIER_A_MIGRATION_PAD;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DM_TIER_A_DEV_MIGRATION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_PROMOTIONS, st->promotions,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_DEMOTIONS, st->demotions,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_BYTES_MOVED,
+			    st->moved_bytes, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_IN_FLIGHT,
+			    st->mig_inflight, pad) ||
+	    nla_put_string(skb, DM_TIER_A_MIGRATION_PACE,
+			   tier_pace_name(st->pace)) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_ABOVE_HIGH_MS,
+			    st->above_high_ms, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_ERRORS, st->mig_errors,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_MANUAL_PENDING,
+			    st->man_pending, pad)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The dev-get layout of @pool (plus @event and, for tier events,
+ * @ev_tier when @event is not 0) as one message. The counters are those of
+ * the status line (tier_pool_stats()).
+ */
+static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
+			    u32 portid, u32 seq, int flags, u32 event,
+			    u32 ev_tier)
+{
+	const int pad = DM_TIER_A_DEV_PAD;
+	u64 ebytes = (u64)pool->extent_sectors << SECTOR_SHIFT;
+	struct tier_stats st;
+	char uuid[40];
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, portid, seq, &tier_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	tier_pool_stats(pool, &st);
+	snprintf(uuid, sizeof(uuid), "%pUb", pool->uuid);
+	if (nla_put_string(skb, DM_TIER_A_DEV_NAME, pool->name) ||
+	    nla_put_string(skb, DM_TIER_A_DEV_UUID, uuid) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_SIZE_BYTES,
+			    pool->virt_extents * ebytes, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_EXTENT_BYTES, ebytes, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_VIRT_EXTENTS, pool->virt_extents,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_MAPPED_EXTENTS, st.mapped,
+			    pad) ||
+	    nla_put_string(skb, DM_TIER_A_DEV_METADATA_MODE,
+			   tier_mode_name(st.mode)) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_COMMITS, st.commits, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_NOSPC_ERRORS, st.nospc_errors,
+			    pad) ||
+	    nla_put_u32(skb, DM_TIER_A_DEV_NR_TIERS, pool->nr_tiers))
+		goto cancel;
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (tier_nl_put_tier(skb, pool, &st, i))
+			goto cancel;
+	if (tier_nl_put_migration(skb, &st))
+		goto cancel;
+	if (event && nla_put_u32(skb, DM_TIER_A_DEV_EVENT, event))
+		goto cancel;
+	if (event && tier_nl_event_has_tier(event) &&
+	    nla_put_u32(skb, DM_TIER_A_DEV_EVENT_TIER, ev_tier))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int tier_nl_put_policy(struct sk_buff *skb,
+			      const struct tier_policy_cfg *cfg)
+{
+	const u32 v[DM_TIER_A_POLICY_MAX + 1] = {
+		[DM_TIER_A_POLICY_AUTO_MIGRATE] = cfg->auto_migrate,
+		[DM_TIER_A_POLICY_HIGH_WATERMARK] = cfg->high_watermark,
+		[DM_TIER_A_POLICY_LOW_WATERMARK] = cfg->low_watermark,
+		[DM_TIER_A_POLICY_DEMOTE_AGE] = cfg->demote_age,
+		[DM_TIER_A_POLICY_DRAIN_DEADLINE] = cfg->drain_deadline,
+		[DM_TIER_A_POLICY_PROMOTE_HITS] = cfg->promote_hits,
+		[DM_TIER_A_POLICY_PROMOTE_WINDOW] = cfg->promote_window,
+		[DM_TIER_A_POLICY_MIGRATION_BANDWIDTH] =
+			cfg->migration_bandwidth,
+		[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] = cfg->migration_inflight,
+		[DM_TIER_A_POLICY_REDIRECT_WRITES] = cfg->redirect_writes,
+	};
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, DM_TIER_A_DEV_POLICY);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 1; i <= DM_TIER_A_POLICY_MAX; i++) {
+		if (nla_put_u32(skb, i, v[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * An extack message that is not a literal: the table parser's messages
+ * (static strings, so the pointer outlives the request).
+ */
+static void tier_nl_err_attr(struct netlink_ext_ack *extack,
+			     const struct nlattr *attr, const char *msg)
+{
+	if (!extack)
+		return;
+	extack->_msg = msg;
+	NL_SET_BAD_ATTR(extack, attr);
+}
+
+/* ---- lookup ---------------------------------------------------------------- */
+
+/* The pool named @attr, or NULL with an extack. Under tier_pools_mutex. */
+static struct tier_pool *tier_nl_find(struct nlattr *attr,
+				      struct netlink_ext_ack *extack)
+{
+	const char *name = nla_data(attr);
+	struct tier_pool *pool;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	list_for_each_entry(pool, &tier_pools, list)
+		if (!strcmp(pool->name, name))
+			return pool;
+	tier_compat_err_fmt(extack, "no dm-tier device of that name",
+			    "no dm-tier device %s", name);
+	NL_SET_BAD_ATTR(extack, attr);
+	return NULL;
+}
+
+/*
+ * A reply of @cmd for @pool: the name, then what @fill adds. Under
+ * tier_pools_mutex.
+ */
+static struct sk_buff *tier_nl_reply_start(struct genl_info *info,
+					   struct tier_pool *pool, void **hdr)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &tier_nl_family, 0,
+				 info->genlhdr->cmd);
+	if (!*hdr || nla_put_string(msg, DM_TIER_A_DEV_NAME, pool->name)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Reply name + done-extents. */
+static int tier_nl_reply_done(struct genl_info *info, struct tier_pool *pool,
+			      u64 done)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = tier_nl_reply_start(info, pool, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64_64bit(msg, DM_TIER_A_DEV_DONE_EXTENTS, done,
+			      DM_TIER_A_DEV_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* ---- dev-get ------------------------------------------------------------- */
+
+static int tier_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tier_pool *pool;
+	struct sk_buff *msg;
+	int r;
+
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		mutex_unlock(&tier_pools_mutex);
+		nlmsg_free(msg);
+		return -ENOENT;
+	}
+	r = tier_nl_fill_dev(msg, pool, DM_TIER_CMD_DEV_GET, info->snd_portid,
+			     info->snd_seq, 0, 0, 0);
+	mutex_unlock(&tier_pools_mutex);
+	if (r) {
+		nlmsg_free(msg);
+		return r;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * Every pool, newest first; cb->args[0] is the id of the last pool sent
+ * (ids decrease along the list), so pools created or removed between two
+ * callbacks neither repeat nor shift the others.
+ */
+static int tier_nl_dev_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	u64 last = cb->args[0];
+	struct tier_pool *pool;
+	int r = 0, sent = 0;
+
+	mutex_lock(&tier_pools_mutex);
+	list_for_each_entry(pool, &tier_pools, list) {
+		if (last && pool->id >= last)
+			continue;
+		r = tier_nl_fill_dev(skb, pool, DM_TIER_CMD_DEV_GET,
+				     NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI, 0, 0);
+		if (r)
+			break;
+		cb->args[0] = pool->id;
+		sent++;
+	}
+	mutex_unlock(&tier_pools_mutex);
+	if (r && !sent)
+		return r;
+	return skb->len;
+}
+
+/* ---- policy-get / policy-set ------------------------------------------- */
+
+static int tier_nl_policy_reply(struct genl_info *info, struct tier_pool *pool)
+{
+	struct tier_policy_cfg cfg;
+	struct sk_buff *msg;
+	void *hdr;
+
+	spin_lock_irq(&pool->lock);
+	cfg = pool->mig.cfg;
+	spin_unlock_irq(&pool->lock);
+	msg = tier_nl_reply_start(info, pool, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (tier_nl_put_policy(msg, &cfg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int tier_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tier_pool *pool;
+	int r;
+
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME))
+		return -EINVAL;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	r = pool ? tier_nl_policy_reply(info, pool) : -ENOENT;
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
+/*
+ * All or nothing: each attribute is range-checked as the table key of the
+ * same name (tier_table_set_u32()), the result cross-checked once
+ * (tier_policy_cfg_check()), then stored in the active table and applied,
+ * as the "set" message does.
+ */
+static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DM_TIER_A_POLICY_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct tier_pool *pool;
+	struct tier_table t;
+	const char *err;
+	int i, r;
+
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_POLICY))
+		return -EINVAL;
+	r = nla_parse_nested(tb, DM_TIER_A_POLICY_MAX,
+			     info->attrs[DM_TIER_A_DEV_POLICY],
+			     tier_nl_policy_nest, extack);
+	if (r)
+		return r;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = tier_pool_get_table(pool, &t);
+	if (r) {
+		NL_SET_ERR_MSG(extack, "the device has no active table");
+		goto out;
+	}
+	for (i = 1; i <= DM_TIER_A_POLICY_MAX; i++) {
+		if (!tb[i])
+			continue;
+		err = NULL;
+		r = tier_table_set_u32(&t, tier_nl_policy_keys[i],
+				       nla_get_u32(tb[i]), &err);
+		if (r) {
+			tier_nl_err_attr(extack, tb[i],
+					 err ? err : "invalid value");
+			r = -EINVAL;
+			goto out;
+		}
+	}
+	err = NULL;
+	if (tier_policy_cfg_check(&t.policy, &err)) {
+		tier_nl_err_attr(extack, info->attrs[DM_TIER_A_DEV_POLICY],
+				 err ? err : "inconsistent settings");
+		r = -EINVAL;
+		goto out;
+	}
+	r = tier_pool_set_table(pool, &t);
+	if (r) {
+		NL_SET_ERR_MSG(extack, "the device has no active table");
+		goto out;
+	}
+	r = tier_nl_policy_reply(info, pool);
+out:
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
+/* ---- migrate / pin / unpin -------------------------------------------- */
+
+/* The extents of the request's byte range. Under tier_pools_mutex. */
+static int tier_nl_range(struct genl_info *info, struct tier_pool *pool,
+			 u64 *first, u64 *last)
+{
+	struct nlattr **a = info->attrs;
+	int r;
+
+	r = tier_bytes_to_extents(nla_get_u64(a[DM_TIER_A_DEV_RANGE_START]),
+				  nla_get_u64(a[DM_TIER_A_DEV_RANGE_LEN]),
+				  pool->extent_shift + SECTOR_SHIFT,
+				  pool->virt_extents, first, last);
+	if (r == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(info->extack, a[DM_TIER_A_DEV_RANGE_LEN],
+				    "range-len must not be 0");
+	else if (r)
+		NL_SET_ERR_MSG_ATTR(info->extack, a[DM_TIER_A_DEV_RANGE_START],
+				    "the range is not within the device");
+	return r;
+}
+
+static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
+			       u32 *tier)
+{
+	struct nlattr *attr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+
+	*tier = nla_get_u32(attr);
+	if (*tier >= pool->nr_tiers) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "the device has no such tier");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int tier_nl_check_rw(struct genl_info *info, struct tier_pool *pool)
+{
+	if (READ_ONCE(pool->mode) == TIER_MODE_WRITE)
+		return 0;
+	NL_SET_ERR_MSG(info->extack,
+		       "metadata is not read-write: nothing can change");
+	return -EROFS;
+}
+
+static int tier_nl_request(struct genl_info *info, struct tier_pool *pool,
+			   u64 first, u64 last, u32 tier)
+{
+	int r = tier_mig_request(pool, first, last, tier);
+
+	if (r == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, TIER_NL_MSG_BUSY);
+	return r;
+}
+
+/* migrate, pin (@pin) and unpin (@unpin): one body, three operations. */
+static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
+{
+	bool move = !unpin && info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	struct tier_pool *pool;
+	u64 first, last, done, mapped;
+	u32 tier = 0;
+	int r;
+
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_RANGE_START) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_RANGE_LEN))
+		return -EINVAL;
+	if (!pin && !unpin &&
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
+		return -EINVAL;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = tier_nl_range(info, pool, &first, &last);
+	if (!r && move)
+		r = tier_nl_target_tier(info, pool, &tier);
+	if (!r)
+		r = tier_nl_check_rw(info, pool);
+	/* The move first: a busy request leaves the pins unchanged. */
+	if (!r && move)
+		r = tier_nl_request(info, pool, first, last, tier);
+	if (r)
+		goto out;
+	done = last - first + 1;
+	if (pin || unpin) {
+		if (tier_set_pinned(pool, first, last, pin, &mapped))
+			tier_request_commit(pool);
+		done = pin ? mapped : done;
+	}
+	r = tier_nl_reply_done(info, pool, done);
+out:
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
+static int tier_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return tier_nl_move(info, false, false);
+}
+
+static int tier_nl_pin_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return tier_nl_move(info, true, false);
+}
+
+static int tier_nl_unpin_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return tier_nl_move(info, false, true);
+}
+
+/* ---- tier-recover -------------------------------------------------------- */
+
+static int tier_nl_tier_recover_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct tier_pool *pool;
+	u32 tier;
+	int r;
+
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
+		return -EINVAL;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	r = pool ? tier_nl_target_tier(info, pool, &tier) : -ENOENT;
+	if (!r)
+		tier_tier_recover(pool, tier);
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
+/* ---- extent-dump ------------------------------------------------------- */
+
+/* cb->args of an extent dump. */
+enum {
+	TIER_NL_DUMP_POOL, /* id of the pool; 0 before the first call */
+	TIER_NL_DUMP_NEXT, /* next extent to look at */
+	TIER_NL_DUMP_LAST, /* last extent of the range */
+};
+
+/* First call: check the request, fix the range. Under tier_pools_mutex. */
+static int tier_nl_dump_begin(struct netlink_callback *cb,
+			      struct tier_pool *pool, struct nlattr **a)
+{
+	u64 start = 0, len, first, last;
+	int r;
+
+	if (a[DM_TIER_A_DEV_RANGE_START])
+		start = nla_get_u64(a[DM_TIER_A_DEV_RANGE_START]);
+	if (a[DM_TIER_A_DEV_RANGE_LEN]) {
+		len = nla_get_u64(a[DM_TIER_A_DEV_RANGE_LEN]);
+	} else {
+		u64 size = pool->virt_extents
+			   << (pool->extent_shift + SECTOR_SHIFT);
+
+		len = start < size ? size - start : 1;
+	}
+	r = tier_bytes_to_extents(start, len, pool->extent_shift + SECTOR_SHIFT,
+				  pool->virt_extents, &first, &last);
+	if (r == -EINVAL) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, a[DM_TIER_A_DEV_RANGE_LEN],
+				    "range-len must not be 0");
+		return r;
+	}
+	if (r) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "the range is not within the device");
+		return r;
+	}
+	cb->args[TIER_NL_DUMP_POOL] = pool->id;
+	cb->args[TIER_NL_DUMP_NEXT] = first;
+	cb->args[TIER_NL_DUMP_LAST] = last;
+	return 0;
+}
+
+/* One extents nest; lockless reads of the map word, heat and atime. */
+static int tier_nl_put_extent(struct sk_buff *skb, struct tier_pool *pool,
+			      u64 v, u64 word, const struct tier_loc *loc)
+{
+	struct nlattr *nest = nla_nest_start(skb, DM_TIER_A_DEV_EXTENTS);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, DM_TIER_A_EXTENT_INDEX, v,
+			      DM_TIER_A_EXTENT_PAD) ||
+	    nla_put_u32(skb, DM_TIER_A_EXTENT_TIER, loc->tier) ||
+	    nla_put_u32(skb, DM_TIER_A_EXTENT_HEAT,
+			READ_ONCE(pool->map.heat[v])) ||
+	    nla_put_u32(skb, DM_TIER_A_EXTENT_ATIME,
+			READ_ONCE(pool->map.atime[v])) ||
+	    ((loc->flags & TIER_EXT_F_PINNED) &&
+	     nla_put_flag(skb, DM_TIER_A_EXTENT_PINNED)) ||
+	    ((word & TIER_MAPW_BUSY) &&
+	     nla_put_flag(skb, DM_TIER_A_EXTENT_BUSY))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * One message per call: up to TIER_NL_DUMP_EXTENTS mapped extents (fewer
+ * when the skb fills), looking at no more than TIER_NL_DUMP_SCAN map words,
+ * so each call is bounded; the next call resumes at cb->args.
+ */
+static int tier_nl_extent_dump_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
+{
+	struct nlattr **a = tier_compat_dump_attrs(cb);
+	u64 v, last, scanned = 0;
+	struct tier_pool *pool;
+	unsigned int sent = 0;
+	struct tier_loc loc;
+	void *hdr;
+	int r = 0;
+
+	if (!a[DM_TIER_A_DEV_NAME]) {
+		NL_SET_ERR_MSG(cb->extack, "missing attribute: name");
+		return -EINVAL;
+	}
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(a[DM_TIER_A_DEV_NAME], cb->extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (!cb->args[TIER_NL_DUMP_POOL]) {
+		r = tier_nl_dump_begin(cb, pool, a);
+		if (r)
+			goto out;
+	} else if (cb->args[TIER_NL_DUMP_POOL] != pool->id) {
+		NL_SET_ERR_MSG(cb->extack, "the device was replaced");
+		r = -ENODEV;
+		goto out;
+	}
+	v = cb->args[TIER_NL_DUMP_NEXT];
+	last = cb->args[TIER_NL_DUMP_LAST];
+	if (v > last)
+		goto out; /* done: r = 0 ends the dump */
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &tier_nl_family, NLM_F_MULTI,
+			  DM_TIER_CMD_EXTENT_DUMP);
+	if (!hdr || nla_put_string(skb, DM_TIER_A_DEV_NAME, pool->name)) {
+		if (hdr)
+			genlmsg_cancel(skb, hdr);
+		r = -EMSGSIZE;
+		goto out;
+	}
+	while (v <= last && sent < TIER_NL_DUMP_EXTENTS &&
+	       scanned++ < TIER_NL_DUMP_SCAN) {
+		u64 word = READ_ONCE(pool->map.words[v]);
+
+		if (tier_map_word_decode(word, &loc)) {
+			/* skb full: this extent goes in the next message */
+			if (tier_nl_put_extent(skb, pool, v, word, &loc))
+				break;
+			sent++;
+		}
+		v++;
+	}
+	cb->args[TIER_NL_DUMP_NEXT] = v;
+	genlmsg_end(skb, hdr);
+	r = skb->len;
+out:
+	mutex_unlock(&tier_pools_mutex);
+	cond_resched();
+	return r;
+}
+
+/* ---- notifications ------------------------------------------------------ */
+
+/* Send the pending events of @pool, oldest kind first. */
+static void tier_nl_send_pending(struct tier_pool *pool)
+{
+	DECLARE_BITMAP(ev, TIER_EV_BITS);
+	struct sk_buff *msg;
+	unsigned int bit;
+	u32 i;
+
+	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
+		ev[i] = xchg(&pool->ev_pending[i], 0);
+	if (!READ_ONCE(tier_nl_ready) ||
+	    !genl_has_listeners(&tier_nl_family, &init_net, 0))
+		return;
+	mutex_lock(&tier_pools_mutex);
+	for_each_set_bit(bit, ev, TIER_EV_BITS) {
+		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		if (!msg)
+			break;
+		if (tier_nl_fill_dev(msg, pool, DM_TIER_CMD_DEV_NTF, 0, 0, 0,
+				     bit / TIER_MAX_TIERS,
+				     bit % TIER_MAX_TIERS)) {
+			nlmsg_free(msg);
+			continue;
+		}
+		/* No listener left is not an error. */
+		genlmsg_multicast(&tier_nl_family, msg, 0, 0, GFP_KERNEL);
+	}
+	mutex_unlock(&tier_pools_mutex);
+}
+
+void tier_nl_event_work(struct work_struct *ws)
+{
+	tier_nl_send_pending(container_of(ws, struct tier_pool, ev_work));
+}
+
+void tier_nl_pool_gone(struct tier_pool *pool)
+{
+	/* No new events; the work does not run again once cancelled. */
+	WRITE_ONCE(pool->ev_open, false);
+	cancel_work_sync(&pool->ev_work);
+	if (pool->announced)
+		set_bit(DM_TIER_EVENT_DEV_DEL * TIER_MAX_TIERS,
+			pool->ev_pending);
+	tier_nl_send_pending(pool);
+}
+
+/* ---- family ------------------------------------------------------------ */
+
+static const struct genl_ops tier_nl_ops[] = {
+	{
+		.cmd = DM_TIER_CMD_DEV_GET,
+		.doit = tier_nl_dev_get_doit,
+		.dumpit = tier_nl_dev_get_dumpit,
+		.policy = tier_nl_name_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_name_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_POLICY_GET,
+		.doit = tier_nl_policy_get_doit,
+		.policy = tier_nl_name_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_name_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_POLICY_SET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_policy_set_doit,
+		.policy = tier_nl_set_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_set_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_MIGRATE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_migrate_doit,
+		.policy = tier_nl_move_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_move_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_PIN,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_pin_doit,
+		.policy = tier_nl_move_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_move_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_UNPIN,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_unpin_doit,
+		.policy = tier_nl_range_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_range_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_EXTENT_DUMP,
+		.dumpit = tier_nl_extent_dump_dumpit,
+		.policy = tier_nl_range_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_range_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_TIER_RECOVER,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_tier_recover_doit,
+		.policy = tier_nl_recover_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_recover_policy) - 1,
+	},
+};
+
+static const struct genl_multicast_group tier_nl_mcgrps[] = {
+	{ .name = DM_TIER_MCGRP_MONITOR },
+};
+
+/* resv_start_op 0: every operation validates strictly. */
+static struct genl_family tier_nl_family __ro_after_init = {
+	.name = DM_TIER_FAMILY_NAME,
+	.version = DM_TIER_FAMILY_VERSION,
+	.module = THIS_MODULE,
+	.ops = tier_nl_ops,
+	.n_ops = ARRAY_SIZE(tier_nl_ops),
+	.mcgrps = tier_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(tier_nl_mcgrps),
+};
+
+int __init dm_tier_nl_register(void)
+{
+	int r = genl_register_family(&tier_nl_family);
+
+	if (!r)
+		WRITE_ONCE(tier_nl_ready, true);
+	return r;
+}
+
+void dm_tier_nl_unregister(void)
+{
+	WRITE_ONCE(tier_nl_ready, false);
+	genl_unregister_family(&tier_nl_family);
+}
+
+MODULE_ALIAS_GENL_FAMILY(DM_TIER_FAMILY_NAME);

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierctl pin / unpin: the extents under files (FIEMAP) or byte ranges of a
+ * device, pinned (optionally moved to a tier) or unpinned over netlink.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "print.h"
+#include "tierctl.h"
+#include "tl-fiemap.h"
+
+/* How long to keep retrying while an earlier migrate/pin request runs. */
+#define BUSY_WAIT_S 600
+
+static int pin_range(struct tl_nl *nl, bool pin, const char *name,
+		     const struct tl_range *r, int tier, u64 *done,
+		     struct tl_err *err)
+{
+	time_t give_up = time(NULL) + BUSY_WAIT_S;
+	int rc;
+
+	for (;;) {
+		rc = pin ? tl_nl_pin(nl, name, r->start, r->len, tier, done, err) :
+			   tl_nl_unpin(nl, name, r->start, r->len, done, err);
+		/*
+		 * A pin that moves extents runs in the background, and the
+		 * next one is refused until it ends: wait for it.
+		 */
+		if (rc != TL_FAIL || tl_nl_last_error(nl) != -EBUSY ||
+		    time(NULL) >= give_up)
+			return rc;
+		usleep(200 * 1000);
+	}
+}
+
+static int pin_main(const char *cmd, bool pin, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tier", required_argument, NULL, 't' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "human", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char a[TL_SIZE_STR_LEN];
+	struct tl_ranges rs = { 0 };
+	struct tl_err err = { "" };
+	struct tl_nl_dev *dev = NULL;
+	struct tl_nl *nl = NULL;
+	bool json = tierctl_json;
+	u64 start, len, done, total = 0;
+	const char *name;
+	int tier = -1, c, i, rc;
+	dev_t devt = 0;
+	size_t k;
+
+	opts_reset();
+	while ((c = next_opt(cmd, argc, argv, pin ? "t:r:jH" : "r:jH",
+			     longopts)) != -1) {
+		switch (c) {
+		case 't': {
+			u32 t;
+
+			if (!pin)
+				return usage_error("unpin: --tier is for pin");
+			if (parse_tier_arg(cmd, optarg, &t))
+				return TIERCTL_EXIT_USAGE;
+			tier = (int)t;
+			break;
+		}
+		case 'r':
+			if (parse_range(cmd, optarg, false, &start, &len))
+				goto usage;
+			if (tl_ranges_add(&rs, start, len)) {
+				tl_ranges_free(&rs);
+				return fail("out of memory");
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'H':
+			tierctl_human = true;
+			break;
+		case 'h':
+			tl_ranges_free(&rs);
+			return TIERCTL_EXIT_OK;
+		default:
+			goto usage;
+		}
+	}
+	if (optind >= argc) {
+		usage_error("%s: no device NAME given", cmd);
+		goto usage;
+	}
+	name = argv[optind++];
+	if (optind >= argc && !rs.nr) {
+		usage_error("%s: give the files (PATH...) or --range START:LEN", cmd);
+		goto usage;
+	}
+	if (optind < argc) {
+		rc = mapper_devt(name, &devt);
+		if (rc)
+			goto out;
+		/* Every path first: refuse the whole command before changing anything. */
+		for (i = optind; i < argc; i++) {
+			rc = check_on_device(argv[i], name, devt);
+			if (rc)
+				goto out;
+		}
+	}
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		rc = fail("out of memory");
+		goto out;
+	}
+	rc = nl_open(&nl);
+	if (rc)
+		goto out;
+	rc = tl_nl_dev_get(nl, name, dev, &err);
+	if (!rc && tier >= 0 && (u32)tier >= dev->nr_tiers)
+		rc = tl_fail(&err, TL_USAGE, "%s: %s has tiers 0 to %u, not %d", cmd,
+			     name, dev->nr_tiers - 1, tier);
+	for (i = optind; !rc && i < argc; i++)
+		rc = tl_fiemap_path(argv[i], devt, &rs, &err);
+	if (rc) {
+		rc = report(rc, &err);
+		goto out;
+	}
+	/* Whole extents, merged: one request per run of extents. */
+	tl_ranges_normalize(&rs, dev->extent_bytes);
+	for (k = 0; k < rs.nr; k++) {
+		rc = pin_range(nl, pin, name, &rs.r[k], tier, &done, &err);
+		if (rc) {
+			if (total)
+				tl_err_append(&err, "%llu extents were %s before this failure",
+					      (unsigned long long)total,
+					      pin ? "pinned" : "unpinned");
+			rc = report(rc, &err);
+			goto out;
+		}
+		total += done;
+	}
+
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "%s: ", name);
+	print_text("%s ", pin ? "pinned" : "unpinned");
+	print_u64("done_extents", "%llu extents", total);
+	print_u64_text("done_bytes", " (%s)", total * dev->extent_bytes,
+		       tl_size_str(total * dev->extent_bytes, a));
+	print_u64("ranges", " in %llu ranges", rs.nr);
+	if (pin && tier >= 0)
+		print_u64("target_tier", ", moving to tier %llu", tier);
+	else if (pin)
+		print_null("target_tier", ", where they are");
+	print_text("\n");
+	print_obj_end();
+	print_close();
+	rc = TIERCTL_EXIT_OK;
+out:
+	tl_nl_close(nl);
+	tl_ranges_free(&rs);
+	free(dev);
+	return rc;
+usage:
+	tl_ranges_free(&rs);
+	return TIERCTL_EXIT_USAGE;
+}
+
+int cmd_pin(int argc, char **argv)
+{
+	return pin_main("pin", true, argc, argv);
+}
+
+int cmd_unpin(int argc, char **argv)
+{
+	return pin_main("unpin", false, argc, argv);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tierd.h - the dm-tier policy daemon (docs/tierd.md): shared state of
+ * main.c (loop, signals, events), apply.c (policies, pins, checkpoints,
+ * NVMe-oF recovery), http.c (metrics textfile and GET /metrics), log.c.
+ */
+#ifndef DM_TIER_TIERD_H
+#define DM_TIER_TIERD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <syslog.h>
+
+#include "tl-conf.h"
+#include "tl-fiemap.h"
+#include "tl-metrics.h"
+#include "tl-nl.h"
+
+/* Exit codes (docs/tierd.md, --help). */
+enum tierd_exit {
+	TIERD_EXIT_OK = 0,
+	TIERD_EXIT_FAIL = 1, /* --once: some device failed; runtime error */
+	TIERD_EXIT_CONFIG = 2, /* bad configuration or command line */
+};
+
+/* ---- log.c ---- */
+void tierd_log_open(bool foreground, int max_level);
+/* "error", "warning", "notice", "info", "debug" → LOG_*, or -1. */
+int tierd_log_level(const char *name);
+void tierd_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define log_err(...) tierd_log(LOG_ERR, __VA_ARGS__)
+#define log_warn(...) tierd_log(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) tierd_log(LOG_NOTICE, __VA_ARGS__)
+#define log_info(...) tierd_log(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) tierd_log(LOG_DEBUG, __VA_ARGS__)
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t tierd_now_ms(void);
+
+/* ---- apply.c ---- */
+enum tierd_op_kind { OP_PIN, OP_UNPIN, OP_MIGRATE };
+
+/* One pin/unpin/migrate request waiting to be sent (the kernel takes one
+ * moving request at a time and answers EBUSY meanwhile). */
+struct tierd_op {
+	enum tierd_op_kind kind;
+	uint64_t start; /* bytes */
+	uint64_t len;
+	int tier; /* OP_PIN: -1 in place; OP_MIGRATE: target */
+	unsigned int tries;
+	char *place; /* the path it is for, for logs and retries */
+};
+
+/* A file, directory or checkpoint whose placement tierd maintains. */
+struct tierd_place {
+	char *path;
+	uint64_t applied_sig; /* hash of ranges + action; 0: not applied */
+	uint64_t last_err_sig; /* to log a repeated failure once */
+	bool seen; /* still wanted in this pass */
+};
+
+struct tierd_recover {
+	bool active;
+	unsigned int attempt;
+	int64_t next_ms;
+};
+
+struct tierd_dev {
+	char name[128];
+	bool present; /* the kernel has it */
+	bool failed; /* something could not be applied */
+	uint32_t nr_tiers;
+	uint64_t extent_bytes;
+	struct tl_metrics_events events;
+	struct tierd_op *ops;
+	size_t nr_ops;
+	int64_t next_op_ms;
+	struct tierd_place *places;
+	size_t nr_places;
+	struct tierd_recover recover[TIER_MAX_TIERS];
+	uint64_t checkpoint_err_sig; /* to log a missing checkpoint_dir once */
+};
+
+struct tierd {
+	bool once;
+	struct tl_conf conf; /* the last good configuration */
+	const char *conf_main; /* -c */
+	const char *conf_dir; /* --config-dir */
+	struct tl_nl *nl; /* requests */
+	struct tl_nl *mon; /* monitor notifications */
+	int64_t next_nl_open_ms;
+	bool nl_missing_logged;
+	struct tierd_dev *devs;
+	size_t nr_devs;
+	struct tierd_http *http;
+};
+
+struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name);
+void tierd_dev_forget(struct tierd_dev *d);
+/* Note geometry of a dev-get reply or notification. */
+void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd);
+/* Policy, then pins and checkpoints from scratch (start, dev-new, reload). */
+void tierd_apply_device(struct tierd *td, struct tierd_dev *d);
+/* Pins and checkpoint retention, sending only what changed. */
+void tierd_reconcile(struct tierd *td, struct tierd_dev *d);
+/* Send queued requests that are due; earliest retry in *next_ms. */
+void tierd_run_ops(struct tierd *td, struct tierd_dev *d);
+/* A tier-error event: start reconnecting an nvmf tier. */
+void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
+		      const struct tl_nl_dev *ev);
+/* Reconnect attempts that are due. */
+void tierd_run_recover(struct tierd *td, struct tierd_dev *d);
+
+/* ---- http.c ---- */
+struct pollfd;
+struct tierd_http;
+/* Listen on @l (loopback, checked by the config); NULL with a log on error. */
+struct tierd_http *tierd_http_open(const struct tl_conf_listen *l);
+void tierd_http_close(struct tierd_http *h);
+/* Fill up to @max pollfds; returns how many. */
+int tierd_http_pollfds(struct tierd_http *h, struct pollfd *pfd, int max);
+/* After poll(): serve what is ready. Also times out slow clients. */
+void tierd_http_serve(struct tierd *td, struct tierd_http *h,
+		      const struct pollfd *pfd, int n);
+/* Earliest client deadline, or INT64_MAX. */
+int64_t tierd_http_deadline(struct tierd_http *h);
+/* The current metrics into @out; 0 or -errno (logged). */
+int tierd_metrics_render(struct tierd *td, struct tl_strbuf *out);
+/* Write the textfile atomically (tmp + rename). */
+int tierd_metrics_write_textfile(struct tierd *td, const char *path);
+
+#endif /* DM_TIER_TIERD_H */
