@@ -389,7 +389,7 @@ static void test_tier_arg(void **state)
 	(void)state;
 	assert_int_equal(tl_check_tier_arg("/dev/nvme0n1", &err), TL_OK);
 	assert_int_equal(tl_check_tier_arg("numa:1:4G", &err), TL_USAGE);
-	assert_non_null(strstr(err.msg, "memory tiers are not yet supported"));
+	assert_non_null(strstr(err.msg, "memory tiers are not supported yet"));
 	assert_int_equal(tl_check_tier_arg("", &err), TL_USAGE);
 }
 
