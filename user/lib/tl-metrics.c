@@ -90,21 +90,12 @@ void tl_strbuf_label(struct tl_strbuf *b, const char *s)
 
 /* ---- events --------------------------------------------------------------- */
 
-static const char *const event_names[TL_METRICS_MAX_EVENT + 1] = {
-	[DM_TIER_EVENT_DEV_NEW] = "dev-new",
-	[DM_TIER_EVENT_DEV_DEL] = "dev-del",
-	[DM_TIER_EVENT_WATERMARK_HIGH] = "watermark-high",
-	[DM_TIER_EVENT_WATERMARK_LOW] = "watermark-low",
-	[DM_TIER_EVENT_MIGRATION_DONE] = "migration-done",
-	[DM_TIER_EVENT_TIER_ERROR] = "tier-error",
-	[DM_TIER_EVENT_TIER_RECOVERED] = "tier-recovered",
-	[DM_TIER_EVENT_MODE_CHANGE] = "mode-change",
-	[DM_TIER_EVENT_NEAR_FULL] = "near-full",
-};
-
+/* The names come from tl-nl.c, so the metric labels and `tierctl watch` agree. */
 const char *tl_metrics_event_name(uint32_t event)
 {
-	return event <= TL_METRICS_MAX_EVENT ? event_names[event] : NULL;
+	if (!event || event > TL_METRICS_MAX_EVENT)
+		return NULL;
+	return tl_nl_event_name(event);
 }
 
 /* ---- families ------------------------------------------------------------- */
