@@ -114,8 +114,17 @@ lint: | $(DEPS_STAMP)
 # ---- install ---------------------------------------------------------------
 PREFIX ?= /usr/local
 DESTDIR ?=
+SYSTEMD_UNITDIR ?= /lib/systemd/system
 install: all
 	install -D -m 0755 $(BUILD)/user/tierctl $(DESTDIR)$(PREFIX)/sbin/tierctl
+	install -D -m 0755 $(BUILD)/user/tierd $(DESTDIR)$(PREFIX)/sbin/tierd
+	install -D -m 0755 $(BUILD)/user/ckpt $(DESTDIR)$(PREFIX)/bin/ckpt
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR)
+	sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|g' dist/tierd.service \
+		>$(DESTDIR)$(SYSTEMD_UNITDIR)/tierd.service
+	install -D -m 0644 dist/tierd.conf.example \
+		$(DESTDIR)/usr/share/doc/dm-tier/tierd.conf.example
+	install -d -m 0755 $(DESTDIR)/etc/dm-tier/policies.d
 	install -D -m 0644 dm-tier.ko $(DESTDIR)/lib/modules/$(KVER)/updates/dm-tier.ko
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 

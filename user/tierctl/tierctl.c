@@ -50,6 +50,8 @@ static const struct tierctl_cmd commands[] = {
 	{ "where", cmd_where,
 	  "where NAME PATH... | --range START:LEN [--json] [-H]",
 	  "on which tier each extent of the files (or range) lives" },
+	{ "recover", cmd_recover, "recover NAME TIER [--json]",
+	  "clear a tier's degraded state after repairing or reconnecting it" },
 	{ "watch", cmd_watch,
 	  "watch [NAME] [--json] [--count N] [--timeout SEC]",
 	  "print the kernel's events (watermarks, errors, migrations) as they come" },

@@ -70,6 +70,7 @@ int cmd_pin(int argc, char **argv);
 int cmd_unpin(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* ---- netlink commands (tierctl.c) ---- */
 

@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,14 +577,58 @@ void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 	r->active = true;
 	r->attempt = 0;
 	r->next_ms = tierd_now_ms();
+	snprintf(r->device, sizeof(r->device), "%s", ev->tiers[t].device);
 	log_notice("%s: tier %u (%s) is NVMe-oF: reconnecting", d->name, t,
 		   ev->tiers[t].device);
 	free(cur);
 	tierd_run_recover(td, d);
 }
 
+/*
+ * Whether a controller behind NVMe block device @dev is "live": a connect
+ * request succeeds at once when the controller still exists but is
+ * reconnecting on its own, and telling the kernel the tier is back then
+ * would only bring the next error. Looks at the controller's sysfs state,
+ * directly (/sys/block/nvme3n1/device/state) or, for a native multipath
+ * head, at each path's controller (/sys/block/nvme3n1/device/nvme*\/state).
+ * A device without that sysfs layout counts as live.
+ */
+static bool nvmf_path_live(const char *dev, char *state, size_t len)
+{
+	char pattern[PATH_MAX], buf[32];
+	bool any = false, live = false;
+	glob_t g;
+	size_t i;
+
+	snprintf(state, len, "unknown");
+	if (!dev[0])
+		return true;
+	snprintf(pattern, sizeof(pattern),
+		 "/sys/block/%s/device/{state,nvme*/state}", dev);
+	if (glob(pattern, GLOB_BRACE, NULL, &g))
+		return true;
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			any = true;
+			if (!strcmp(buf, "live"))
+				live = true;
+			else
+				snprintf(state, len, "%s", buf);
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	return live || !any;
+}
+
 void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 {
+	char state[32];
 	struct tierd_recover *r;
 	struct tl_err err;
 	int64_t delay;
@@ -596,6 +642,12 @@ void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 		r->attempt++;
 		err.msg[0] = '\0';
 		failed = tl_nvmf_connect_recorded(&err);
+		if (!failed && !nvmf_path_live(r->device, state, sizeof(state))) {
+			snprintf(err.msg, sizeof(err.msg),
+				 "the controller of %s is %s, not live yet",
+				 r->device, state);
+			failed = 1;
+		}
 		if (!failed) {
 			err.msg[0] = '\0';
 			if (tl_nl_tier_recover(td->nl, d->name, t, &err) ==

@@ -64,6 +64,7 @@ struct tierd_recover {
 	bool active;
 	unsigned int attempt;
 	int64_t next_ms;
+	char device[64]; /* the tier's block device (nvme3n1) */
 };
 
 struct tierd_dev {

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck source=tests/vm/lib.sh disable=SC2016  # conditions are evaluated later
+# An NVMe-oF tier loses its path and gets it back, with tierd watching.
+# The bench's in-guest nvmet target (tools/vm-run --nvmf) is tier 1 through
+# an nvmf:// URI; its controller gets fast_io_fail_tmo=2 (I/O fails 2 s into
+# an outage instead of waiting for ctrl_loss_tmo).
+#   tierd    data on tier 1; the target's port closes: a read fails, the
+#            tier turns degraded and tier-error is sent; tierd retries the
+#            reconnection with backoff while the controller is not live;
+#            the port comes back: the controller reconnects, tierd sends
+#            tier-recover, tier-recovered arrives, the tier is ok and the
+#            data reads back intact; the metadata stays read-write
+#   manual   without tierd, the same outage; `tierctl recover NAME TIER`
+#            clears the degraded state once the path is back
+. "$(dirname "$0")/lib.sh"
+DEV=rr
+D=/dev/mapper/$DEV
+CFS=/sys/kernel/config/nvmet
+CONF=/tmp/tierd-conf
+LOG=/tmp/tierd.log
+
+wait_for() { # timeout condition
+	local end=$(($(now_ms) + $1 * 1000))
+	while ! eval "$2"; do
+		[ "$(now_ms)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+show_log() { echo "---- tierd log ----"; cat $LOG; echo "---- tierctl watch ----"; cat /tmp/watch.out; echo "----"; }
+die() { show_log; fail "$*"; }
+
+port_off() { rm "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
+port_on() { ln -s "$CFS/subsystems/$DMT_NVMF_NQN" "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
+
+tier1_state() { tierctl status $DEV --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tiers"][1]["state"])'; }
+ctrl_state() { cat "/sys/class/nvme/$CTRL/state"; }
+# A direct read of the whole device (every extent is on tier 1).
+read_all() { dd if=$D of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; }
+sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+
+# Close the port; wait for a read to fail (the fast_io_fail_tmo), so that
+# the tier is degraded.
+outage() { # where
+	port_off
+	wait_for 30 '[ "$(ctrl_state)" != live ]' || die "$1: controller $CTRL still live after the port closed"
+	wait_for 30 '! read_all' || die "$1: reads still succeed 30 s into the outage"
+	wait_for 10 '[ "$(tier1_state)" = degraded ]' || die "$1: tier 1 is $(tier1_state) after failed reads"
+	echo "$1: port closed, controller $(ctrl_state), reads fail, tier 1 degraded"
+}
+
+guest_main() {
+	local uri="nvmf://tcp/127.0.0.1:4420/$DMT_NVMF_NQN" sum dev1 pid_watch pid_tierd c rc
+	command -v nvme >/dev/null || skip "nvme-cli is not installed"
+	[ -n "${DMT_NVMF_NQN:-}" ] || fail "the bench exported no NVMe-oF subsystem"
+	nvme disconnect-all >/dev/null
+	tierctl create $DEV --tier "$DMT_NVME0" --tier "$uri" --extent-size 1M \
+		--ctrl-loss-tmo 600 --reconnect-delay 1 --force >/dev/null
+	dev1=$(jfield $DEV '["tiers"][1]["device"]')
+	CTRL=$(basename "$(readlink -f "/sys/block/${dev1#/dev/}/device")")
+	# A native multipath head's device is the subsystem: take its path.
+	if [[ $CTRL == nvme-subsys* ]]; then
+		for c in "/sys/block/${dev1#/dev/}"/device/nvme[0-9]*; do CTRL=$(basename "$c"); break; done
+	fi
+	[ -e "/sys/class/nvme/$CTRL/state" ] || fail "no controller state for $dev1 ($CTRL)"
+	[ -w "/sys/class/nvme/$CTRL/fast_io_fail_tmo" ] || skip "the kernel has no fast_io_fail_tmo for $CTRL"
+	echo 2 >"/sys/class/nvme/$CTRL/fast_io_fail_tmo"
+	echo "tier 1 is $dev1 on controller $CTRL ($(ctrl_state))"
+
+	tier_set $DEV auto_migrate 0
+	dd if=/dev/urandom of=$D bs=1M count=24 oflag=direct status=none
+	sum=$(sum_all)
+	dmsetup message $DEV 0 migrate 0 "$(blockdev --getsz $D)" 1
+	tier_wait $DEV 120 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped0 = 0 ]' ||
+		fail "migrate to tier 1 not done: $(tier_summary $DEV)"
+
+	# ---- tierd
+	mkdir -p $CONF
+	echo "[global]" >$CONF/tierd.conf
+	tierd --foreground --config-dir $CONF --log-level debug >$LOG 2>&1 &
+	pid_tierd=$!
+	wait_for 10 "grep -q 'netlink: connected' $LOG" || die "tierd did not connect"
+	tierctl watch $DEV --json --count 2 --timeout 240 >/tmp/watch.out 2>/tmp/watch.err &
+	pid_watch=$!
+	wait_for 10 'grep -q watching /tmp/watch.err' || die "tierctl watch did not subscribe"
+
+	outage tierd
+	wait_for 20 "grep -q '$DEV: tier 1 .*NVMe-oF: reconnecting' $LOG" || die "tierd did not start reconnecting"
+	wait_for 20 "grep -q 'not live yet' $LOG" || die "tierd did not wait for the controller to be live"
+	[ "$(tier1_state)" = degraded ] || die "tier 1 recovered while its controller was $(ctrl_state)"
+	port_on
+	wait_for 30 '[ "$(ctrl_state)" = live ]' || die "controller $CTRL did not reconnect (state $(ctrl_state))"
+	# tierd's backoff: 2, 4, 8, 16 s.
+	wait_for 60 '[ "$(tier1_state)" = ok ]' || die "tierd did not recover tier 1"
+	grep -q "$DEV: tier 1 reconnected and recovered" $LOG || die "the recovery was not logged"
+	wait $pid_watch || die "tierctl watch did not get tier-error and tier-recovered"
+	python3 - /tmp/watch.out <<-'EOF' || die "wrong events from tierctl watch"
+		import json, sys
+		ev = [json.loads(l) for l in open(sys.argv[1])]
+		assert [e["event"] for e in ev] == ["tier-error", "tier-recovered"], ev
+		assert all(e["event_tier"] == 1 for e in ev), ev
+	EOF
+	expect_eq "$(sum_all)" "$sum" "checksum after the recovery"
+	tier_sane $DEV "after the recovery"
+	echo "tierd: degraded, waited for the live controller, recovered; data intact"
+	kill $pid_tierd
+	wait $pid_tierd || die "tierd exited with status $? on SIGTERM"
+
+	# ---- manual
+	outage manual
+	port_on
+	wait_for 30 '[ "$(ctrl_state)" = live ]' || fail "controller $CTRL did not reconnect"
+	[ "$(tier1_state)" = degraded ] || fail "tier 1 is $(tier1_state) before tierctl recover"
+	tierctl recover $DEV 1 | tee /tmp/recover.out
+	grep -q "was degraded, now ok" /tmp/recover.out || fail "tierctl recover did not say what it did"
+	expect_eq "$(tier1_state)" ok "tier 1 after tierctl recover"
+	expect_eq "$(tierctl recover $DEV 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["previous_state"])')" ok "previous_state of a second recover"
+	rc=0
+	tierctl recover $DEV 5 >/tmp/out 2>&1 || rc=$?
+	expect_eq "$rc" 2 "exit status of recover with a tier that does not exist"
+	grep -q "tiers 0 to 1, not 5" /tmp/out || { cat /tmp/out; fail "recover of tier 5: unclear error"; }
+	expect_eq "$(sum_all)" "$sum" "checksum after tierctl recover"
+	tier_sane $DEV "after tierctl recover"
+	tierctl remove $DEV
+	echo "NVMe-oF path loss: degraded on the outage, recovered by tierd and by tierctl recover, nothing lost"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 64M --nvmf 256M -- "$0" main

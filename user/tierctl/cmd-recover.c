@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierctl recover: tell the kernel a degraded tier is usable again (the
+ * tier-recover request), after the admin repaired or reconnected it. tierd
+ * does the same by itself for NVMe-oF tiers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "print.h"
+#include "tierctl.h"
+
+int cmd_recover(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tl_err err = { "" };
+	struct tl_nl_dev *dev;
+	bool json = tierctl_json;
+	const char *name;
+	struct tl_nl *nl;
+	char *was = NULL;
+	u32 tier = 0;
+	int c, rc;
+
+	opts_reset();
+	while ((c = next_opt("recover", argc, argv, "j", longopts)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			return TIERCTL_EXIT_OK;
+		default:
+			return TIERCTL_EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 2)
+		return usage_error("recover: needs NAME and TIER");
+	if (argc - optind > 2)
+		return usage_error("recover: unexpected argument '%s'", argv[optind + 2]);
+	name = argv[optind];
+	if (parse_tier_arg("recover", argv[optind + 1], &tier))
+		return TIERCTL_EXIT_USAGE;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return fail("out of memory");
+	rc = nl_open(&nl);
+	if (rc) {
+		free(dev);
+		return rc;
+	}
+	rc = tl_nl_dev_get(nl, name, dev, &err);
+	if (!rc && tier >= dev->nr_tiers)
+		rc = tl_fail(&err, TL_USAGE, "recover: %s has tiers 0 to %u, not %u",
+			     name, dev->nr_tiers - 1, tier);
+	if (!rc)
+		was = dev->tiers[tier].state;
+	if (!rc)
+		rc = tl_nl_tier_recover(nl, name, tier, &err);
+	tl_nl_close(nl);
+	if (rc) {
+		free(dev);
+		return report(rc, &err);
+	}
+
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "%s: ", name);
+	print_u64("tier", "tier %llu", tier);
+	print_str("previous_state", " was %s", was);
+	print_text(", now ok (a new I/O error marks it degraded again)\n");
+	print_obj_end();
+	print_close();
+	free(dev);
+	return TIERCTL_EXIT_OK;
+}
