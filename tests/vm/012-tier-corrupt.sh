@@ -3,7 +3,8 @@
 # Damaged metadata refuses to load, with a clear ti->error and a dmesg line
 # naming the block: a map block of the active copy, a label, both superblock
 # slots. Repaired, the device loads with its data. Metadata write errors move
-# the device to read-only metadata mode, then to fail mode, shown by status.
+# the device to read-only metadata mode, then to fail mode, shown by status
+# and sent as mode-change events.
 . "$(dirname "$0")/lib.sh"
 
 # Little-endian integer of SIZE bytes at byte OFFSET of DEV.
@@ -82,6 +83,9 @@ guest_main() {
 	# Only explicit flushes commit from here on, so that the steps below
 	# are not raced by the periodic commit.
 	dmsetup message c 0 set commit_interval_ms 60000
+	tierctl watch c --json >/tmp/ev.json 2>/tmp/watch.err &
+	local watch_pid=$!
+	for _ in $(seq 50); do grep -q watching /tmp/watch.err && break; sleep 0.2; done
 	printf '0 %s error\n%s %s linear %s %s\n' "$ds" "$ds" $((sz - ds)) "$a" "$ds" |
 		dmsetup load shim
 	dmsetup suspend shim && dmsetup resume shim
@@ -100,6 +104,15 @@ guest_main() {
 		fail "fail mode served a read"
 	dmesg | grep -q 'metadata mode now ro' || fail "no dmesg line for read-only mode"
 	dmesg | grep -q 'metadata mode now fail' || fail "no dmesg line for fail mode"
+	# Each mode change is a mode-change event carrying the new mode.
+	for _ in $(seq 50); do [ "$(grep -c mode-change /tmp/ev.json)" -ge 2 ] && break; sleep 0.2; done
+	kill $watch_pid
+	python3 - <<-'EOF' || { cat /tmp/ev.json; fail "mode-change events"; }
+		import json
+		ev = [json.loads(l) for l in open("/tmp/ev.json")]
+		modes = [e["metadata_mode"] for e in ev if e["event"] == "mode-change"]
+		assert modes == ["ro", "fail"], modes
+	EOF
 	dmsetup remove c
 	dmsetup remove shim
 	echo "metadata errors: rw -> ro -> fail, reported"
