@@ -50,6 +50,16 @@ static struct netlink_range_validation tier_nl_bandwidth_range = {
 	.max = TIER_MIG_BANDWIDTH_MAX,
 };
 
+static struct netlink_range_validation tier_nl_mem_hits_range = {
+	.min = 1,
+	.max = TIER_MEM_PROMOTE_HITS_MAX,
+};
+
+static struct netlink_range_validation tier_nl_mem_size_range = {
+	.min = 1,
+	.max = TIER_MEM_SIZE_MB_MAX,
+};
+
 /* The table's ranges (kernel/core/table.c); the table check runs too. */
 static const struct nla_policy tier_nl_policy_nest[DM_TIER_A_POLICY_MAX + 1] = {
 	[DM_TIER_A_POLICY_AUTO_MIGRATE] = NLA_POLICY_MAX(NLA_U32, 1),
@@ -68,6 +78,10 @@ static const struct nla_policy tier_nl_policy_nest[DM_TIER_A_POLICY_MAX + 1] = {
 	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] =
 		NLA_POLICY_RANGE(NLA_U32, 1, TIER_MIG_INFLIGHT_MAX),
 	[DM_TIER_A_POLICY_REDIRECT_WRITES] = NLA_POLICY_MAX(NLA_U32, 1),
+	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_mem_hits_range),
+	[DM_TIER_A_POLICY_MEM_SIZE_MB] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_mem_size_range),
 };
 
 /* Table keys of the policy attributes, in attribute order. */
@@ -82,6 +96,8 @@ static const char *const tier_nl_policy_keys[DM_TIER_A_POLICY_MAX + 1] = {
 	[DM_TIER_A_POLICY_MIGRATION_BANDWIDTH] = "migration_bandwidth",
 	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] = "migration_inflight",
 	[DM_TIER_A_POLICY_REDIRECT_WRITES] = "redirect_writes",
+	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS] = "mem_promote_hits",
+	[DM_TIER_A_POLICY_MEM_SIZE_MB] = "mem_size_mb",
 };
 
 #define TIER_NL_NAME_POLICY                              \
@@ -99,14 +115,14 @@ static const struct nla_policy tier_nl_set_policy[DM_TIER_A_DEV_POLICY + 1] = {
 };
 
 /* migrate, pin */
-static const struct nla_policy
-	tier_nl_move_policy[DM_TIER_A_DEV_TARGET_TIER + 1] = {
-		TIER_NL_NAME_POLICY,
-		[DM_TIER_A_DEV_RANGE_START] = { .type = NLA_U64 },
-		[DM_TIER_A_DEV_RANGE_LEN] = { .type = NLA_U64 },
-		[DM_TIER_A_DEV_TARGET_TIER] =
-			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
-	};
+static const struct nla_policy tier_nl_move_policy[DM_TIER_A_DEV_TARGET_TIER +
+						   1] = {
+	TIER_NL_NAME_POLICY,
+	[DM_TIER_A_DEV_RANGE_START] = { .type = NLA_U64 },
+	[DM_TIER_A_DEV_RANGE_LEN] = { .type = NLA_U64 },
+	/* TIER_MAX_TIERS: the memory tier of a device with 8 tiers */
+	[DM_TIER_A_DEV_TARGET_TIER] = NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS),
+};
 
 /* unpin, extent-dump */
 static const struct nla_policy
@@ -182,7 +198,53 @@ static int tier_nl_put_tier(struct sk_buff *skb, struct tier_pool *pool,
 	    tier_nl_put_u64(skb, DM_TIER_A_TIER_WRITE_IOS, st->tier[i].writes,
 			    pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_TIER_IO_ERRORS,
-			    st->tier[i].io_errors, pad)) {
+			    st->tier[i].io_errors, pad) ||
+	    nla_put_u32(skb, DM_TIER_A_TIER_DURABLE, 1)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The memory tier: a tiers nest after the durable ones, index nr_tiers. */
+static int tier_nl_put_mem_tier(struct sk_buff *skb, struct tier_pool *pool,
+				const struct tier_stats *st)
+{
+	const int pad = DM_TIER_A_TIER_PAD;
+	struct nlattr *nest;
+	char dev[16];
+
+	nest = nla_nest_start(skb, DM_TIER_A_DEV_TIERS);
+	if (!nest)
+		return -EMSGSIZE;
+	snprintf(dev, sizeof(dev), "node%u", st->mem_node);
+	if (nla_put_u32(skb, DM_TIER_A_TIER_INDEX, pool->nr_tiers) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_DEVICE, dev) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_CLASS,
+			   tier_nl_class_name(TIER_CLASS_MEM)) ||
+	    nla_put_string(skb, DM_TIER_A_TIER_STATE, "ok") ||
+	    nla_put_u32(skb, DM_TIER_A_TIER_DURABLE, 0) ||
+	    nla_put_u32(skb, DM_TIER_A_TIER_NUMA_NODE, st->mem_node) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_CAPACITY_EXTENTS, st->mem_slots,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_USED_EXTENTS, st->mem_copies,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_BYTES_MAX,
+			    st->mem_bytes_max, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_BYTES_USED,
+			    st->mem_bytes_used, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_COPIES, st->mem_copies,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_HITS, st->mem_hits, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_MISSES, st->mem_misses,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_FILLS, st->mem_fills,
+			    pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_EVICTIONS,
+			    st->mem_evictions, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_TIER_MEM_INVALIDATIONS,
+			    st->mem_invalidations, pad)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -262,6 +324,8 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 	for (i = 0; i < pool->nr_tiers; i++)
 		if (tier_nl_put_tier(skb, pool, &st, i))
 			goto cancel;
+	if (st.mem && tier_nl_put_mem_tier(skb, pool, &st))
+		goto cancel;
 	if (tier_nl_put_migration(skb, &st))
 		goto cancel;
 	if (event && nla_put_u32(skb, DM_TIER_A_DEV_EVENT, event))
@@ -277,7 +341,8 @@ cancel:
 }
 
 static int tier_nl_put_policy(struct sk_buff *skb,
-			      const struct tier_policy_cfg *cfg)
+			      const struct tier_policy_cfg *cfg,
+			      u32 mem_size_mb)
 {
 	const u32 v[DM_TIER_A_POLICY_MAX + 1] = {
 		[DM_TIER_A_POLICY_AUTO_MIGRATE] = cfg->auto_migrate,
@@ -291,6 +356,8 @@ static int tier_nl_put_policy(struct sk_buff *skb,
 			cfg->migration_bandwidth,
 		[DM_TIER_A_POLICY_MIGRATION_INFLIGHT] = cfg->migration_inflight,
 		[DM_TIER_A_POLICY_REDIRECT_WRITES] = cfg->redirect_writes,
+		[DM_TIER_A_POLICY_MEM_PROMOTE_HITS] = cfg->mem_promote_hits,
+		[DM_TIER_A_POLICY_MEM_SIZE_MB] = mem_size_mb,
 	};
 	struct nlattr *nest;
 	int i;
@@ -444,16 +511,19 @@ static int tier_nl_dev_get_dumpit(struct sk_buff *skb,
 static int tier_nl_policy_reply(struct genl_info *info, struct tier_pool *pool)
 {
 	struct tier_policy_cfg cfg;
+	struct tier_stats st;
 	struct sk_buff *msg;
 	void *hdr;
 
 	spin_lock_irq(&pool->lock);
 	cfg = pool->mig.cfg;
 	spin_unlock_irq(&pool->lock);
+	/* 0 without a memory tier. */
+	tier_pool_stats(pool, &st);
 	msg = tier_nl_reply_start(info, pool, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	if (tier_nl_put_policy(msg, &cfg)) {
+	if (tier_nl_put_policy(msg, &cfg, st.mem_size_mb)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -488,6 +558,7 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct tier_pool *pool;
 	struct tier_table t;
 	const char *err;
+	u32 old_mb;
 	int i, r;
 
 	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
@@ -509,6 +580,13 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack, "the device has no active table");
 		goto out;
 	}
+	old_mb = t.mem_size_mb;
+	if (tb[DM_TIER_A_POLICY_MEM_SIZE_MB] && !pool->mem) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DM_TIER_A_POLICY_MEM_SIZE_MB],
+				    TIER_MSG_NO_MEM);
+		r = -EINVAL;
+		goto out;
+	}
 	for (i = 1; i <= DM_TIER_A_POLICY_MAX; i++) {
 		if (!tb[i])
 			continue;
@@ -528,6 +606,18 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 				 err ? err : "inconsistent settings");
 		r = -EINVAL;
 		goto out;
+	}
+	/* Last, as it allocates or frees: when it fails nothing changed. */
+	if (t.mem_size_mb != old_mb) {
+		err = NULL;
+		r = tier_memtier_resize(pool, t.mem_size_mb, &err);
+		if (r) {
+			if (!err)
+				err = "cannot resize the memory tier";
+			tier_nl_err_attr(extack,
+					 tb[DM_TIER_A_POLICY_MEM_SIZE_MB], err);
+			goto out;
+		}
 	}
 	r = tier_pool_set_table(pool, &t);
 	if (r) {
@@ -598,9 +688,11 @@ static int tier_nl_request(struct genl_info *info, struct tier_pool *pool,
 /* migrate, pin (@pin) and unpin (@unpin): one body, three operations. */
 static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 {
-	bool move = !unpin && info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	struct nlattr *tattr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	bool move = !unpin && tattr;
 	struct tier_pool *pool;
 	u64 first, last, done, mapped;
+	bool mem = false;
 	u32 tier = 0;
 	int r;
 
@@ -618,20 +710,48 @@ static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 		goto out;
 	}
 	r = tier_nl_range(info, pool, &first, &last);
-	if (!r && move)
+	if (!r && move && pool->mem && nla_get_u32(tattr) == pool->nr_tiers) {
+		/* The memory tier: pin means "keep a copy resident". */
+		mem = true;
+		if (!pin) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tattr,
+					    TIER_MSG_MEM_MIGRATE);
+			r = -EINVAL;
+		}
+	} else if (!r && move) {
 		r = tier_nl_target_tier(info, pool, &tier);
+	}
 	if (!r)
 		r = tier_nl_check_rw(info, pool);
+	if (!r && mem) {
+		const char *err = NULL;
+
+		r = tier_memtier_pin(pool, first, last, true, &done, &err);
+		if (r) {
+			tier_nl_err_attr(info->extack, tattr,
+					 err ? err : "cannot pin to memory");
+			goto out;
+		}
+		r = tier_nl_reply_done(info, pool, done);
+		goto out;
+	}
 	/* The move first: a busy request leaves the pins unchanged. */
 	if (!r && move)
 		r = tier_nl_request(info, pool, first, last, tier);
 	if (r)
 		goto out;
 	done = last - first + 1;
-	if (pin || unpin) {
-		if (tier_set_pinned(pool, first, last, pin, &mapped))
+	if (pin) {
+		if (tier_set_pinned(pool, first, last, true, &mapped))
 			tier_request_commit(pool);
-		done = pin ? mapped : done;
+		done = mapped;
+	} else if (unpin) {
+		/* Both pins: to a tier and to memory. */
+		if (tier_set_ext_flags(pool, first, last, 0,
+				       TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES,
+				       &mapped))
+			tier_request_commit(pool);
+		tier_memtier_unpin(pool, first, last);
 	}
 	r = tier_nl_reply_done(info, pool, done);
 out:

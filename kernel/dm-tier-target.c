@@ -31,10 +31,12 @@ struct tier_bio {
 	struct tier_job *job; /* set while the bio is hooked */
 	bio_end_io_t *saved_end_io;
 	void *saved_private;
+	u64 vext; /* the extent of a read or write (not flush, discard) */
 	u8 tier;
 	u8 epoch;
 	bool counted; /* holds inflight[epoch] */
 	bool issued; /* sent to tier @tier: its errors are the tier's */
+	bool write; /* a write to @vext: its completion drops the memory copy */
 };
 
 /* The target instance: one per table; the state lives in the pool. */
@@ -45,6 +47,12 @@ struct tier_c {
 	struct tier_table tbl;
 	char **argv_copy; /* tbl's strings point into it */
 	unsigned int argc;
+	/*
+	 * The table asks for another memory tier than the pool has: at
+	 * resume the pool's is replaced by @mem_new (NULL: none).
+	 */
+	bool mem_change;
+	struct tier_memtier *mem_new;
 };
 
 static inline struct tier_bio *tier_bio(struct bio *bio)
@@ -181,6 +189,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	tb->job = NULL;
 	tb->counted = false;
 	tb->issued = false;
+	tb->write = false;
 
 	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL))
 		return DM_MAPIO_KILL;
@@ -200,14 +209,27 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	 */
 	if (offset + bio_sectors(bio) > pool->extent_sectors)
 		dm_accept_partial_bio(bio, pool->extent_sectors - offset);
+	tb->vext = v.v;
+	tb->write = bio_data_dir(bio) == WRITE;
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
 	smp_rmb(); /* word before change_seq: see tier_publish() */
 	if (tier_map_word_decode(word, &loc) &&
 	    tier_can_remap(pool, bio, word, &loc, offset)) {
+		bool read = bio_op(bio) == REQ_OP_READ;
+
+		/* A copy in the memory tier: no tier I/O, no epoch. */
+		if (read && tier_memtier_read(pool, bio, v, offset)) {
+			rcu_read_unlock();
+			tier_heat_note(pool, v);
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
 		tier_count_io(pool, tb);
 		rcu_read_unlock();
 		tier_remap(pool, bio, v, &loc, offset);
+		if (read)
+			tier_memtier_read_miss(pool, v);
 		return DM_MAPIO_REMAPPED;
 	}
 	rcu_read_unlock();
@@ -257,6 +279,9 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 
 	if (!tb->pool)
 		return DM_ENDIO_DONE;
+	/* The home is written (or in doubt): its memory copy is stale. */
+	if (tb->write)
+		tier_memtier_written(tb->pool, tier_vext(tb->vext));
 	tier_uncount_io(tb->pool, tb);
 	if (*error && tb->issued && *error != BLK_STS_NOTSUPP &&
 	    *error != BLK_STS_AGAIN && *error != BLK_STS_NOSPC)
@@ -658,6 +683,8 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 		}
 		cond_resched();
 	}
+	/* After the map changed: a fill that raced it cannot publish. */
+	tier_memtier_discard(pool, first, last);
 	bio->bi_status = status;
 	bio_endio(bio);
 }
@@ -787,6 +814,7 @@ static void tier_pool_free(struct tier_pool *pool)
 {
 	u32 i;
 
+	tier_memtier_destroy(pool->mem);
 	if (pool->wq)
 		destroy_workqueue(pool->wq);
 	tier_mig_destroy(pool);
@@ -965,6 +993,7 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 {
 	u32 i;
 
+	tier_memtier_destroy(tc->mem_new);
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		if (tc->tier_dev[i])
 			dm_put_device(ti, tc->tier_dev[i]);
@@ -991,6 +1020,11 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
  *	reserve_pct <0..50>		per-tier share kept free for
  *					migrations (default 2)
  *	discard_passdown <0|1>		pass partial discards down (default 1)
+ *	mem_node <0..1023>		memory tier of clean copies on this
+ *					NUMA node (none by default)
+ *	mem_size_mb <1..1048576>	its size, allocated now; required
+ *					with mem_node
+ *	mem_promote_hits <1..65535>	reads before a copy (default 2)
  *
  * STATUSTYPE_TABLE reproduces this line, with devices as major:minor and
  * only the optional arguments that differ from their defaults.
@@ -1063,6 +1097,23 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad_pool;
 	}
+	/* A memory tier other than the pool's is built now, used at resume. */
+	mutex_lock(&tier_pools_mutex);
+	tc->mem_change = !tier_memtier_same(pool->mem, tc->tbl.mem_node,
+					    tc->tbl.mem_size_mb);
+	mutex_unlock(&tier_pools_mutex);
+	if (tc->mem_change && tc->tbl.mem_node != TIER_MEM_NODE_NONE) {
+		struct tier_memtier *mem;
+
+		mem = tier_memtier_create(pool, tc->tbl.mem_node,
+					  tc->tbl.mem_size_mb, &error);
+		if (IS_ERR(mem)) {
+			ti->error = error;
+			r = PTR_ERR(mem);
+			goto bad_pool;
+		}
+		tc->mem_new = mem;
+	}
 	ti->num_flush_bios = 1;
 	ti->flush_supported = true;
 	ti->num_discard_bios = 1;
@@ -1112,6 +1163,7 @@ static void tier_postsuspend(struct dm_target *ti)
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
 
+	tier_memtier_stop(pool);
 	tier_mig_stop(pool);
 	tier_stop_periodic(pool);
 	flush_workqueue(pool->wq);
@@ -1127,10 +1179,20 @@ static void tier_resume(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
+	struct tier_memtier *old_mem = NULL;
 	u32 i;
 
 	mutex_lock(&tier_pools_mutex);
 	pool->ti = ti;
+	if (tc->mem_change) {
+		/* Suspended: no map(), no fill; the new tier starts empty. */
+		old_mem = pool->mem;
+		spin_lock_irq(&pool->lock);
+		pool->mem = tc->mem_new;
+		spin_unlock_irq(&pool->lock);
+		tc->mem_new = NULL;
+		tc->mem_change = false;
+	}
 	/* A rename takes effect at the next resume. */
 	tier_pool_cache_name(pool, ti);
 	if (!pool->announced) {
@@ -1139,6 +1201,7 @@ static void tier_resume(struct dm_target *ti)
 		tier_event(pool, DM_TIER_EVENT_DEV_NEW, 0);
 	}
 	mutex_unlock(&tier_pools_mutex);
+	tier_memtier_destroy(old_mem);
 	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
 	spin_lock_irq(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++)
@@ -1150,6 +1213,7 @@ static void tier_resume(struct dm_target *ti)
 	queue_delayed_work(pool->wq, &pool->commit_work,
 			   msecs_to_jiffies(pool->commit_interval_ms));
 	tier_mig_start(pool);
+	tier_memtier_start(pool);
 	tier_wake_worker(pool);
 }
 
@@ -1187,6 +1251,8 @@ void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st)
 			st->tier[i].reads += READ_ONCE(ps->reads[i]);
 			st->tier[i].writes += READ_ONCE(ps->writes[i]);
 		}
+		st->mem_hits += READ_ONCE(ps->mem_hits);
+		st->mem_misses += READ_ONCE(ps->mem_misses);
 	}
 	spin_lock_irqsave(&pool->lock, flags);
 	for (i = 0; i < pool->nr_tiers; i++) {
@@ -1206,7 +1272,13 @@ void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st)
 	st->man_pending = pool->mig.man_inflight;
 	if (pool->mig.man_active)
 		st->man_pending += pool->mig.man_last - pool->mig.man_next + 1;
+	tier_memtier_stats(pool, st);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!st->mem) {
+		/* Counted only while a memory tier exists (a reload drops it). */
+		st->mem_hits = 0;
+		st->mem_misses = 0;
+	}
 	for (i = 0; i < pool->nr_tiers; i++) {
 		st->tier[i].io_errors = atomic64_read(&pool->io_errors[i]);
 		st->tier[i].degraded = test_bit(i, &pool->degraded);
@@ -1232,6 +1304,14 @@ void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st)
  * pace: idle | full | deadline | background. above_high_ms: time tier 0
  * spent above its high watermark. manual_pending: extents a "migrate"
  * message has still to examine or copy. Counters count since activation.
+ * then the memory tier: <mem_node> <mem_bytes_max> <mem_bytes_used>
+ *   <mem_copies> <mem_hits> <mem_misses> <mem_fills> <mem_evictions>
+ *   <mem_invalidations>; mem_node is "-" and the rest 0 without one.
+ *   mem_bytes_used: node memory it holds (allocated up front);
+ *   mem_copies: extents with a valid copy; hits: reads served from memory;
+ *   misses: reads of mapped extents that were not; fills: copies made;
+ *   evictions: copies dropped for room; invalidations: copies (or fills in
+ *   flight) dropped by writes and discards.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1262,6 +1342,14 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       st->mig_errors, st->man_pending);
 		for (i = 0; i < pool->nr_tiers; i++)
 			DMEMIT(" %llu", st->tier[i].mapped);
+		if (st->mem)
+			DMEMIT(" %u", st->mem_node);
+		else
+			DMEMIT(" -");
+		DMEMIT(" %llu %llu %llu %llu %llu %llu %llu %llu",
+		       st->mem_bytes_max, st->mem_bytes_used, st->mem_copies,
+		       st->mem_hits, st->mem_misses, st->mem_fills,
+		       st->mem_evictions, st->mem_invalidations);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1298,8 +1386,14 @@ void tier_request_commit(struct tier_pool *pool)
 u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
 		    u64 *mapped)
 {
-	u32 set = pin ? TIER_EXT_F_PINNED : 0;
-	u32 clear = pin ? 0 : TIER_EXT_F_PINNED;
+	return tier_set_ext_flags(pool, first, last,
+				  pin ? TIER_EXT_F_PINNED : 0,
+				  pin ? 0 : TIER_EXT_F_PINNED, mapped);
+}
+
+u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
+		       u32 clear, u64 *mapped)
+{
 	u64 v = first, changed = 0, n;
 	unsigned long flags;
 
@@ -1369,6 +1463,7 @@ int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t)
 	tc->tbl.reserve_pct = t->reserve_pct;
 	tc->tbl.discard_passdown = t->discard_passdown;
 	tc->tbl.policy = t->policy;
+	tc->tbl.mem_size_mb = t->mem_size_mb;
 	tier_apply_settings(tc);
 	return 0;
 }
@@ -1391,6 +1486,10 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
 		DMWARN_LIMIT("migrate: %llu+%llu is outside the %llu sectors",
 			     start, nr, (unsigned long long)tc->ti->len);
+		return -EINVAL;
+	}
+	if (tier == pool->nr_tiers && READ_ONCE(pool->mem)) {
+		DMWARN_LIMIT("migrate: %s", TIER_MSG_MEM_MIGRATE);
 		return -EINVAL;
 	}
 	if (tier >= pool->nr_tiers) {
@@ -1440,6 +1539,9 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		mutex_lock(&tier_pools_mutex);
 		t = tc->tbl;
 		r = tier_table_set_opt(&t, argv[1], argv[2], &err);
+		/* The memory tier first: on failure nothing changes. */
+		if (!r && t.mem_size_mb != tc->tbl.mem_size_mb)
+			r = tier_memtier_resize(pool, t.mem_size_mb, &err);
 		if (!r) {
 			tc->tbl = t;
 			tier_apply_settings(tc);
@@ -1448,7 +1550,7 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		if (r) {
 			DMWARN_LIMIT("set %s %s: %s", argv[1], argv[2],
 				     err ? err : "invalid");
-			return -EINVAL;
+			return r == -ENOENT ? -EINVAL : r;
 		}
 		return 0;
 	}

@@ -15,6 +15,10 @@
  *  - map() reads map words locklessly (READ_ONCE of one u64 per extent);
  *    every writer of a map word (the worker, the migration tick, netlink
  *    pin/unpin) holds pool->lock.
+ *  - the memory tier's lock (spinlock, irq-safe, dm-tier-memtier.c): its
+ *    slot table and fill ring; taken in map(), bio completion, the fill
+ *    work and under pool->lock (status), never the other way round; never
+ *    held across I/O, allocation or the hit path's copy.
  */
 #ifndef DM_TIER_H
 #define DM_TIER_H
@@ -41,6 +45,7 @@
 #include "core/table.h"
 #include "core/policy.h"
 #include "core/units.h"
+#include "core/memtier.h"
 
 struct dm_kcopyd_client;
 
@@ -135,7 +140,11 @@ struct tier_mig {
 struct tier_pcpu_stats {
 	u64 reads[TIER_MAX_TIERS];
 	u64 writes[TIER_MAX_TIERS];
+	u64 mem_hits; /* reads served by the memory tier */
+	u64 mem_misses; /* reads of mapped extents it did not serve */
 };
+
+struct tier_memtier; /* dm-tier-memtier.c */
 
 /*
  * Events for the netlink "monitor" group (enum dm_tier_event). Recorded in
@@ -169,6 +178,19 @@ struct tier_stats {
 	u64 man_pending;
 	u32 mig_inflight;
 	enum tier_pace_mode pace;
+	/* The memory tier; all 0 (mem false) without one. */
+	bool mem;
+	u32 mem_node;
+	u32 mem_size_mb;
+	u64 mem_slots; /* extents it can hold */
+	u64 mem_bytes_max;
+	u64 mem_bytes_used;
+	u64 mem_copies;
+	u64 mem_hits;
+	u64 mem_misses;
+	u64 mem_fills;
+	u64 mem_evictions;
+	u64 mem_invalidations;
 };
 
 /*
@@ -254,6 +276,14 @@ struct tier_pool {
 	struct dm_target *ti; /* the active table's target */
 
 	struct tier_mig mig;
+
+	/*
+	 * The memory tier, or NULL. Replaced only at resume (the device is
+	 * suspended: no map()) under tier_pools_mutex and pool->lock, so
+	 * map() and completions read it with READ_ONCE, status under
+	 * pool->lock, netlink under tier_pools_mutex.
+	 */
+	struct tier_memtier *mem;
 };
 
 #define TIER_MD_BUF_BLOCKS 256 /* 1 MiB staging buffer for map I/O */
@@ -619,6 +649,22 @@ u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
 		    u64 *mapped);
 
 /**
+ * tier_set_ext_flags() - change TIER_EXT_F_* flags of the mapped extents
+ * first..last; the next commit persists them.
+ * @pool:   the pool.
+ * @first:  first virtual extent.
+ * @last:   last virtual extent, >= @first, < virt_extents.
+ * @set:    flags to set.
+ * @clear:  flags to clear.
+ * @mapped: out; the mapped extents of the range.
+ *
+ * Context: process, may sleep between batches; takes pool->lock.
+ * Return: the number of extents whose word changed.
+ */
+u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
+		       u32 clear, u64 *mapped);
+
+/**
  * tier_note_io_error() - count an I/O error of a tier; the first one marks
  * it degraded (status, dev-get) and queues tier-error.
  * @pool: the pool.
@@ -637,6 +683,174 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier);
  * Return: true when it was degraded.
  */
 bool tier_tier_recover(struct tier_pool *pool, u32 tier);
+
+/* ---- dm-tier-memtier.c ------------------------------------------------- */
+
+/* migrate to the memory tier's index (netlink and the message). */
+#define TIER_MSG_MEM_MIGRATE "the memory tier holds copies only; use pin"
+
+/* set mem_size_mb / policy-set mem-size-mb on a device without one. */
+#define TIER_MSG_NO_MEM \
+	"the device has no memory tier; reload the table with mem_node and mem_size_mb"
+
+/**
+ * tier_memtier_create() - a memory tier of @size_mb MiB of pages from NUMA
+ * node @node, all allocated now (no other node is used); paused until
+ * tier_memtier_start().
+ * @pool:    a loaded pool (geometry, map).
+ * @node:    the node; it must be online and have memory.
+ * @size_mb: the cap; whole extents of it are used.
+ * @error:   out; message for ti->error.
+ *
+ * Context: process, may sleep (allocates up to @size_mb MiB).
+ * Return: the tier, or an ERR_PTR (-EINVAL bad node or size, -ENOMEM the
+ * node could not supply it, -EINTR); on error nothing stays allocated.
+ */
+struct tier_memtier *tier_memtier_create(struct tier_pool *pool, u32 node,
+					 u32 size_mb, char **error);
+
+/**
+ * tier_memtier_destroy() - stop its fills and return every page.
+ * @mt: the tier (not in use by map() any more), or NULL.
+ *
+ * Context: process, may sleep.
+ */
+void tier_memtier_destroy(struct tier_memtier *mt);
+
+/**
+ * tier_memtier_same() - whether @mt is what a table asks for.
+ * @mt:      the pool's memory tier, or NULL.
+ * @node:    the table's mem_node (TIER_MEM_NODE_NONE: none).
+ * @size_mb: the table's mem_size_mb.
+ *
+ * Context: caller holds tier_pools_mutex.
+ */
+bool tier_memtier_same(const struct tier_memtier *mt, u32 node, u32 size_mb);
+
+/**
+ * tier_memtier_start() - allow fills and copy resident extents in (resume).
+ * @pool: the pool.
+ *
+ * Context: process.
+ */
+void tier_memtier_start(struct tier_pool *pool);
+
+/**
+ * tier_memtier_stop() - stop fills and wait for the one running
+ * (postsuspend): a suspended device does no I/O.
+ * @pool: the pool.
+ *
+ * Context: process, may sleep.
+ */
+void tier_memtier_stop(struct tier_pool *pool);
+
+/**
+ * tier_memtier_fill_work() - the fill work: reads queued extents and
+ * resident ones (after activation or a pin) from their homes into slots.
+ * @ws: the tier's work.
+ *
+ * Context: process (the tier's workqueue).
+ */
+void tier_memtier_fill_work(struct work_struct *ws);
+
+/**
+ * tier_memtier_read() - serve a read of mapped extent @v from its copy.
+ * @pool:   the pool.
+ * @bio:    a read within the extent.
+ * @v:      the extent.
+ * @offset: sector offset of @bio in the extent.
+ *
+ * Copies the data into @bio; the caller completes it.
+ *
+ * Context: map(); never sleeps; takes the tier's lock (irq-safe).
+ * Return: true when served, false without a valid copy.
+ */
+bool tier_memtier_read(struct tier_pool *pool, struct bio *bio,
+		       struct tier_vext v, sector_t offset);
+
+/**
+ * tier_memtier_read_miss() - a read of mapped extent @v went to its home:
+ * count it, and queue a fill when its heat reached mem_promote_hits.
+ * @pool: the pool.
+ * @v:    the extent, its heat already updated for this read.
+ *
+ * Context: map(); never sleeps.
+ */
+void tier_memtier_read_miss(struct tier_pool *pool, struct tier_vext v);
+
+/**
+ * tier_memtier_written() - a write to @v completed (or failed): drop its
+ * copy and make a fill in flight fail; a resident extent is copied again.
+ * @pool: the pool.
+ * @v:    the extent.
+ *
+ * Context: any (bio completion, irq).
+ */
+void tier_memtier_written(struct tier_pool *pool, struct tier_vext v);
+
+/**
+ * tier_memtier_discard() - extents first..last were discarded (unmapped or
+ * partly discarded): drop their copies.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent.
+ *
+ * Context: any but hard irq (the worker, after the map changed).
+ */
+void tier_memtier_discard(struct tier_pool *pool, u64 first, u64 last);
+
+/**
+ * tier_memtier_resize() - new cap (set mem_size_mb, policy-set): growing
+ * allocates from the node (on failure nothing changes), shrinking evicts
+ * the coldest copies and frees their pages.
+ * @pool:    the pool.
+ * @size_mb: the new cap.
+ * @err:     out; message on failure.
+ *
+ * Context: process, may sleep; caller holds tier_pools_mutex.
+ * Return: 0; -EINVAL (no memory tier, smaller than an extent), -ENOMEM,
+ * -ENOSPC (resident pins would not fit), -EBUSY, -EINTR.
+ */
+int tier_memtier_resize(struct tier_pool *pool, u32 size_mb, const char **err);
+
+/**
+ * tier_memtier_pin() - keep copies of the mapped extents first..last
+ * resident (TIER_EXT_F_MEMRES, persisted); they are copied in at once by
+ * the fill work and never evicted.
+ * @pool:   the pool.
+ * @first:  first virtual extent.
+ * @last:   last virtual extent.
+ * @pin:    must be true (unpin: tier_memtier_unpin()).
+ * @mapped: out; mapped extents of the range.
+ * @err:    out; message on failure.
+ *
+ * Context: process, may sleep; caller holds tier_pools_mutex.
+ * Return: 0, -EINVAL without a memory tier, -ENOSPC when the resident
+ * extents would not fit (nothing changed).
+ */
+int tier_memtier_pin(struct tier_pool *pool, u64 first, u64 last, bool pin,
+		     u64 *mapped, const char **err);
+
+/**
+ * tier_memtier_unpin() - first..last's copies become evictable (the caller
+ * clears TIER_EXT_F_MEMRES).
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ */
+void tier_memtier_unpin(struct tier_pool *pool, u64 first, u64 last);
+
+/**
+ * tier_memtier_stats() - add the memory tier's counters to @st (hits and
+ * misses come from the per-cpu stats).
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: caller holds pool->lock (irqs off).
+ */
+void tier_memtier_stats(struct tier_pool *pool, struct tier_stats *st);
 
 /* ---- dm-tier-netlink.c ------------------------------------------------- */
 

@@ -51,6 +51,7 @@
 
 /* Extent flags (map word bits 48..55); undefined bits are preserved. */
 #define TIER_EXT_F_PINNED	0x01	/* migration must not move it */
+#define TIER_EXT_F_MEMRES	0x02	/* keep a copy resident in the memory tier */
 
 /* Label flags; an unknown bit makes the label unusable (-EOPNOTSUPP). */
 #define TIER_LABEL_F_META	BIT(0)	/* this device holds the metadata */

@@ -20,6 +20,7 @@ void tier_policy_cfg_init(struct tier_policy_cfg *cfg)
 	cfg->migration_bandwidth = TIER_MIG_BANDWIDTH_DEF;
 	cfg->migration_inflight = TIER_MIG_INFLIGHT_DEF;
 	cfg->redirect_writes = TIER_REDIRECT_WRITES_DEF;
+	cfg->mem_promote_hits = TIER_MEM_PROMOTE_HITS_DEF;
 }
 
 int tier_policy_cfg_check(const struct tier_policy_cfg *cfg, const char **error)

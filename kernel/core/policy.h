@@ -37,6 +37,8 @@
 #define TIER_MIG_INFLIGHT_DEF 4 /* copies */
 #define TIER_MIG_INFLIGHT_MAX 64
 #define TIER_REDIRECT_WRITES_DEF 1
+#define TIER_MEM_PROMOTE_HITS_DEF 2 /* reads before a memory-tier copy */
+#define TIER_MEM_PROMOTE_HITS_MAX 0xffff
 /* Background pace (foreground busy, nothing urgent): one copy, this rate. */
 #define TIER_BACKGROUND_RATE (16ULL << 20) /* bytes/s */
 
@@ -62,6 +64,8 @@
  * @migration_inflight:  copies in flight at most (1..64).
  * @redirect_writes:     1: a write covering a whole extent that lives on a
  *                       lower tier goes to a fresh tier-0 extent instead.
+ * @mem_promote_hits:    heat (reads within promote_window) at which an
+ *                       extent gets a copy in the memory tier (1..65535).
  */
 struct tier_policy_cfg {
 	u32 auto_migrate;
@@ -74,6 +78,7 @@ struct tier_policy_cfg {
 	u32 migration_bandwidth;
 	u32 migration_inflight;
 	u32 redirect_writes;
+	u32 mem_promote_hits;
 };
 
 /**

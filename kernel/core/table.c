@@ -5,12 +5,16 @@
 #include "tier-internal.h"
 #include "format.h"
 #include "policy.h"
+#include "memtier.h"
 #include "table.h"
 
 enum tier_opt_kind {
 	TIER_OPT_U32, /* nr_values u32s stored from offset */
 	TIER_OPT_DEV, /* one device string stored at offset */
 };
+
+/* tier_opt.flags */
+#define TIER_OPT_F_FIXED 0x1 /* only a table load sets it, not "set" */
 
 /*
  * struct tier_opt - one row of the key table.
@@ -20,6 +24,7 @@ enum tier_opt_kind {
  * @min, @max: range of each value (TIER_OPT_U32).
  * @def:       default of each value (TIER_OPT_U32).
  * @offset:    field in struct tier_table.
+ * @flags:     TIER_OPT_F_*.
  */
 struct tier_opt {
 	const char *name;
@@ -29,6 +34,7 @@ struct tier_opt {
 	u32 max;
 	u32 def;
 	size_t offset;
+	u32 flags;
 };
 
 enum tier_table_err {
@@ -47,6 +53,8 @@ enum tier_table_err {
 	TIER_TE_OPT_VALUE,
 	TIER_TE_OPT_RANGE,
 	TIER_TE_OPT_FIXED,
+	TIER_TE_MEM_SIZE_MISSING,
+	TIER_TE_MEM_NODE_MISSING,
 };
 
 static const char *const tier_table_msgs[] = {
@@ -67,6 +75,9 @@ static const char *const tier_table_msgs[] = {
 	[TIER_TE_OPT_VALUE] = "Invalid optional argument value",
 	[TIER_TE_OPT_RANGE] = "Optional argument value out of range",
 	[TIER_TE_OPT_FIXED] = "Optional argument cannot be changed at runtime",
+	[TIER_TE_MEM_SIZE_MISSING] = "mem_node needs mem_size_mb",
+	[TIER_TE_MEM_NODE_MISSING] =
+		"mem_size_mb needs mem_node: the device has no memory tier; reload the table with mem_node and mem_size_mb",
 };
 
 #define TIER_OPT_FIELD(f) offsetof(struct tier_table, f)
@@ -74,33 +85,42 @@ static const char *const tier_table_msgs[] = {
 /* Format order is row order; add rows at the end. */
 static const struct tier_opt tier_opts[] = {
 	{ "metadata_dev", TIER_OPT_DEV, 1, 0, 0, 0,
-	  TIER_OPT_FIELD(metadata_dev) },
+	  TIER_OPT_FIELD(metadata_dev), 0 },
 	{ "commit_interval_ms", TIER_OPT_U32, 1, 1, TIER_COMMIT_INTERVAL_MAX,
-	  TIER_COMMIT_INTERVAL_DEF, TIER_OPT_FIELD(commit_interval_ms) },
+	  TIER_COMMIT_INTERVAL_DEF, TIER_OPT_FIELD(commit_interval_ms), 0 },
 	{ "reserve_pct", TIER_OPT_U32, 1, 0, TIER_RESERVE_PCT_MAX,
-	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct) },
+	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct), 0 },
 	{ "discard_passdown", TIER_OPT_U32, 1, 0, 1, 1,
-	  TIER_OPT_FIELD(discard_passdown) },
+	  TIER_OPT_FIELD(discard_passdown), 0 },
 	{ "auto_migrate", TIER_OPT_U32, 1, 0, 1, TIER_AUTO_MIGRATE_DEF,
-	  TIER_OPT_FIELD(policy.auto_migrate) },
+	  TIER_OPT_FIELD(policy.auto_migrate), 0 },
 	{ "high_watermark", TIER_OPT_U32, 1, 1, 100, TIER_HIGH_WM_DEF,
-	  TIER_OPT_FIELD(policy.high_watermark) },
+	  TIER_OPT_FIELD(policy.high_watermark), 0 },
 	{ "low_watermark", TIER_OPT_U32, 1, 0, 99, TIER_LOW_WM_DEF,
-	  TIER_OPT_FIELD(policy.low_watermark) },
+	  TIER_OPT_FIELD(policy.low_watermark), 0 },
 	{ "demote_age", TIER_OPT_U32, 1, 0, TIER_DEMOTE_AGE_MAX,
-	  TIER_DEMOTE_AGE_DEF, TIER_OPT_FIELD(policy.demote_age) },
+	  TIER_DEMOTE_AGE_DEF, TIER_OPT_FIELD(policy.demote_age), 0 },
 	{ "drain_deadline", TIER_OPT_U32, 1, 0, TIER_DRAIN_DEADLINE_MAX,
-	  TIER_DRAIN_DEADLINE_DEF, TIER_OPT_FIELD(policy.drain_deadline) },
+	  TIER_DRAIN_DEADLINE_DEF, TIER_OPT_FIELD(policy.drain_deadline), 0 },
 	{ "promote_hits", TIER_OPT_U32, 1, 0, TIER_PROMOTE_HITS_MAX,
-	  TIER_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.promote_hits) },
+	  TIER_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.promote_hits), 0 },
 	{ "promote_window", TIER_OPT_U32, 1, 1, TIER_PROMOTE_WINDOW_MAX,
-	  TIER_PROMOTE_WINDOW_DEF, TIER_OPT_FIELD(policy.promote_window) },
+	  TIER_PROMOTE_WINDOW_DEF, TIER_OPT_FIELD(policy.promote_window), 0 },
 	{ "migration_bandwidth", TIER_OPT_U32, 1, 0, TIER_MIG_BANDWIDTH_MAX,
-	  TIER_MIG_BANDWIDTH_DEF, TIER_OPT_FIELD(policy.migration_bandwidth) },
+	  TIER_MIG_BANDWIDTH_DEF, TIER_OPT_FIELD(policy.migration_bandwidth),
+	  0 },
 	{ "migration_inflight", TIER_OPT_U32, 1, 1, TIER_MIG_INFLIGHT_MAX,
-	  TIER_MIG_INFLIGHT_DEF, TIER_OPT_FIELD(policy.migration_inflight) },
+	  TIER_MIG_INFLIGHT_DEF, TIER_OPT_FIELD(policy.migration_inflight), 0 },
 	{ "redirect_writes", TIER_OPT_U32, 1, 0, 1, TIER_REDIRECT_WRITES_DEF,
-	  TIER_OPT_FIELD(policy.redirect_writes) },
+	  TIER_OPT_FIELD(policy.redirect_writes), 0 },
+	/* Memory tier; the default of mem_node means none. */
+	{ "mem_node", TIER_OPT_U32, 1, 0, TIER_MEM_NODE_MAX, TIER_MEM_NODE_NONE,
+	  TIER_OPT_FIELD(mem_node), TIER_OPT_F_FIXED },
+	{ "mem_size_mb", TIER_OPT_U32, 1, 1, TIER_MEM_SIZE_MB_MAX, 0,
+	  TIER_OPT_FIELD(mem_size_mb), 0 },
+	{ "mem_promote_hits", TIER_OPT_U32, 1, 1, TIER_MEM_PROMOTE_HITS_MAX,
+	  TIER_MEM_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.mem_promote_hits),
+	  0 },
 };
 
 static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "seen" is a u32 mask */
@@ -232,6 +252,16 @@ static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
 	return 0;
 }
 
+/* A memory tier needs both its node and its size. */
+static int tier_table_mem_check(const struct tier_table *t, const char **error)
+{
+	if (t->mem_node != TIER_MEM_NODE_NONE && !t->mem_size_mb)
+		return tier_table_error(error, TIER_TE_MEM_SIZE_MISSING);
+	if (t->mem_node == TIER_MEM_NODE_NONE && t->mem_size_mb)
+		return tier_table_error(error, TIER_TE_MEM_NODE_MISSING);
+	return 0;
+}
+
 int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
 		     const char **error)
 {
@@ -267,6 +297,9 @@ int tier_table_parse(unsigned int argc, char **argv, struct tier_table *t,
 			return ret;
 	}
 	ret = tier_policy_cfg_check(&out.policy, error);
+	if (ret)
+		return ret;
+	ret = tier_table_mem_check(&out, error);
 	if (ret)
 		return ret;
 
@@ -366,7 +399,8 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
 		return -ENOENT;
 	}
-	if (o->kind != TIER_OPT_U32 || o->nr_values != 1) {
+	if (o->kind != TIER_OPT_U32 || o->nr_values != 1 ||
+	    (o->flags & TIER_OPT_F_FIXED)) {
 		tier_table_error(error, TIER_TE_OPT_FIXED);
 		return -ENOENT;
 	}
@@ -375,6 +409,9 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 	if (ret)
 		return ret;
 	ret = tier_policy_cfg_check(&out.policy, error);
+	if (ret)
+		return ret;
+	ret = tier_table_mem_check(&out, error);
 	if (ret)
 		return ret;
 	*t = out;
@@ -390,7 +427,8 @@ int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
 		return -ENOENT;
 	}
-	if (o->kind != TIER_OPT_U32 || o->nr_values != 1) {
+	if (o->kind != TIER_OPT_U32 || o->nr_values != 1 ||
+	    (o->flags & TIER_OPT_F_FIXED)) {
 		tier_table_error(error, TIER_TE_OPT_FIXED);
 		return -ENOENT;
 	}

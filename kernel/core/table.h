@@ -10,7 +10,10 @@
  * reserve_pct <0..50> (2), discard_passdown <0|1> (1), and the migration
  * settings of struct tier_policy_cfg (policy.h, same names): auto_migrate,
  * high_watermark, low_watermark, demote_age, drain_deadline, promote_hits,
- * promote_window, migration_bandwidth, migration_inflight, redirect_writes.
+ * promote_window, migration_bandwidth, migration_inflight, redirect_writes;
+ * the memory tier: mem_node <0..1023> (absent: no memory tier; fixed while
+ * live), mem_size_mb <1..1048576> (required with mem_node, refused
+ * without), mem_promote_hits <1..65535> (2).
  * <nr_opt_args> counts the words after it, keys included.
  */
 #ifndef DM_TIER_CORE_TABLE_H
@@ -19,6 +22,7 @@
 #include "tier-internal.h"
 #include "format.h"
 #include "policy.h"
+#include "memtier.h"
 
 #define TIER_TABLE_EXTENT_MIN 128 /* sectors: 64 KiB */
 #define TIER_TABLE_EXTENT_MAX 131072 /* sectors: 64 MiB */
@@ -37,7 +41,10 @@
  * @commit_interval_ms: time between metadata commits.
  * @reserve_pct:        percentage of each tier kept for migration.
  * @discard_passdown:   1 to pass discards of unmapped extents down.
- * @policy:             migration settings.
+ * @policy:             migration settings (and mem_promote_hits).
+ * @mem_node:           NUMA node of the memory tier, TIER_MEM_NODE_NONE
+ *                      for none.
+ * @mem_size_mb:        memory tier cap in MiB; 0 without a memory tier.
  */
 struct tier_table {
 	u32 extent_sectors;
@@ -49,6 +56,8 @@ struct tier_table {
 	u32 reserve_pct;
 	u32 discard_passdown;
 	struct tier_policy_cfg policy;
+	u32 mem_node;
+	u32 mem_size_mb;
 };
 
 /**
@@ -106,8 +115,8 @@ int tier_table_format(const struct tier_table *t, char *buf, size_t len);
  *
  * Context: any; pure.
  * Return: 0; -ENOENT for an unknown key or one that cannot change while the
- * table is live (metadata_dev); -EINVAL for a bad or out-of-range value or a
- * failed cross-check.
+ * table is live (metadata_dev, mem_node); -EINVAL for a bad or out-of-range
+ * value or a failed cross-check (mem_size_mb without a memory tier).
  */
 int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 		       const char **error);
@@ -125,7 +134,7 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
  *
  * Context: any; pure.
  * Return: 0; -ENOENT for an unknown key or one that cannot change while the
- * table is live; -EINVAL for a value out of range.
+ * table is live (metadata_dev, mem_node); -EINVAL for a value out of range.
  */
 int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 		       const char **error);

@@ -746,6 +746,112 @@ static void tier_table_set_u32_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.policy.low_watermark, 10U);
 }
 
+#define E_MEM_NODE \
+	"mem_size_mb needs mem_node: the device has no memory tier; reload the table with mem_node and mem_size_mb"
+
+struct mem_case {
+	const char *line;
+	const char *error; /* NULL: must parse, and format back the same */
+};
+
+/* clang-format off */
+static const struct mem_case mem_cases[] = {
+	{ "2048 1 a 4 mem_node 1 mem_size_mb 4096", NULL },
+	{ "2048 1 a 4 mem_node 0 mem_size_mb 1", NULL },
+	{ "2048 1 a 6 mem_node 1023 mem_size_mb 1048576 mem_promote_hits 65535", NULL },
+	{ "2048 1 a 2 mem_promote_hits 1", NULL },
+	{ "2048 1 a 2 mem_node 1", "mem_node needs mem_size_mb" },
+	{ "2048 1 a 2 mem_size_mb 64", E_MEM_NODE },
+	{ "2048 1 a 4 mem_node 1024 mem_size_mb 1", "Optional argument value out of range" },
+	{ "2048 1 a 4 mem_node 1 mem_size_mb 0", "Optional argument value out of range" },
+	{ "2048 1 a 4 mem_node 1 mem_size_mb 1048577", "Optional argument value out of range" },
+	{ "2048 1 a 2 mem_promote_hits 0", "Optional argument value out of range" },
+	{ "2048 1 a 2 mem_promote_hits 65536", "Optional argument value out of range" },
+	{ "2048 1 a 4 mem_node x mem_size_mb 1", "Invalid optional argument value" },
+};
+
+/* clang-format on */
+
+static void mem_case_desc(const struct mem_case *c, char *desc)
+{
+	line_desc(c->line, desc);
+}
+
+KUNIT_ARRAY_PARAM(mem, mem_cases, mem_case_desc);
+
+static void tier_table_mem_keys_test(struct kunit *test)
+{
+	const struct mem_case *c = test->param_value;
+	struct words *w = split(test, c->line);
+	const char *error = NULL;
+	struct tier_table t;
+	char *buf;
+
+	if (c->error) {
+		KUNIT_EXPECT_EQ(test,
+				tier_table_parse(w->argc, w->argv, &t, &error),
+				-EINVAL);
+		KUNIT_ASSERT_NOT_NULL(test, error);
+		KUNIT_EXPECT_STREQ(test, error, c->error);
+		return;
+	}
+	buf = kunit_kzalloc(test, LINE_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, tier_table_parse(w->argc, w->argv, &t, &error),
+			0);
+	KUNIT_EXPECT_GT(test, tier_table_format(&t, buf, LINE_LEN), 0);
+	KUNIT_EXPECT_STREQ(test, buf, c->line);
+}
+
+/* set: size and hits change live, the node does not; none without a tier. */
+static void tier_table_mem_set_test(struct kunit *test)
+{
+	struct words *w = split(test, "2048 1 a 4 mem_node 1 mem_size_mb 64");
+	struct words *plain = split(test, "2048 1 a");
+	struct tier_table t, before;
+	const char *error = NULL;
+	int r;
+
+	tier_table_init(&t);
+	KUNIT_EXPECT_EQ(test, t.mem_node, TIER_MEM_NODE_NONE);
+	KUNIT_EXPECT_EQ(test, t.mem_size_mb, 0U);
+	KUNIT_EXPECT_EQ(test, t.policy.mem_promote_hits, 2U);
+
+	KUNIT_ASSERT_EQ(test, tier_table_parse(w->argc, w->argv, &t, &error),
+			0);
+	r = tier_table_set_opt(&t, "mem_size_mb", "128", &error);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, t.mem_size_mb, 128U);
+	KUNIT_EXPECT_EQ(test,
+			tier_table_set_opt(&t, "mem_promote_hits", "5", &error),
+			0);
+	KUNIT_EXPECT_EQ(test, t.policy.mem_promote_hits, 5U);
+	before = t;
+	KUNIT_EXPECT_EQ(test, tier_table_set_opt(&t, "mem_node", "0", &error),
+			-ENOENT);
+	KUNIT_EXPECT_STREQ(test, error,
+			   "Optional argument cannot be changed at runtime");
+	KUNIT_EXPECT_EQ(test, tier_table_set_u32(&t, "mem_node", 0, &error),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test,
+			tier_table_set_opt(&t, "mem_size_mb", "0", &error),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(&t, &before, sizeof(t)), 0);
+	KUNIT_EXPECT_EQ(test,
+			tier_table_set_u32(&t, "mem_size_mb", 256, &error), 0);
+	KUNIT_EXPECT_EQ(test, t.mem_size_mb, 256U);
+
+	KUNIT_ASSERT_EQ(test,
+			tier_table_parse(plain->argc, plain->argv, &t, &error),
+			0);
+	before = t;
+	KUNIT_EXPECT_EQ(test,
+			tier_table_set_opt(&t, "mem_size_mb", "64", &error),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, error, E_MEM_NODE);
+	KUNIT_EXPECT_EQ(test, memcmp(&t, &before, sizeof(t)), 0);
+}
+
 static struct kunit_case dm_tier_table_cases[] = {
 	KUNIT_CASE_PARAM(tier_table_parse_good_test, good_gen_params),
 	KUNIT_CASE_PARAM(tier_table_parse_policy_test, policy_gen_params),
@@ -758,6 +864,8 @@ static struct kunit_case dm_tier_table_cases[] = {
 	KUNIT_CASE(tier_table_roundtrip_test),
 	KUNIT_CASE(tier_table_set_opt_test),
 	KUNIT_CASE(tier_table_set_u32_test),
+	KUNIT_CASE_PARAM(tier_table_mem_keys_test, mem_gen_params),
+	KUNIT_CASE(tier_table_mem_set_test),
 	{}
 };
 

@@ -78,6 +78,23 @@ static const char sample_text[] =
 	"# HELP dm_tier_migration_errors_total Migration copies that failed since activation.\n"
 	"# TYPE dm_tier_migration_errors_total counter\n"
 	"dm_tier_migration_errors_total{device=\"ckpt0\"} 1\n"
+	/* no memory tier: the mem families have no samples */
+	"# HELP dm_tier_mem_capacity_bytes Size cap of the memory tier (mem_size_mb).\n"
+	"# TYPE dm_tier_mem_capacity_bytes gauge\n"
+	"# HELP dm_tier_mem_used_bytes Node memory the memory tier holds.\n"
+	"# TYPE dm_tier_mem_used_bytes gauge\n"
+	"# HELP dm_tier_mem_copies Extents with a clean copy in the memory tier.\n"
+	"# TYPE dm_tier_mem_copies gauge\n"
+	"# HELP dm_tier_mem_hits_total Reads served from the memory tier since activation.\n"
+	"# TYPE dm_tier_mem_hits_total counter\n"
+	"# HELP dm_tier_mem_misses_total Reads of mapped extents not served from the memory tier since activation.\n"
+	"# TYPE dm_tier_mem_misses_total counter\n"
+	"# HELP dm_tier_mem_fills_total Copies made in the memory tier since activation.\n"
+	"# TYPE dm_tier_mem_fills_total counter\n"
+	"# HELP dm_tier_mem_evictions_total Copies dropped for room since activation.\n"
+	"# TYPE dm_tier_mem_evictions_total counter\n"
+	"# HELP dm_tier_mem_invalidations_total Copies dropped or rewritten by writes and discards since activation.\n"
+	"# TYPE dm_tier_mem_invalidations_total counter\n"
 	"# HELP dm_tier_above_high_seconds_total Time tier 0 spent above its high watermark since activation.\n"
 	"# TYPE dm_tier_above_high_seconds_total counter\n"
 	"dm_tier_above_high_seconds_total{device=\"ckpt0\"} 1.234\n"
@@ -170,8 +187,8 @@ static void test_multiple_devices(void **state)
 	ev[1].count[2] = 1; /* dev-del of a device no longer listed */
 	assert_int_equal(tl_metrics_format(&b, d, 2, ev, 2), 0);
 	assert_int_equal(count(b.buf, "# TYPE dm_tier_tier_capacity_bytes gauge\n"), 1);
-	assert_int_equal(count(b.buf, "# HELP "), 15);
-	assert_int_equal(count(b.buf, "# TYPE "), 15);
+	assert_int_equal(count(b.buf, "# HELP "), 23);
+	assert_int_equal(count(b.buf, "# TYPE "), 23);
 	assert_int_equal(count(b.buf, "\ndm_tier_tier_capacity_bytes{"), 3);
 	assert_int_equal(count(b.buf, "\ndm_tier_promotions_total{"), 1);
 	assert_int_equal(count(b.buf, "\ndm_tier_above_high_seconds_total{"), 1);
@@ -194,13 +211,41 @@ static void test_multiple_devices(void **state)
 	tl_strbuf_free(&b);
 }
 
+/* A memory tier: its families get one sample each, labelled with the node;
+ * devices without one get none. */
+static void test_memory_tier(void **state)
+{
+	struct tl_strbuf b = { 0 };
+	struct tl_nl_dev d[2];
+
+	(void)state;
+	sample_dev(&d[0], "m");
+	sample_dev(&d[1], "plain");
+	d[0].mem = (struct tl_mem_stats){ .present = true, .node = 1,
+		.bytes_max = 64 << 20, .bytes_used = 8 << 20, .copies = 8,
+		.hits = 90, .misses = 10, .fills = 9, .evictions = 1,
+		.invalidations = 2 };
+	assert_int_equal(tl_metrics_format(&b, d, 2, NULL, 0), 0);
+	assert_non_null(strstr(b.buf, "dm_tier_mem_capacity_bytes{device=\"m\",node=\"1\"} 67108864\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_used_bytes{device=\"m\",node=\"1\"} 8388608\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_copies{device=\"m\",node=\"1\"} 8\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_hits_total{device=\"m\",node=\"1\"} 90\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_misses_total{device=\"m\",node=\"1\"} 10\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_fills_total{device=\"m\",node=\"1\"} 9\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_evictions_total{device=\"m\",node=\"1\"} 1\n"));
+	assert_non_null(strstr(b.buf, "dm_tier_mem_invalidations_total{device=\"m\",node=\"1\"} 2\n"));
+	assert_int_equal(count(b.buf, "\ndm_tier_mem_"), 8);
+	assert_null(strstr(b.buf, "dm_tier_mem_copies{device=\"plain\""));
+	tl_strbuf_free(&b);
+}
+
 static void test_no_devices(void **state)
 {
 	struct tl_strbuf b = { 0 };
 
 	(void)state;
 	assert_int_equal(tl_metrics_format(&b, NULL, 0, NULL, 0), 0);
-	assert_int_equal(count(b.buf, "# TYPE "), 15);
+	assert_int_equal(count(b.buf, "# TYPE "), 23);
 	assert_null(strstr(b.buf, "{"));
 	tl_strbuf_free(&b);
 	assert_string_equal(tl_metrics_event_name(9), "near-full");
@@ -213,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_device),
 		cmocka_unit_test(test_label_escaping),
+		cmocka_unit_test(test_memory_tier),
 		cmocka_unit_test(test_multiple_devices),
 		cmocka_unit_test(test_no_devices),
 	};

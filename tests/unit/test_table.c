@@ -583,6 +583,98 @@ static void test_set_u32(void **state)
 	assert_int_equal(t.reserve_pct, 50);
 }
 
+/*
+ * The memory tier's keys: mem_node needs mem_size_mb and the other way
+ * round; mem_node is fixed while live; non-defaults round-trip.
+ */
+static void test_mem_keys(void **state)
+{
+	static const struct parse_case mem_cases[] = {
+		{ "2048 1 a 4 mem_node 1 mem_size_mb 4096", NULL },
+		{ "2048 1 a 4 mem_node 0 mem_size_mb 1", NULL },
+		{ "2048 1 a 6 mem_node 1023 mem_size_mb 1048576 mem_promote_hits 65535",
+		  NULL },
+		{ "2048 1 a 2 mem_promote_hits 1", NULL },
+		{ "2048 1 a 2 mem_node 1", "mem_node needs mem_size_mb" },
+		{ "2048 1 a 2 mem_size_mb 64",
+		  "mem_size_mb needs mem_node: the device has no memory tier; reload the table with mem_node and mem_size_mb" },
+		{ "2048 1 a 4 mem_node 1024 mem_size_mb 1",
+		  "Optional argument value out of range" },
+		{ "2048 1 a 4 mem_node 1 mem_size_mb 0",
+		  "Optional argument value out of range" },
+		{ "2048 1 a 4 mem_node 1 mem_size_mb 1048577",
+		  "Optional argument value out of range" },
+		{ "2048 1 a 2 mem_promote_hits 0",
+		  "Optional argument value out of range" },
+		{ "2048 1 a 2 mem_promote_hits 65536",
+		  "Optional argument value out of range" },
+		{ "2048 1 a 4 mem_node x mem_size_mb 1",
+		  "Invalid optional argument value" },
+	};
+	char copy[512], *argv[MAX_WORDS], buf[512];
+	struct tier_table t, before;
+	const char *error;
+	unsigned int argc, i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(mem_cases); i++) {
+		argc = split(mem_cases[i].line, copy, argv);
+		error = NULL;
+		if (!mem_cases[i].error) {
+			assert_int_equal(tier_table_parse(argc, argv, &t, &error),
+					 0);
+			/* Canonical lines: format gives them back. */
+			assert_true(tier_table_format(&t, buf, sizeof(buf)) > 0);
+			assert_string_equal(buf, mem_cases[i].line);
+			continue;
+		}
+		assert_int_equal(tier_table_parse(argc, argv, &t, &error),
+				 -EINVAL);
+		assert_non_null(error);
+		assert_string_equal(error, mem_cases[i].error);
+	}
+
+	/* Defaults: no memory tier, nothing printed. */
+	tier_table_init(&t);
+	assert_int_equal(t.mem_node, TIER_MEM_NODE_NONE);
+	assert_int_equal(t.mem_size_mb, 0);
+	assert_int_equal(t.policy.mem_promote_hits, 2);
+
+	/* set: size and hits change live, the node does not. */
+	argc = split("2048 1 a 4 mem_node 1 mem_size_mb 64", copy, argv);
+	assert_int_equal(tier_table_parse(argc, argv, &t, &error), 0);
+	assert_int_equal(tier_table_set_opt(&t, "mem_size_mb", "128", &error),
+			 0);
+	assert_int_equal(t.mem_size_mb, 128);
+	assert_int_equal(tier_table_set_opt(&t, "mem_promote_hits", "5",
+					    &error),
+			 0);
+	assert_int_equal(t.policy.mem_promote_hits, 5);
+	before = t;
+	assert_int_equal(tier_table_set_opt(&t, "mem_node", "0", &error),
+			 -ENOENT);
+	assert_string_equal(error,
+			    "Optional argument cannot be changed at runtime");
+	assert_int_equal(tier_table_set_u32(&t, "mem_node", 0, &error),
+			 -ENOENT);
+	assert_int_equal(tier_table_set_opt(&t, "mem_size_mb", "0", &error),
+			 -EINVAL);
+	assert_memory_equal(&t, &before, sizeof(t));
+	assert_int_equal(tier_table_set_u32(&t, "mem_size_mb", 256, &error),
+			 0);
+	assert_int_equal(t.mem_size_mb, 256);
+
+	/* Without a memory tier the size cannot be set. */
+	argc = split("2048 1 a", copy, argv);
+	assert_int_equal(tier_table_parse(argc, argv, &t, &error), 0);
+	before = t;
+	assert_int_equal(tier_table_set_opt(&t, "mem_size_mb", "64", &error),
+			 -EINVAL);
+	assert_string_equal(error,
+			    "mem_size_mb needs mem_node: the device has no memory tier; reload the table with mem_node and mem_size_mb");
+	assert_memory_equal(&t, &before, sizeof(t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_set_opt),
+		cmocka_unit_test(test_mem_keys),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);

@@ -91,6 +91,12 @@ static const char *number(const char *p)
 			p++;
 	else
 		return NULL;
+	if (*p == '.') {		/* a fraction: at least one digit */
+		if (p[1] < '0' || p[1] > '9')
+			return NULL;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	}
 	return p > s ? p : NULL;
 }
 
@@ -155,14 +161,17 @@ static void test_json_checker(void **state)
 	assert_null(value("{\"a\":1,}"));
 	assert_null(value("[1 2]"));
 	assert_null(value("{\"a\" 1}"));
+	assert_non_null(value("[0.5,12.25]"));
+	assert_null(value("[1.]"));
 }
 
 /* ---- list ----------------------------------------------------------------- */
 
 static const struct tl_list_entry entries[] = {
-	{ "fast", "DMTIER-00112233445566778899aabbccddeeff", 10ULL << 30, 2 },
+	{ "fast", "DMTIER-00112233445566778899aabbccddeeff", 10ULL << 30, 2,
+	  true, 1, 4ULL << 30 },
 	{ "we\"ird\\", "DMTIER-ffeeddccbbaa99887766554433221100", 1536ULL << 20,
-	  1 },
+	  1, false, 0, 0 },
 };
 
 static void do_list(const void *arg)
@@ -179,12 +188,16 @@ static void test_list(void **state)
 	assert_json(out);
 	assert_string_equal(out,
 			    "[{\"name\":\"fast\",\"size_bytes\":10737418240,\"nr_tiers\":2,"
+			    "\"mem_node\":1,\"mem_bytes_max\":4294967296,"
 			    "\"uuid\":\"DMTIER-00112233445566778899aabbccddeeff\"},"
 			    "{\"name\":\"we\\\"ird\\\\\",\"size_bytes\":1610612736,\"nr_tiers\":1,"
+			    "\"mem_node\":null,\"mem_bytes_max\":null,"
 			    "\"uuid\":\"DMTIER-ffeeddccbbaa99887766554433221100\"}]\n");
 	capture(false, do_list, &n);
 	assert_non_null(strstr(out, "NAME"));
-	assert_non_null(strstr(out, "fast                 10 GiB      2      DMTIER-0011"));
+	assert_non_null(strstr(out, "MEMORY TIER"));
+	assert_non_null(strstr(out, "fast                 10 GiB      2      4 GiB on node 1      DMTIER-0011"));
+	assert_non_null(strstr(out, "1      -                    DMTIER-ffee"));
 	assert_non_null(strstr(out, "1.5 GiB"));
 	n = 0;
 	capture(true, do_list, &n);
@@ -244,13 +257,13 @@ static void test_status_json(void **state)
 		"\"discard_passdown\":true",
 		"\"migration\":null",
 		"\"tiers\":[{\"index\":0,\"device\":\"/dev/nvme0n1\",\"class\":\"nvme\","
-		"\"state\":\"ok\","
+		"\"durable\":true,\"state\":\"ok\","
 		"\"capacity_extents\":200,\"used_extents\":150,\"free_extents\":50,"
 		"\"used_bytes\":157286400,\"capacity_bytes\":209715200,"
 		"\"free_bytes\":52428800,\"mapped_extents\":null,"
-		"\"read_ios\":11,\"write_ios\":12},"
+		"\"read_ios\":11,\"write_ios\":12,\"io_errors\":null},"
 		"{\"index\":1,\"device\":\"/dev/sdb\",\"class\":\"nvmf\","
-		"\"state\":\"degraded\"",
+		"\"durable\":true,\"state\":\"degraded\"",
 		"\"nospc_errors\":3}",
 	};
 	struct status_case c;
@@ -278,7 +291,7 @@ static void test_status_json_migration(void **state)
 		"\"above_high_ms\":4100,\"errors\":0,\"manual_pending\":0}",
 		"\"free_bytes\":52428800,\"mapped_extents\":140,\"read_ios\":11",
 		"\"state\":\"degraded\"",
-		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14}]",
+		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14,\"io_errors\":null}]",
 		"\"nospc_errors\":3}",
 	};
 	struct status_case c;
@@ -299,8 +312,9 @@ static void test_status_json_migration(void **state)
 	assert_non_null(strstr(out, "  migration: pace full, 3 in flight, 12 up, 40 down, "
 				    "1.5 GiB moved, 4.1 s above high watermark, 0 errors\n"));
 	assert_non_null(strstr(out, " mapped "));
-	assert_non_null(strstr(out, "50 MiB      140        11"));
+	assert_non_null(strstr(out, "50 MiB      140        11           12           -\n"));
 	assert_non_null(strstr(out, "750 MiB     160        13"));
+	assert_null(strstr(out, "mem "));
 	tl_table_free(&c.tt);
 
 	/* A migrate message still working shows what it has left. */
@@ -346,6 +360,68 @@ static void test_status_text(void **state)
 	tl_table_free(&c.tt);
 }
 
+/* A memory tier: one more "tiers" element and one more row, the same
+ * printer for the status line and for netlink. */
+static void test_status_mem(void **state)
+{
+	static const char *const keys[] = {
+		"\"nr_tiers\":2",
+		"{\"index\":2,\"device\":null,\"class\":\"mem\",\"durable\":false,"
+		"\"state\":\"ok\",\"numa_node\":1,\"capacity_extents\":4096,"
+		"\"used_extents\":1024,\"copies_bytes\":1073741824,"
+		"\"mem_bytes_max\":4294967296,\"mem_bytes_used\":1073741824,"
+		"\"mem_copies\":1024,"
+		"\"hit_ratio\":0.900000,\"mem_hits\":900,\"mem_misses\":100,"
+		"\"mem_fills\":1500,\"mem_evictions\":476,"
+		"\"mem_invalidations\":12}]",
+		"\"class\":\"nvme\",\"durable\":true",
+		"\"nospc_errors\":3}",
+	};
+	struct status_case c;
+	size_t i;
+
+	(void)state;
+	status_case(&c, "rw 42 2048 1000 300 2 ok 200 150 11 12 degraded 900 150 13 14 3 "
+		    "12 40 1610612736 3 full 4100 0 0 140 160 "
+		    "1 4294967296 1073741824 1024 900 100 1500 476 12",
+		    "2048 2 259:0 8:16 4 mem_node 1 mem_size_mb 4096");
+	assert_true(c.tt.mem.on);
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strstr(out, keys[i]))
+			fail_msg("JSON lacks %s: %s", keys[i], out);
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "fast: 1000 MiB, 1 MiB extents, 2 tiers + a memory tier on NUMA node 1\n"));
+	assert_non_null(strstr(out, " durable "));
+	assert_non_null(strstr(out, "  0     /dev/nvme0n1         nvme     yes     ok "));
+	assert_non_null(strstr(out, "  2     numa node 1          mem      no      ok            1 GiB / 4 GiB     ( 25.0%)  "
+				    "1024 copies, hit ratio 90.0% (900 hits, 100 misses), 1500 fills, "
+				    "476 evictions, 12 invalidations\n"));
+
+	/* No read yet: no ratio. */
+	c.st.mem.hits = c.st.mem.misses = 0;
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "1024 copies, hit ratio - (0 hits, 0 misses)"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"hit_ratio\":null,"));
+
+	/* As netlink reports it: the kernel's classes, io errors. */
+	c.st.has_io_errors = true;
+	c.st.tier[1].io_errors = 7;
+	snprintf(c.st.tier[1].tier_class, sizeof(c.st.tier[1].tier_class), "pmem");
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"write_ios\":12,\"io_errors\":0}"));
+	assert_non_null(strstr(out, "\"class\":\"pmem\",\"durable\":true,\"state\":\"degraded\""));
+	assert_non_null(strstr(out, "\"write_ios\":14,\"io_errors\":7}"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  1     /dev/sdb             pmem     yes     degraded"));
+	assert_non_null(strstr(out, " 14           7\n"));
+	tl_table_free(&c.tt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_mem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,7 +133,7 @@ static void test_status_extra_fields(void **state)
 	/* Later kernels may append fields after the migration part: ignored.
 	 * Blanks are flexible. */
 	assert_int_equal(tl_status_parse("  fail 1 128 10 0 1 ok 10 0 0 0 3 "
-					 "1 2 3 4 idle 5 6 7 0 future 7 x\n",
+					 "1 2 3 4 idle 5 6 7 0 - 0 0 0 0 0 0 0 0 future 7 x\n",
 					 &st, NULL),
 			 TL_OK);
 	assert_string_equal(st.metadata_mode, "fail");
@@ -388,9 +388,171 @@ static void test_tier_arg(void **state)
 
 	(void)state;
 	assert_int_equal(tl_check_tier_arg("/dev/nvme0n1", &err), TL_OK);
-	assert_int_equal(tl_check_tier_arg("numa:1:4G", &err), TL_USAGE);
-	assert_non_null(strstr(err.msg, "memory tiers are not supported yet"));
+	/* A memory tier must be well formed; whether the node can hold it is
+	 * tl_numa_check()'s (test_tierctl_mem). */
+	assert_int_equal(tl_check_tier_arg("numa:1:4G", &err), TL_OK);
+	assert_int_equal(tl_check_tier_arg("numa:1", &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "numa:NODE:SIZE"));
 	assert_int_equal(tl_check_tier_arg("", &err), TL_USAGE);
+}
+
+/* The memory tier's 9 fields after the per-tier mapped counts. */
+static void test_status_mem(void **state)
+{
+	struct tl_status st;
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 2 ok 200 7 1 2 ok 900 0 3 4 5 "
+					 "0 0 0 0 idle 0 0 0 7 0 "
+					 "1 4294967296 1073741824 1024 900 100 1500 476 12",
+					 &st, &err),
+			 TL_OK);
+	assert_int_equal(st.nr_tiers, 2);
+	assert_true(st.mem.present);
+	assert_int_equal(st.mem.node, 1);
+	assert_int_equal(st.mem.bytes_max, 4ULL << 30);
+	assert_int_equal(st.mem.bytes_used, 1ULL << 30);
+	assert_int_equal(st.mem.copies, 1024);
+	assert_int_equal(st.mem.hits, 900);
+	assert_int_equal(st.mem.misses, 100);
+	assert_int_equal(st.mem.fills, 1500);
+	assert_int_equal(st.mem.evictions, 476);
+	assert_int_equal(st.mem.invalidations, 12);
+	assert_int_equal(tl_mem_hit_permille(&st.mem), 900);
+	assert_int_equal(st.tier[0].mapped_extents, 7);
+
+	/* "-": no memory tier; the rest is 0. */
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+					 "0 0 0 0 idle 0 0 0 7 - 0 0 0 0 0 0 0 0",
+					 &st, &err),
+			 TL_OK);
+	assert_false(st.mem.present);
+	assert_int_equal(tl_mem_hit_permille(&st.mem), -1);
+	/* A module without the memory tier: no memory tier either. */
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+					 "0 0 0 0 idle 0 0 0 7",
+					 &st, &err),
+			 TL_OK);
+	assert_false(st.mem.present);
+	/* Cut short, or not numbers. */
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+					 "0 0 0 0 idle 0 0 0 7 1 4096 0",
+					 &st, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "memory tier fields cut short"));
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+					 "0 0 0 0 idle 0 0 0 7 x 0 0 0 0 0 0 0 0",
+					 &st, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "NUMA node 'x'"));
+	assert_int_equal(tl_status_parse("rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+					 "0 0 0 0 idle 0 0 0 7 1 0 0 0 -1 0 0 0 0",
+					 &st, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "hit count '-1'"));
+}
+
+static void test_mem_hit_ratio(void **state)
+{
+	struct tl_mem_stats m = { .present = true };
+
+	(void)state;
+	assert_int_equal(tl_mem_hit_permille(&m), -1);
+	m.misses = 5;
+	assert_int_equal(tl_mem_hit_permille(&m), 0);
+	m.hits = 5;
+	assert_int_equal(tl_mem_hit_permille(&m), 500);
+	m.hits = 99999;
+	m.misses = 1;
+	assert_int_equal(tl_mem_hit_permille(&m), 999);	/* never 100% with a miss */
+	m.misses = 0;
+	assert_int_equal(tl_mem_hit_permille(&m), 1000);
+	m.hits = UINT64_MAX;
+	m.misses = UINT64_MAX;
+	assert_int_equal(tl_mem_hit_permille(&m), 500);
+}
+
+/* The memory tier keys in a table line, whichever parser knows them. */
+static void test_table_mem(void **state)
+{
+	const char *devs[] = { "/dev/nvme0n1", "/dev/sdb" };
+	struct tl_mem_cfg mem = { .on = true, .node = 1, .size_mb = 4096,
+				  .promote_hits = TL_MEM_PROMOTE_HITS_DEF };
+	struct tl_err err = { "" };
+	struct tl_table tt;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(tl_table_parse_line("2048 2 259:0 259:1 6 reserve_pct 5 mem_node 1 mem_size_mb 4096",
+					     &tt, &err),
+			 TL_OK);
+	assert_true(tt.mem.on);
+	assert_int_equal(tt.mem.node, 1);
+	assert_int_equal(tt.mem.size_mb, 4096);
+	assert_int_equal(tt.mem.promote_hits, TL_MEM_PROMOTE_HITS_DEF);
+	assert_int_equal(tt.t.reserve_pct, 5);
+	assert_int_equal(tt.t.nr_tiers, 2);
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 1 259:0 6 mem_promote_hits 9 mem_size_mb 1 mem_node 0",
+					     &tt, &err),
+			 TL_OK);
+	assert_true(tt.mem.on);
+	assert_int_equal(tt.mem.node, 0);
+	assert_int_equal(tt.mem.promote_hits, 9);
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 1 259:0", &tt, &err), TL_OK);
+	assert_false(tt.mem.on);
+	tl_table_free(&tt);
+	/* Both or neither; ranges; once. */
+	assert_int_equal(tl_table_parse_line("2048 1 259:0 2 mem_node 1", &tt, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "go together"));
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 1 259:0 4 mem_node 1024 mem_size_mb 1",
+					     &tt, &err),
+			 TL_FAIL);
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 1 259:0 4 mem_node 1 mem_size_mb 0",
+					     &tt, &err),
+			 TL_FAIL);
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_parse_line("2048 1 259:0 6 mem_node 1 mem_size_mb 8 mem_node 2",
+					     &tt, &err),
+			 TL_FAIL);
+	tl_table_free(&tt);
+
+	/* Building: after the other options, count adjusted; parses back. */
+	assert_int_equal(tl_table_build(2, 11, devs, NULL, buf, sizeof(buf), NULL),
+			 TL_OK);
+	assert_int_equal(tl_table_add_mem(buf, sizeof(buf), 2, &mem, &err), TL_OK);
+	assert_string_equal(buf, "2048 2 /dev/nvme0n1 /dev/sdb 4 mem_node 1 mem_size_mb 4096");
+	assert_int_equal(tl_table_parse_line(buf, &tt, &err), TL_OK);
+	assert_true(tt.mem.on);
+	assert_int_equal(tt.mem.size_mb, 4096);
+	tl_table_free(&tt);
+	assert_int_equal(tl_table_build(1, 11, devs, "/dev/pmem0", buf,
+					sizeof(buf), NULL),
+			 TL_OK);
+	mem.promote_hits = 7;
+	assert_int_equal(tl_table_add_mem(buf, sizeof(buf), 1, &mem, &err), TL_OK);
+	assert_string_equal(buf, "2048 1 /dev/nvme0n1 8 metadata_dev /dev/pmem0 "
+				 "mem_node 1 mem_size_mb 4096 mem_promote_hits 7");
+	assert_int_equal(tl_table_parse_line(buf, &tt, &err), TL_OK);
+	assert_string_equal(tt.t.metadata_dev, "/dev/pmem0");
+	assert_int_equal(tt.mem.promote_hits, 7);
+	tl_table_free(&tt);
+	/* Off: unchanged; too long: refused. */
+	mem.on = false;
+	assert_int_equal(tl_table_add_mem(buf, sizeof(buf), 1, &mem, &err), TL_OK);
+	mem.on = true;
+	assert_int_equal(tl_table_build(1, 11, devs, NULL, buf, sizeof(buf), NULL),
+			 TL_OK);
+	assert_int_equal(tl_table_add_mem(buf, 30, 1, &mem, &err), TL_FAIL);
+	mem.size_mb = 0;
+	assert_int_equal(tl_table_build(1, 11, devs, NULL, buf, sizeof(buf), NULL),
+			 TL_OK);
+	assert_int_equal(tl_table_add_mem(buf, sizeof(buf), 1, &mem, &err), TL_FAIL);
 }
 
 static void test_err_append(void **state)
@@ -428,6 +590,9 @@ int main(void)
 		cmocka_unit_test(test_extent_size_arg),
 		cmocka_unit_test(test_size_arg),
 		cmocka_unit_test(test_tier_arg),
+		cmocka_unit_test(test_status_mem),
+		cmocka_unit_test(test_mem_hit_ratio),
+		cmocka_unit_test(test_table_mem),
 		cmocka_unit_test(test_err_append),
 	};
 

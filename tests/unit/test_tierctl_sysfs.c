@@ -245,6 +245,30 @@ static void test_class(void **state)
 			 TIER_CLASS_UNKNOWN);
 }
 
+/*
+ * Persistent memory by its sysfs path rather than its name: a CXL pmem
+ * region's namespace (ndbus under nvdimm-bridge), an nd region/namespace,
+ * a partition of one; "region" alone is not enough.
+ */
+#define CXL_NS "devices/platform/ACPI0017:00/root0/nvdimm-bridge0/ndbus1/region1/namespace1.0/block/cxlns0"
+static void test_class_pmem_path(void **state)
+{
+	(void)state;
+	blockdev(CXL_NS, "cxlns0", "259:30", "2097152", false);
+	blockdev(CXL_NS "/cxlns0p1", "cxlns0p1", "259:31", "1024", true);
+	blockdev("devices/platform/nd/region2/namespace2.0/block/blk2", "blk2",
+		 "259:32", "2097152", false);
+	blockdev("devices/platform/bar/region3/block/xyz0", "xyz0", "259:33",
+		 "2097152", false);
+	assert_int_equal(tl_sysfs_detect_class(root, 259, 30), TIER_CLASS_PMEM);
+	assert_int_equal(tl_sysfs_detect_class(root, 259, 31), TIER_CLASS_PMEM);
+	assert_int_equal(tl_sysfs_detect_class(root, 259, 32), TIER_CLASS_PMEM);
+	assert_int_equal(tl_sysfs_detect_class(root, 259, 33),
+			 TIER_CLASS_UNKNOWN);
+	/* NVMe stays nvme, whatever else is on the machine. */
+	assert_int_equal(tl_sysfs_detect_class(root, 259, 3), TIER_CLASS_NVME);
+}
+
 static void test_busy(void **state)
 {
 	char mi[512], buf[512];
@@ -303,6 +327,8 @@ int main(void)
 		cmocka_unit_test(test_class),
 		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_scan),
+		/* Last: adds devices the scan above does not expect. */
+		cmocka_unit_test(test_class_pmem_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -100,6 +100,24 @@ static void test_example(void **state)
 	assert_true(d->has_checkpoint_keep);
 	assert_int_equal(d->checkpoint_keep, 2);
 	tl_conf_free(&c);
+
+	/* The memory tier: its two settings and pins resident in memory. */
+	assert_int_equal(parse(&c, &e,
+			       "[device m]\n"
+			       "mem_promote_hits = 3\n"
+			       "mem-size-mb = 4096\n"
+			       "pin = /mnt/ckpt/hot tier=mem\n"),
+			 0);
+	d = tl_conf_dev_find(&c, "m");
+	assert_non_null(d);
+	assert_int_equal(d->policy.set,
+			 (1U << (DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1)) |
+			 (1U << (DM_TIER_A_POLICY_MEM_SIZE_MB - 1)));
+	assert_int_equal(d->policy.v[DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1], 3);
+	assert_int_equal(d->policy.v[DM_TIER_A_POLICY_MEM_SIZE_MB - 1], 4096);
+	assert_int_equal(d->nr_pins, 1);
+	assert_int_equal(d->pins[0].tier, TL_CONF_TIER_MEM);
+	tl_conf_free(&c);
 }
 
 static void test_defaults_and_syntax(void **state)
@@ -165,7 +183,7 @@ static void test_errors(void **state)
 	expect_error("[device x]\ndrain_deadline = -5\n",
 		     "t.conf:2: drain_deadline = -5: not a number (write a plain decimal number from 0 to 604800)");
 	expect_error("[device x]\nhigh_watermrk = 70\n",
-		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
+		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
 	expect_error("[global]\nmetrics_port = 9\n",
 		     "t.conf:2: unknown key 'metrics_port' in [global] (known: metrics_textfile, metrics_listen, metrics_interval)");
 	expect_error("[global]\nhigh_watermark = 70\n",
@@ -179,13 +197,13 @@ static void test_errors(void **state)
 	expect_error("[device x]\npin = /a\npin = /a tier=1\n",
 		     "t.conf:3: pin of the same path is already set on line 2 of this file (keep one of them)");
 	expect_error("[device x]\npin = /a/b tier=fast\n",
-		     "t.conf:2: pin /a/b: tier=fast is not a number (write tier=0 for the fastest tier)");
+		     "t.conf:2: pin /a/b: tier=fast is not a number (write tier=0 for the fastest tier, tier=mem for the memory tier)");
 	expect_error("[device x]\npin = /a/b tier=\n",
-		     "t.conf:2: pin /a/b: tier= is not a number (write tier=0 for the fastest tier)");
+		     "t.conf:2: pin /a/b: tier= is not a number (write tier=0 for the fastest tier, tier=mem for the memory tier)");
 	expect_error("[device x]\npin = /a/b tier=8\n",
 		     "t.conf:2: pin /a/b: tier=8 is out of range (tiers are numbered 0 to 7, fastest first)");
 	expect_error("[device x]\npin = /a/b tire=1\n",
-		     "t.conf:2: pin /a/b: unexpected 'tire=1' after the path (only tier=N may follow; paths cannot contain blanks)");
+		     "t.conf:2: pin /a/b: unexpected 'tire=1' after the path (only tier=N or tier=mem may follow; paths cannot contain blanks)");
 	expect_error("[device x]\npin = model tier=0\n",
 		     "t.conf:2: pin 'model' is not an absolute path (write the full path, starting with '/')");
 	expect_error("[device x]\ncheckpoint_dir = run1\n",
@@ -299,6 +317,8 @@ static void test_policy_ranges(void **state)
 		tier_table_init(&t);
 		t.policy.low_watermark = 0;
 		t.policy.high_watermark = 100;
+		t.mem_node = 0;	/* mem_size_mb needs a memory tier */
+		t.mem_size_mb = 1;
 		snprintf(v, sizeof(v), "%u", min);
 		assert_int_equal(tier_table_set_opt(&t, key, v, &kerr), 0);
 		snprintf(v, sizeof(v), "%u", max);

@@ -143,6 +143,120 @@ static void test_parse_dev_full(void **state)
 	nlmsg_free(msg);
 }
 
+/* The memory tier's nest: index nr_tiers, class mem, DURABLE 0. */
+static void put_mem_tier(struct nl_msg *msg, uint32_t index)
+{
+	struct nlattr *nest = nla_nest_start(msg, DM_TIER_A_DEV_TIERS);
+
+	assert_non_null(nest);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_INDEX, index), 0);
+	assert_int_equal(nla_put_string(msg, DM_TIER_A_TIER_CLASS, "mem"), 0);
+	assert_int_equal(nla_put_string(msg, DM_TIER_A_TIER_STATE, "ok"), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_DURABLE, 0), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_NUMA_NODE, 3), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_BYTES_MAX, 4ULL << 30), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_BYTES_USED, 1ULL << 30), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_COPIES, 1024), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_HITS, 900), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_MISSES, 100), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_FILLS, 1500), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_EVICTIONS, 476), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MEM_INVALIDATIONS, 12), 0);
+	nla_nest_end(msg, nest);
+}
+
+static void test_parse_dev_mem(void **state)
+{
+	struct nl_msg *msg = genl_msg(DM_TIER_CMD_DEV_GET, 1, 0);
+	struct nlattr *tb[DM_TIER_A_DEV_MAX + 1];
+	struct tl_nl_dev dev;
+	struct tl_status st;
+
+	(void)state;
+	put_full_dev(msg, "m0");
+	put_mem_tier(msg, 2);
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), 0);
+	/* The durable tiers as before; the memory tier on its own. */
+	check_full_dev(&dev, "m0");
+	assert_true(dev.tiers[0].durable);
+	assert_true(dev.mem.present);
+	assert_int_equal(dev.mem.node, 3);
+	assert_int_equal(dev.mem.bytes_max, 4ULL << 30);
+	assert_int_equal(dev.mem.bytes_used, 1ULL << 30);
+	assert_int_equal(dev.mem.copies, 1024);
+	assert_int_equal(dev.mem.hits, 900);
+	assert_int_equal(dev.mem.misses, 100);
+	assert_int_equal(dev.mem.fills, 1500);
+	assert_int_equal(dev.mem.evictions, 476);
+	assert_int_equal(dev.mem.invalidations, 12);
+	/* Also when the memory nest is the one @tb kept. */
+	assert_int_equal(genlmsg_parse(nlmsg_hdr(msg), 0, tb, DM_TIER_A_DEV_MAX, NULL), 0);
+	assert_int_equal(tl_nl_parse_dev(tb, &dev), 0);
+	assert_int_equal(dev.nr_tiers, 2);
+	assert_true(dev.mem.present);
+
+	/* As struct tl_status, for the one printer. */
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), 0);
+	tl_nl_dev_to_status(&dev, &st);
+	assert_string_equal(st.metadata_mode, "rw");
+	assert_int_equal(st.extent_sectors, 2048);
+	assert_int_equal(st.virt_extents, 1024);
+	assert_int_equal(st.mapped_extents, 300);
+	assert_int_equal(st.nr_tiers, 2);
+	assert_string_equal(st.tier[0].tier_class, "nvme");
+	assert_string_equal(st.tier[1].state, "degraded");
+	assert_int_equal(st.tier[1].total_extents, 896);
+	assert_int_equal(st.tier[1].used_extents, 200);
+	assert_int_equal(st.tier[1].mapped_extents, 199);
+	assert_int_equal(st.tier[1].io_errors, 3);
+	assert_true(st.has_io_errors);
+	assert_true(st.mig.present);
+	assert_string_equal(st.mig.pace, "full");
+	assert_int_equal(st.mig.moved_bytes, 45ULL << 20);
+	assert_int_equal(st.mig.manual_pending, 9);
+	assert_int_equal(st.nospc_errors, 2);
+	assert_true(st.mem.present);
+	assert_int_equal(st.mem.node, 3);
+	assert_int_equal(st.mem.hits, 900);
+	nlmsg_free(msg);
+
+	/* Without a memory tier (or from an older module): none. */
+	msg = genl_msg(DM_TIER_CMD_DEV_GET, 1, 0);
+	put_full_dev(msg, "m1");
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), 0);
+	assert_false(dev.mem.present);
+	tl_nl_dev_to_status(&dev, &st);
+	assert_false(st.mem.present);
+	nlmsg_free(msg);
+
+	/* A memory nest with an index past the durable tiers' limit is fine,
+	 * one further is not. */
+	msg = genl_msg(DM_TIER_CMD_DEV_GET, 1, 0);
+	put_full_dev(msg, "m2");
+	put_mem_tier(msg, TIER_MAX_TIERS + 1);
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), -EINVAL);
+	nlmsg_free(msg);
+}
+
+/* Words the kernel leaves out read as "unknown". */
+static void test_dev_to_status_defaults(void **state)
+{
+	struct tl_nl_dev dev;
+	struct tl_status st;
+
+	(void)state;
+	memset(&dev, 0, sizeof(dev));
+	dev.nr_tiers = 1;
+	dev.extent_bytes = 1 << 20;
+	tl_nl_dev_to_status(&dev, &st);
+	assert_string_equal(st.metadata_mode, "unknown");
+	assert_string_equal(st.tier[0].state, "unknown");
+	assert_string_equal(st.tier[0].tier_class, "");
+	assert_string_equal(st.mig.pace, "unknown");
+	assert_false(st.mig.present);
+	assert_false(st.mem.present);
+}
+
 static void test_parse_dev_tb(void **state)
 {
 	struct nl_msg *msg = genl_msg(DM_TIER_CMD_DEV_GET, 1, 0);
@@ -407,6 +521,10 @@ static void test_policy_keys(void **state)
 			 DM_TIER_A_POLICY_MIGRATION_INFLIGHT - 1);
 	assert_int_equal(tl_nl_policy_key("redirect_writes"),
 			 DM_TIER_A_POLICY_REDIRECT_WRITES - 1);
+	assert_int_equal(tl_nl_policy_key("mem_promote_hits"),
+			 DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1);
+	assert_int_equal(tl_nl_policy_key("mem-size-mb"),
+			 DM_TIER_A_POLICY_MEM_SIZE_MB - 1);
 	assert_int_equal(tl_nl_policy_key("High_watermark"), -1);
 	assert_int_equal(tl_nl_policy_key("high_watermark="), -1);
 	assert_int_equal(tl_nl_policy_key("commit_interval_ms"), -1);
@@ -1049,6 +1167,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_dev_full),
 		cmocka_unit_test(test_parse_dev_tb),
+		cmocka_unit_test(test_parse_dev_mem),
+		cmocka_unit_test(test_dev_to_status_defaults),
 		cmocka_unit_test(test_parse_dev_notification),
 		cmocka_unit_test(test_parse_dev_missing_optional),
 		cmocka_unit_test(test_parse_dev_strings),

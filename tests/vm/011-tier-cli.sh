@@ -6,14 +6,6 @@
 # tier over NVMe-oF is reassembled through the fabric namespace.
 . "$(dirname "$0")/lib.sh"
 
-expect_status() { # want pattern command...
-	local want=$1 pat=$2 rc=0
-	shift 2
-	"$@" >/tmp/out 2>&1 || rc=$?
-	[ "$rc" = "$want" ] || { cat /tmp/out; fail "'$*' exited $rc, expected $want"; }
-	grep -qiEz "$pat" /tmp/out || { cat /tmp/out; fail "'$*' did not say /$pat/"; }
-}
-
 guest_main() {
 	local a=$DMT_NVME0 b=$DMT_NVME1
 	expect_status 2 'power of two' tierctl create x --tier "$a" --tier "$b" --extent-size 3M
@@ -23,7 +15,10 @@ guest_main() {
 	expect_status 2 'twice|more than once|same' tierctl create x --tier "$a" --tier /tmp/alias
 	expect_status 2 'exceeds' tierctl create x --tier "$a" --tier "$b" --size 10G
 	expect_status 2 'not a block device|no such|does not exist' tierctl create x --tier /dev/nope
-	expect_status 2 'not supported yet' tierctl create x --tier "$a" --tier numa:1:64M
+	# Memory tiers are checked before any device is touched.
+	expect_status 2 'NUMA node 1023 does not exist' tierctl create x --tier "$a" --tier numa:1023:64M
+	expect_status 2 'first tier must be a block device' tierctl create x --tier numa:0:64M --tier "$a"
+	expect_status 2 'whole number of MiB' tierctl create x --tier "$a" --tier numa:0:1000K
 	expect_status 2 'usage|unknown' tierctl create x --tier "$a" --bogus
 	expect_status 2 'unknown command' tierctl frobnicate
 	expect_status 1 'no .*device|not found|does not exist' tierctl remove nosuch

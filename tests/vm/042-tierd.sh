@@ -26,15 +26,6 @@ PROM=/tmp/tierd-metrics/dm-tier.prom
 PORT=19477
 TIERD_PID=
 
-# Poll the shell CONDITION every 0.2 s for up to TIMEOUT seconds.
-wait_for() { # timeout condition
-	local end=$(($(now_ms) + $1 * 1000))
-	while ! eval "$2"; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 # A key of the table line's optional arguments, e.g. tbl_opt high_watermark.
 tbl_opt() { # key
 	dmsetup table $DEV | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'

@@ -4,9 +4,9 @@
 # NVMe-oF remote tiers. The bench's in-guest nvmet target (tools/vm-run
 # --nvmf) exports an emulated drive on 127.0.0.1:4420; the test first drops
 # the bench's own connection so that tierctl has to make it.
-#   errors    bad URIs and numa: tiers exit 2 before connecting; a target that
-#             refuses, or a create failing after connecting, leaves nothing
-#             connected and nothing recorded
+#   errors    bad URIs and a numa: tier on a missing node exit 2 before
+#             connecting; a target that refuses, or a create failing after
+#             connecting, leaves nothing connected and nothing recorded
 #   create    NVMe hot tier + nvmf:// cold tier: connected with the given
 #             timeouts, recorded in /etc/dm-tier/nvmf.conf, class nvmf; XFS
 #             data forced onto the remote tier with a migrate message
@@ -23,14 +23,6 @@ D=/dev/mapper/$DEV
 MNT=/mnt/rt
 CONF=/etc/dm-tier/nvmf.conf
 CFS=/sys/kernel/config/nvmet
-
-expect_status() { # want pattern command...
-	local want=$1 pat=$2 rc=0
-	shift 2
-	"$@" >/tmp/out 2>&1 || rc=$?
-	[ "$rc" = "$want" ] || { cat /tmp/out; fail "'$*' exited $rc, expected $want"; }
-	grep -qiEz "$pat" /tmp/out || { cat /tmp/out; fail "'$*' did not say /$pat/"; }
-}
 
 # The live NVMe/TCP controllers, e.g. "nvme2".
 fabric_ctrls() {
@@ -64,8 +56,7 @@ guest_main() {
 	expect_status 2 "unknown transport 'udp'" tierctl create $DEV --tier "$hot" --tier "nvmf://udp/127.0.0.1:4420/$DMT_NVMF_NQN"
 	expect_status 2 'must start with "nqn\."' tierctl create $DEV --tier "$hot" --tier nvmf://tcp/127.0.0.1:4420/cold0
 	expect_status 2 'same NVMe-oF target' tierctl create $DEV --tier "$uri" --tier "$uri"
-	expect_status 2 'memory tiers \(numa:NODE:SIZE\) are not supported yet; see the CXL memory tier issue' \
-		tierctl create $DEV --tier "$hot" --tier numa:1:64M
+	expect_status 2 'NUMA node 7 does not exist' tierctl create $DEV --tier "$hot" --tier "$uri" --tier numa:7:64M
 	expect_status 2 'reconnect-delay' tierctl create $DEV --tier "$hot" --tier "$uri" --reconnect-delay 0
 	expect_status 1 "cannot connect nvmf://tcp/127.0.0.1:4421/.*refused" \
 		tierctl create $DEV --tier "$hot" --tier "nvmf://tcp/127.0.0.1:4421/$DMT_NVMF_NQN"

@@ -20,13 +20,6 @@ CFS=/sys/kernel/config/nvmet
 CONF=/tmp/tierd-conf
 LOG=/tmp/tierd.log
 
-wait_for() { # timeout condition
-	local end=$(($(now_ms) + $1 * 1000))
-	while ! eval "$2"; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
 show_log() { echo "---- tierd log ----"; cat $LOG; echo "---- tierctl watch ----"; cat /tmp/watch.out; echo "----"; }
 die() { show_log; fail "$*"; }
 

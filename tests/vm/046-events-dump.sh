@@ -13,13 +13,6 @@
 DEV=ev
 D=/dev/mapper/$DEV
 
-wait_for() { # timeout condition
-	local end=$(($(now_ms) + $1 * 1000))
-	while ! eval "$2"; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
 # Events of kind EVENT for TIER in the watch log.
 count_ev() { # event tier
 	python3 - "$1" "$2" <<-'EOF'

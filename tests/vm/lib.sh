@@ -46,6 +46,18 @@ expect_eq() { # actual expected message
 	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
 }
 
+# Run COMMAND...: it must exit WANT and say something matching the
+# case-insensitive extended regex PATTERN (stdout and stderr together,
+# across lines); what it said is echoed, indented.
+expect_status() { # want pattern command...
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$@" >/tmp/out 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || { cat /tmp/out; fail "'$*' exited $rc, expected $want"; }
+	grep -qiEz "$pat" /tmp/out || { cat /tmp/out; fail "'$*' did not say /$pat/"; }
+	sed 's/^/  said: /' /tmp/out
+}
+
 # ---- dm-tier helpers (guest side) --------------------------------------
 
 # Field of `tierctl status NAME --json`: jfield NAME 'tiers[1]["used_extents"]'
@@ -177,6 +189,16 @@ now_ms() {
 	echo $((t / 1000))
 }
 fmt_ms() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+# Poll the shell CONDITION every 0.2 s until it holds (status 0) or TIMEOUT
+# seconds passed (status 1).
+wait_for() { # timeout_s condition
+	local end=$(($(now_ms) + $1 * 1000))
+	while ! eval "$2"; do
+		[ "$(now_ms)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
 
 # Poll the status of DEV (as tier_stats variables, in this shell) every
 # 0.2 s until the shell CONDITION holds or TIMEOUT seconds passed. WAITED_MS

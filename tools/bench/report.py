@@ -12,7 +12,8 @@
       --output-format=json), writes results.json and table.txt to each
       OUTDIR and prints the table.
 
-Informational only: the targets are marked met / not met, never asserted.
+Informational only: the targets are marked met / not met, never asserted;
+parts 5 (ckpt burst) and 6 (memory tier reads) have no target at all.
 """
 import json
 import math
@@ -113,6 +114,80 @@ def iops(job, ddir):
     return job[ddir]["iops"]
 
 
+def load_json(rawdir, name):
+    """A JSON object file of RAWDIR (ckpt --json output), or None."""
+    try:
+        with open(os.path.join(rawdir, name + ".json")) as f:
+            text = f.read()
+        return json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+
+
+def ckpt_mibs(rawdir, name):
+    j = load_json(rawdir, "ckpt-" + name)
+    if j is None or j.get("errors") or not j.get("bytes"):
+        return None
+    return j.get("mib_per_s")
+
+
+def mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def mem_fields(text):
+    """The memory tier's status fields recorded by part 6, as a dict."""
+    keys = ("node", "bytes_max", "bytes_used", "copies", "hits", "misses",
+            "fills", "evictions", "invalidations")
+    if not text or text == "none":
+        return None
+    vals = text.split()
+    if len(vals) != len(keys):
+        return None
+    out = {}
+    for k, v in zip(keys, vals):
+        out[k] = int(v) if v.isdigit() else v
+    return out
+
+
+def build_mem_read(rawdir, facts):
+    passes = fnum(facts, "mr_passes") or 0
+    warm = fnum(facts, "mr_warmup") or 0
+    per = {}
+    for v in ("mem", "nomem"):
+        per[v] = [mibs(load_fio(rawdir, "mr-%s-%d" % (v, i)), "read")
+                  for i in range(1, passes + 1)]
+    mr = {
+        "file_mib": fnum(facts, "mr_file_mib"),
+        "passes": passes,
+        "warmup_passes": warm,
+        "mem_tier_mib": fnum(facts, "mr_mem_mib"),
+        "numa_node": facts.get("numa_node") or None,
+        "mem_pass_mibs": per["mem"],
+        "nomem_pass_mibs": per["nomem"],
+        "mem_mibs": mean(per["mem"][warm:]),
+        "nomem_mibs": mean(per["nomem"][warm:]),
+        "nomem_cold_mapped": fnum(facts, "mr_nomem_cold_mapped"),
+        "mem_cold_mapped": fnum(facts, "mr_mem_cold_mapped"),
+    }
+    mr["ratio_mem_nomem"] = ratio(mr["mem_mibs"], mr["nomem_mibs"])
+    before = mem_fields(facts.get("mr_mem_before"))
+    after = mem_fields(facts.get("mr_mem_after"))
+    mr["mem_status_after"] = after
+    mr["hit_ratio"] = mr["hit_ratio_total"] = None
+    if before and after:
+        h = after["hits"] - before["hits"]
+        m = after["misses"] - before["misses"]
+        mr["hit_ratio"] = h / float(h + m) if h + m else None
+    if after and after["hits"] + after["misses"]:
+        mr["hit_ratio_total"] = after["hits"] / float(after["hits"] + after["misses"])
+    mr["available"] = mr["mem_mibs"] is not None
+    if not mr["available"]:
+        mr["reason"] = facts.get("mem_error", "memory tier not measured")
+    return mr
+
+
 def build(rawdir):
     facts = load_facts(rawdir)
     quick = facts.get("quick") == "1"
@@ -174,6 +249,19 @@ def build(rawdir):
     elif not bw["available"]:
         bw["reason"] = facts.get("drain_error", "drain not measured")
 
+    ck = {
+        "files": fnum(facts, "ckpt_files"),
+        "file_mib": fnum(facts, "ckpt_file_mib"),
+        "tier_mibs": ckpt_mibs(rawdir, "tier"),
+        "linear_mibs": ckpt_mibs(rawdir, "linear"),
+        "writecache_mibs": ckpt_mibs(rawdir, "writecache"),
+        "tier1_extents_after": fnum(facts, "ckpt_tier1_used"),
+    }
+    ck["ratio_tier_linear"] = ratio(ck["tier_mibs"], ck["linear_mibs"])
+    ck["ratio_tier_writecache"] = ratio(ck["tier_mibs"], ck["writecache_mibs"])
+
+    mr = build_mem_read(rawdir, facts)
+
     def target(name, value, op, limit):
         met = None
         if value is not None:
@@ -214,6 +302,8 @@ def build(rawdir):
         "rand_read": rr,
         "drain_latency": lat,
         "drain_bandwidth": bw,
+        "ckpt_burst": ck,
+        "mem_read": mr,
         "targets": targets,
     }
 
@@ -269,6 +359,22 @@ def table(r):
     else:
         row("4", "drain to tier 1, MiB/s", "n/a",
             "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), "n/a", "-", "not available")
+    ck, mr = r.get("ckpt_burst"), r.get("mem_read")
+    if ck:
+        what = "ckpt write %sx%s MiB QD16 on XFS, MiB/s" % (fmt(ck["files"], 0),
+                                                          fmt(ck["file_mib"], 0))
+        row("5", what, fmt(ck["tier_mibs"]), "dm-linear %s" % fmt(ck["linear_mibs"]),
+            fmt(ck["ratio_tier_linear"], 2), "-", "info")
+        row("5", "", "", "dm-writecache %s" % fmt(ck["writecache_mibs"]),
+            fmt(ck["ratio_tier_writecache"], 2), "-", "info")
+    if mr:
+        what = "cold file reads 1M QD16 x%s, MiB/s" % fmt(mr["passes"] - mr["warmup_passes"], 0)
+        if mr["available"]:
+            row("6", what, fmt(mr["mem_mibs"]), "no mem tier %s" % fmt(mr["nomem_mibs"]),
+                fmt(mr["ratio_mem_nomem"], 2), "-", "info")
+        else:
+            row("6", what, "n/a", "no mem tier %s" % fmt(mr["nomem_mibs"]), "n/a", "-",
+                "not available")
     lines.append("")
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
@@ -285,6 +391,22 @@ def table(r):
                      % (fmt((bw["bytes"] or 0) / float(1 << 20), 0), fmt(bw["extents"], 0),
                         fmt(bw["ms"], 0), fmt(bw["errors"], 0),
                         "/".join(bw["paces"]) or "?"))
+    if ck and ck["tier1_extents_after"]:
+        lines.append("note: part 5 spilled %s extents to tier 1" % fmt(ck["tier1_extents_after"], 0))
+    if mr and mr["available"]:
+        st = mr["mem_status_after"] or {}
+        lines.append("part 6: %s MiB file on the cold tier, %s passes (%s warm-up), memory tier "
+                     "%s MiB on node %s: hit ratio %s after warm-up, %s overall; %s copies, "
+                     "%s fills, %s evictions"
+                     % (fmt(mr["file_mib"], 0), fmt(mr["passes"], 0), fmt(mr["warmup_passes"], 0),
+                        fmt(mr["mem_tier_mib"], 0), mr["numa_node"] or "?",
+                        fmt(mr["hit_ratio"], 3), fmt(mr["hit_ratio_total"], 3),
+                        st.get("copies", "?"), st.get("fills", "?"), st.get("evictions", "?")))
+        lines.append("part 6 per pass, MiB/s: mem %s; no mem %s"
+                     % (" ".join(fmt(x) for x in mr["mem_pass_mibs"]),
+                        " ".join(fmt(x) for x in mr["nomem_pass_mibs"])))
+    elif mr:
+        lines.append("part 6: " + mr["reason"])
     if r["overlap"]:
         lines.append("WARNING: " + r["overlap"])
     lines.append("Informational: a performance tool, not a test; TCG emulation makes absolute "

@@ -31,6 +31,8 @@ const char *const tl_conf_policy_names[TL_NL_POLICY_N] = {
 	[DM_TIER_A_POLICY_MIGRATION_BANDWIDTH - 1] = "migration_bandwidth",
 	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT - 1] = "migration_inflight",
 	[DM_TIER_A_POLICY_REDIRECT_WRITES - 1] = "redirect_writes",
+	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1] = "mem_promote_hits",
+	[DM_TIER_A_POLICY_MEM_SIZE_MB - 1] = "mem_size_mb",
 };
 static_assert(DM_TIER_A_POLICY_MAX == TL_NL_POLICY_N,
 	      "a policy attribute without a config key");
@@ -53,7 +55,17 @@ static const uint32_t policy_range[TL_NL_POLICY_N][2] = {
 	[DM_TIER_A_POLICY_MIGRATION_INFLIGHT - 1] = { 1,
 						      TIER_MIG_INFLIGHT_MAX },
 	[DM_TIER_A_POLICY_REDIRECT_WRITES - 1] = { 0, 1 },
+	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1] = { 1, TL_MEM_PROMOTE_HITS_MAX },
+	[DM_TIER_A_POLICY_MEM_SIZE_MB - 1] = { 1, TL_MEM_SIZE_MB_MAX },
 };
+
+/* The memory tier keys: judged by the kernel against the live table (a
+ * device without a memory tier refuses them), not by tier_table_set_opt(). */
+static bool policy_key_is_mem(int idx)
+{
+	return idx == DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1 ||
+	       idx == DM_TIER_A_POLICY_MEM_SIZE_MB - 1;
+}
 
 #define POLICY_IDX(attr) ((attr)-1)
 
@@ -545,7 +557,7 @@ static void parse_policy_kv(struct conf_parse *p, struct tl_conf_dev *d,
 	tier_table_init(&t);
 	t.policy.low_watermark = 0;
 	t.policy.high_watermark = 100;
-	if (tier_table_set_opt(&t, key, v, &kerr)) {
+	if (!policy_key_is_mem(idx) && tier_table_set_opt(&t, key, v, &kerr)) {
 		perr(p,
 		     "%s = %s: refused by the table rules: %s (see docs/ARCHITECTURE.md, the table line)",
 		     key, v, kerr ? kerr : "?");
@@ -570,13 +582,17 @@ static void parse_pin(struct conf_parse *p, struct tl_conf_dev *d, char *v)
 	while ((word = strtok_r(NULL, " \t", &save))) {
 		if (strncmp(word, "tier=", 5)) {
 			perr(p,
-			     "pin %s: unexpected '%s' after the path (only tier=N may follow; paths cannot contain blanks)",
+			     "pin %s: unexpected '%s' after the path (only tier=N or tier=mem may follow; paths cannot contain blanks)",
 			     path, word);
 			return;
 		}
+		if (!strcmp(word + 5, "mem")) {
+			target = TL_CONF_TIER_MEM;
+			continue;
+		}
 		if (parse_u32(word + 5, &tier)) {
 			perr(p,
-			     "pin %s: %s is not a number (write tier=0 for the fastest tier)",
+			     "pin %s: %s is not a number (write tier=0 for the fastest tier, tier=mem for the memory tier)",
 			     path, word);
 			return;
 		}
@@ -661,7 +677,7 @@ static void parse_device_kv(struct conf_parse *p, const char *key, char *v)
 		     key, d->name);
 	} else {
 		perr(p,
-		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)",
+		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)",
 		     key, d->name);
 	}
 }

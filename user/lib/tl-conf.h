@@ -14,8 +14,8 @@
  *   metrics_listen = 127.0.0.1:9477
  *   metrics_interval = 15
  *   [device NAME]
- *   <policy key> = <value>            (the 10 migration settings)
- *   pin = /abs/path [tier=N]
+ *   <policy key> = <value>            (the 12 policy settings)
+ *   pin = /abs/path [tier=N|tier=mem]
  *   checkpoint_dir = /abs/path
  *   checkpoint_keep = N
  */
@@ -45,9 +45,12 @@ struct tl_conf_origin {
 	unsigned int text; /* which tl_conf_parse_text() call, from 1 */
 };
 
+/* tl_conf_pin.tier of "tier=mem": the memory tier (index nr_tiers). */
+#define TL_CONF_TIER_MEM (-2)
+
 struct tl_conf_pin {
 	char *path;
-	int tier; /* -1: pin where the data is */
+	int tier; /* -1: pin where the data is; TL_CONF_TIER_MEM */
 	struct tl_conf_origin at;
 };
 

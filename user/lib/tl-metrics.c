@@ -100,7 +100,8 @@ const char *tl_metrics_event_name(uint32_t event)
 
 /* ---- families ------------------------------------------------------------- */
 
-enum family_scope { PER_DEVICE, PER_TIER };
+/* PER_MEM: devices with a memory tier, labelled with its NUMA node. */
+enum family_scope { PER_DEVICE, PER_TIER, PER_MEM };
 
 struct family {
 	const char *name;
@@ -168,6 +169,39 @@ static uint64_t degraded(const struct tl_nl_dev *d, const struct tl_nl_tier *t)
 	return strcmp(t->state, "ok") != 0;
 }
 
+static uint64_t mem_max(const struct tl_nl_dev *d)
+{
+	return d->mem.bytes_max;
+}
+static uint64_t mem_used(const struct tl_nl_dev *d)
+{
+	return d->mem.bytes_used;
+}
+static uint64_t mem_copies(const struct tl_nl_dev *d)
+{
+	return d->mem.copies;
+}
+static uint64_t mem_hits(const struct tl_nl_dev *d)
+{
+	return d->mem.hits;
+}
+static uint64_t mem_misses(const struct tl_nl_dev *d)
+{
+	return d->mem.misses;
+}
+static uint64_t mem_fills(const struct tl_nl_dev *d)
+{
+	return d->mem.fills;
+}
+static uint64_t mem_evictions(const struct tl_nl_dev *d)
+{
+	return d->mem.evictions;
+}
+static uint64_t mem_invalidations(const struct tl_nl_dev *d)
+{
+	return d->mem.invalidations;
+}
+
 static const struct family families_before_mode[] = {
 	{ "dm_tier_device_size_bytes", "gauge",
 	  "Virtual size of the dm-tier device.", PER_DEVICE, false, size_bytes,
@@ -204,6 +238,30 @@ static const struct family families_before_mode[] = {
 	{ "dm_tier_migration_errors_total", "counter",
 	  "Migration copies that failed since activation.", PER_DEVICE, true,
 	  mig_errors, NULL },
+	{ "dm_tier_mem_capacity_bytes", "gauge",
+	  "Size cap of the memory tier (mem_size_mb).", PER_MEM, false,
+	  mem_max, NULL },
+	{ "dm_tier_mem_used_bytes", "gauge",
+	  "Node memory the memory tier holds.", PER_MEM, false, mem_used,
+	  NULL },
+	{ "dm_tier_mem_copies", "gauge",
+	  "Extents with a clean copy in the memory tier.", PER_MEM, false,
+	  mem_copies, NULL },
+	{ "dm_tier_mem_hits_total", "counter",
+	  "Reads served from the memory tier since activation.", PER_MEM,
+	  false, mem_hits, NULL },
+	{ "dm_tier_mem_misses_total", "counter",
+	  "Reads of mapped extents not served from the memory tier since activation.",
+	  PER_MEM, false, mem_misses, NULL },
+	{ "dm_tier_mem_fills_total", "counter",
+	  "Copies made in the memory tier since activation.", PER_MEM, false,
+	  mem_fills, NULL },
+	{ "dm_tier_mem_evictions_total", "counter",
+	  "Copies dropped for room since activation.", PER_MEM, false,
+	  mem_evictions, NULL },
+	{ "dm_tier_mem_invalidations_total", "counter",
+	  "Copies dropped or rewritten by writes and discards since activation.",
+	  PER_MEM, false, mem_invalidations, NULL },
 };
 
 static void head(struct tl_strbuf *b, const char *name, const char *type,
@@ -234,6 +292,14 @@ static void family_samples(struct tl_strbuf *b, const struct family *f,
 		d = &devs[i];
 		if (f->needs_migration && !d->has_migration)
 			continue;
+		if (f->scope == PER_MEM) {
+			if (!d->mem.present)
+				continue;
+			dev_label(b, f->name, d);
+			tl_strbuf_printf(b, ",node=\"%u\"} %llu\n", d->mem.node,
+					 (unsigned long long)f->dev_u64(d));
+			continue;
+		}
 		if (f->scope == PER_DEVICE) {
 			dev_label(b, f->name, d);
 			tl_strbuf_printf(b, "} %llu\n",

@@ -43,7 +43,7 @@ const char *const tl_nl_policy_keys[TL_NL_POLICY_N] = {
 	"auto_migrate",	     "high_watermark",	   "low_watermark",
 	"demote_age",	     "drain_deadline",	   "promote_hits",
 	"promote_window",    "migration_bandwidth", "migration_inflight",
-	"redirect_writes",
+	"redirect_writes",   "mem_promote_hits",  "mem_size_mb",
 };
 
 int tl_nl_policy_key(const char *key)
@@ -120,20 +120,50 @@ static int get_str(const struct nlattr *a, char *buf, size_t len)
 #define OPT_STR(tb, type, dst) \
 	((tb)[type] ? get_str((tb)[type], (dst), sizeof(dst)) : 0)
 
+/* The memory tier's nest: DURABLE 0 (or, failing that, class "mem"). */
+static int parse_mem_tier(struct nlattr **tb, struct tl_mem_stats *m)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = OPT_U32(tb, DM_TIER_A_TIER_NUMA_NODE, &m->node);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_BYTES_MAX, &m->bytes_max);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_BYTES_USED, &m->bytes_used);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_COPIES, &m->copies);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_HITS, &m->hits);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_MISSES, &m->misses);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_FILLS, &m->fills);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_EVICTIONS, &m->evictions);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_MEM_INVALIDATIONS,
+			     &m->invalidations);
+	if (ret)
+		return ret;
+	m->present = true;
+	return 0;
+}
+
 static int parse_tier(struct nlattr *nest, struct tl_nl_dev *dev)
 {
 	struct nlattr *tb[DM_TIER_A_TIER_MAX + 1];
 	struct tl_nl_tier t = { 0 };
+	uint32_t durable = 1;
 	int ret;
 
 	if (nla_parse_nested(tb, DM_TIER_A_TIER_MAX, nest, NULL) < 0)
 		return -EINVAL;
 	if (!tb[DM_TIER_A_TIER_INDEX] ||
 	    get_u32(tb[DM_TIER_A_TIER_INDEX], &t.index) ||
-	    t.index >= TIER_MAX_TIERS)
+	    t.index > TIER_MAX_TIERS)
 		return -EINVAL;
+	if (OPT_U32(tb, DM_TIER_A_TIER_DURABLE, &durable) ||
+	    OPT_STR(tb, DM_TIER_A_TIER_CLASS, t.tier_class))
+		return -EINVAL;
+	if (!durable || !strcmp(t.tier_class, "mem"))
+		return parse_mem_tier(tb, &dev->mem);
+	if (t.index >= TIER_MAX_TIERS)
+		return -EINVAL;
+	t.durable = true;
 	ret = OPT_STR(tb, DM_TIER_A_TIER_DEVICE, t.device);
-	ret = ret ?: OPT_STR(tb, DM_TIER_A_TIER_CLASS, t.tier_class);
 	ret = ret ?: OPT_STR(tb, DM_TIER_A_TIER_STATE, t.state);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_CAPACITY_EXTENTS, &t.capacity_extents);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_USED_EXTENTS, &t.used_extents);
@@ -264,6 +294,57 @@ int tl_nl_parse_policy(struct nlattr *nest, struct tl_nl_policy *pol)
 		pol->set |= 1U << i;
 	}
 	return 0;
+}
+
+/* A kernel word into a status word: "unknown" when missing or too long. */
+static void status_word(char *dst, const char *src)
+{
+	if (!src[0] || strlen(src) >= TL_WORD_LEN)
+		src = "unknown";
+	snprintf(dst, TL_WORD_LEN, "%s", src);
+}
+
+void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st)
+{
+	const struct tl_nl_migration *m = &dev->migration;
+	uint32_t i;
+
+	memset(st, 0, sizeof(*st));
+	status_word(st->metadata_mode, dev->metadata_mode);
+	st->commits = dev->commits;
+	st->extent_sectors = dev->extent_bytes >> TIER_SECTOR_SHIFT;
+	st->virt_extents = dev->virt_extents;
+	st->mapped_extents = dev->mapped_extents;
+	st->nr_tiers = min(dev->nr_tiers, (uint32_t)TIER_MAX_TIERS);
+	for (i = 0; i < st->nr_tiers; i++) {
+		const struct tl_nl_tier *t = &dev->tiers[i];
+		struct tl_status_tier *o = &st->tier[i];
+
+		status_word(o->state, t->state);
+		if (t->tier_class[0] && strlen(t->tier_class) < TL_WORD_LEN)
+			snprintf(o->tier_class, sizeof(o->tier_class), "%s",
+				 t->tier_class);
+		o->total_extents = t->capacity_extents;
+		o->used_extents = t->used_extents;
+		o->read_ios = t->read_ios;
+		o->write_ios = t->write_ios;
+		o->io_errors = t->io_errors;
+		o->mapped_extents = t->mapped_extents;
+	}
+	st->nospc_errors = dev->nospc_errors;
+	st->has_io_errors = true;
+	st->mig.present = dev->has_migration;
+	if (dev->has_migration) {
+		st->mig.promotions = m->promotions;
+		st->mig.demotions = m->demotions;
+		st->mig.moved_bytes = m->bytes_moved;
+		st->mig.in_flight = m->in_flight;
+		st->mig.above_high_ms = m->above_high_ms;
+		st->mig.errors = m->errors;
+		st->mig.manual_pending = m->manual_pending;
+	}
+	status_word(st->mig.pace, m->pace);
+	st->mem = dev->mem;
 }
 
 int tl_nl_put_policy(struct nl_msg *msg, const struct tl_nl_policy *pol)
@@ -455,7 +536,9 @@ static int kernel_error(const struct req *r, struct tl_err *err)
 		return TL_USAGE;
 	case EBUSY:
 		tl_fail(err, TL_FAIL, "%s: %s", who, why);
-		tl_err_append(err, "an earlier migrate or pin request is still running; wait for its migration-done event ('tierctl watch') and retry");
+		/* The kernel's extack already says what is busy. */
+		tl_err_append(err, "%swait for its migration-done event ('tierctl watch') and retry",
+			      r->extack[0] ? "" : "an earlier migrate or pin request is still running; ");
 		return TL_FAIL;
 	default:
 		tl_fail(err, TL_FAIL, "%s: %s", who, why);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "tl.h"
+#include "tl-status.h"
 
 #define TL_NOFEATURE 3 /* tierctl exit code 3: the kernel lacks the feature */
 
@@ -39,6 +40,7 @@ struct tl_nl_tier {
 	uint64_t read_ios;
 	uint64_t write_ios;
 	uint64_t io_errors;
+	bool durable;		/* DURABLE attribute, 1 when absent */
 };
 
 struct tl_nl_migration {
@@ -53,7 +55,7 @@ struct tl_nl_migration {
 };
 
 /* Settings; index = DM_TIER_A_POLICY_* - 1. @set has bit i when v[i] is present. */
-#define TL_NL_POLICY_N 10
+#define TL_NL_POLICY_N 12
 struct tl_nl_policy {
 	uint32_t set;
 	uint32_t v[TL_NL_POLICY_N];
@@ -78,6 +80,9 @@ struct tl_nl_dev {
 	struct tl_nl_tier tiers[TIER_MAX_TIERS];
 	bool has_migration;
 	struct tl_nl_migration migration;
+	/* The memory tier: the tier nest with DURABLE 0 (index nr_tiers),
+	 * not counted in @nr_tiers nor stored in @tiers. */
+	struct tl_mem_stats mem;
 	uint32_t event;		/* enum dm_tier_event, 0 if none */
 	bool has_event_tier;
 	uint32_t event_tier;
@@ -151,6 +156,12 @@ int tl_nl_parse_dev_msg(struct nlmsghdr *nlh, struct tl_nl_dev *dev);
 int tl_nl_parse_dev_attrs(struct nlattr *head, int len, struct tl_nl_dev *dev);
 int tl_nl_parse_policy(struct nlattr *nest, struct tl_nl_policy *pol);
 int tl_nl_parse_extent(struct nlattr *nest, struct tl_nl_extent *ext);
+/*
+ * The dev-get reply as struct tl_status, the form tl_print_status() prints
+ * (the status line's parse is the other source): io errors reported, the
+ * kernel's class per tier, "unknown" for words the kernel left out.
+ */
+void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st);
 /* Append DM_TIER_A_DEV_POLICY with the fields in @pol->set. 0 or -EMSGSIZE. */
 int tl_nl_put_policy(struct nl_msg *msg, const struct tl_nl_policy *pol);
 

@@ -1141,68 +1141,25 @@ static int write_lines(const char *dir, const char *path, char **lines,
  * @add (if not NULL) where the first of them was (or at the end), write it
  * back atomically. Comments and malformed lines are kept as they are.
  */
+/* A record line names @arg's target (tl_state_update()'s match). */
+static bool record_line_is_target(const char *line, void *arg)
+{
+	struct tl_nvmf_entry e;
+
+	return tl_nvmf_record_parse_line(line, &e, NULL) == TL_OK &&
+	       tl_nvmf_same_target(&e.uri, arg);
+}
+
 static int record_update(const struct tl_nvmf_uri *u,
 			 const struct tl_nvmf_entry *add, struct tl_err *err)
 {
-	const char *dir = state_dir();
-	char path[PATH_MAX], newline[1024], **lines = NULL, **out = NULL;
-	size_t nr = 0, nout = 0, i;
-	bool placed = false, changed = false;
-	int ret, dfd;
+	char newline[1024];
 
-	snprintf(path, sizeof(path), "%s", tl_nvmf_record_path());
-	ret = make_dirs(dir, err);
-	if (ret)
-		return ret;
-	/* Two tierctl commands at once must not lose each other's lines. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return tl_fail(err, TL_FAIL, "cannot open %s: %s", dir,
-			       strerror(errno));
-	if (flock(dfd, LOCK_EX)) {
-		ret = tl_fail(err, TL_FAIL, "cannot lock %s: %s", dir,
-			      strerror(errno));
-		goto out;
-	}
-	ret = read_lines(path, &lines, &nr, err);
-	if (ret)
-		goto out;
 	if (add)
 		tl_nvmf_record_format_line(add, newline, sizeof(newline));
-	out = calloc(nr + 2, sizeof(*out));
-	if (!out) {
-		ret = tl_fail(err, TL_FAIL, "out of memory");
-		goto out;
-	}
-	if (!nr && add)
-		out[nout++] = RECORD_HEADER;
-	for (i = 0; i < nr; i++) {
-		struct tl_nvmf_entry e;
-
-		if (tl_nvmf_record_parse_line(lines[i], &e, NULL) != TL_OK ||
-		    !tl_nvmf_same_target(&e.uri, u)) {
-			out[nout++] = lines[i];
-			continue;
-		}
-		if (add && !placed) {
-			changed |= strcmp(lines[i], newline) != 0;
-			out[nout++] = newline;
-			placed = true;
-		} else {
-			changed = true;
-		}
-	}
-	if (add && !placed) {
-		out[nout++] = newline;
-		changed = true;
-	}
-	if (changed)
-		ret = write_lines(dir, path, out, nout, err);
-out:
-	free(out);
-	free_lines(lines, nr);
-	close(dfd);
-	return ret;
+	return tl_state_update(tl_nvmf_record_path(), RECORD_HEADER,
+			       add ? newline : NULL, record_line_is_target,
+			       (void *)u, err);
 }
 
 int tl_nvmf_record_add(const struct tl_nvmf_uri *u,
@@ -1240,4 +1197,100 @@ int tl_nvmf_connect_recorded(struct tl_err *err)
 	}
 	tl_nvmf_record_free(&rec);
 	return failed;
+}
+
+/* ---- the state directory, shared with the memory tier record ---- */
+
+const char *tl_state_dir(void)
+{
+	return state_dir();
+}
+
+int tl_state_read_lines(const char *path, char ***lines, size_t *nr,
+			struct tl_err *err)
+{
+	return read_lines(path, lines, nr, err);
+}
+
+void tl_state_free_lines(char **lines, size_t nr)
+{
+	free_lines(lines, nr);
+}
+
+int tl_state_write_lines(const char *path, char **lines, size_t nr,
+			 struct tl_err *err)
+{
+	const char *dir = state_dir();
+	int ret = make_dirs(dir, err);
+
+	return ret ? ret : write_lines(dir, path, lines, nr, err);
+}
+
+int tl_state_update(const char *path, const char *header, const char *line,
+		    bool (*match)(const char *line, void *arg), void *arg,
+		    struct tl_err *err)
+{
+	char **lines = NULL, **out = NULL;
+	bool placed = false, changed = false;
+	size_t nr = 0, nout = 0, i;
+	int ret, lock;
+
+	/* Two tierctl commands at once must not lose each other's lines. */
+	lock = tl_state_lock(err);
+	if (lock < 0)
+		return TL_FAIL;
+	ret = read_lines(path, &lines, &nr, err);
+	if (ret)
+		goto out;
+	out = calloc(nr + 2, sizeof(*out));
+	if (!out) {
+		ret = tl_fail(err, TL_FAIL, "out of memory");
+		goto out;
+	}
+	if (!nr && line)
+		out[nout++] = (char *)header;
+	for (i = 0; i < nr; i++) {
+		if (!match(lines[i], arg)) {
+			out[nout++] = lines[i];
+			continue;
+		}
+		if (line && !placed) {
+			changed |= strcmp(lines[i], line) != 0;
+			out[nout++] = (char *)line;
+			placed = true;
+		} else {
+			changed = true;
+		}
+	}
+	if (line && !placed) {
+		out[nout++] = (char *)line;
+		changed = true;
+	}
+	if (changed)
+		ret = tl_state_write_lines(path, out, nout, err);
+out:
+	free(out);
+	free_lines(lines, nr);
+	close(lock);
+	return ret ? TL_FAIL : TL_OK;
+}
+
+int tl_state_lock(struct tl_err *err)
+{
+	const char *dir = state_dir();
+	int ret = make_dirs(dir, err), dfd;
+
+	if (ret)
+		return -1;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		tl_fail(err, TL_FAIL, "cannot open %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (flock(dfd, LOCK_EX)) {
+		tl_fail(err, TL_FAIL, "cannot lock %s: %s", dir, strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	return dfd;
 }

@@ -133,4 +133,28 @@ struct tl_nvmf_record {
 int tl_nvmf_record_load(struct tl_nvmf_record *rec, struct tl_err *err);
 void tl_nvmf_record_free(struct tl_nvmf_record *rec);
 
+/*
+ * The state directory ($TIER_STATE_DIR, default /etc/dm-tier) for other
+ * records (mem.conf): its path; a file's lines (a missing file has none);
+ * replacing a file atomically (the directory is created); an exclusive lock
+ * on the directory (returns the fd to close(), or -1 with @err set).
+ */
+const char *tl_state_dir(void);
+int tl_state_read_lines(const char *path, char ***lines, size_t *nr,
+			struct tl_err *err);
+void tl_state_free_lines(char **lines, size_t nr);
+int tl_state_write_lines(const char *path, char **lines, size_t nr,
+			 struct tl_err *err);
+int tl_state_lock(struct tl_err *err);
+/*
+ * Rewrite the record @path under the lock: the lines @match()es are
+ * dropped, @line (if not NULL) takes the place of the first of them (or
+ * goes at the end; @header first in a new file); comments and other lines
+ * stay. Written atomically, and only when something changed.
+ * Return: TL_OK or TL_FAIL (@err set).
+ */
+int tl_state_update(const char *path, const char *header, const char *line,
+		    bool (*match)(const char *line, void *arg), void *arg,
+		    struct tl_err *err);
+
 #endif /* DM_TIER_TL_NVMF_H */

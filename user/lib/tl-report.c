@@ -10,14 +10,27 @@ void tl_print_list(const struct tl_list_entry *v, size_t n)
 	char size[TL_SIZE_STR_LEN];
 	size_t i;
 
-	print_arr_begin(NULL, n ? "NAME                 SIZE        TIERS  UUID\n" :
+	print_arr_begin(NULL, n ? "NAME                 SIZE        TIERS  MEMORY TIER          UUID\n" :
 				  "no dm-tier devices\n");
 	for (i = 0; i < n; i++) {
+		char mem[64];
+
 		print_obj_begin(NULL);
 		print_str("name", "%-20s ", v[i].name);
 		print_u64_text("size_bytes", "%-11s ", v[i].size_bytes,
 			       tl_size_str(v[i].size_bytes, size));
 		print_u64("nr_tiers", "%-6llu ", v[i].nr_tiers);
+		if (v[i].has_mem) {
+			snprintf(mem, sizeof(mem), "%s on node %u",
+				 tl_size_str(v[i].mem_bytes_max, size),
+				 v[i].mem_node);
+			print_u64("mem_node", NULL, v[i].mem_node);
+			print_u64_text("mem_bytes_max", "%-20s ",
+				       v[i].mem_bytes_max, mem);
+		} else {
+			print_null("mem_node", NULL);
+			print_null("mem_bytes_max", "-                    ");
+		}
 		print_str("uuid", "%s\n", v[i].uuid);
 		print_obj_end();
 	}
@@ -36,15 +49,20 @@ static unsigned int permille(u64 part, u64 whole)
 
 static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 {
-	const struct tl_status_tier *t = &v->st->tier[i];
+	const struct tl_status *st = v->st;
+	const struct tl_status_tier *t = &st->tier[i];
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], c[TL_SIZE_STR_LEN];
-	u64 free_ext = t->total_extents - t->used_extents;
+	u64 free_ext = t->total_extents > t->used_extents ?
+		       t->total_extents - t->used_extents : 0;
 	unsigned int pm = permille(t->used_extents, t->total_extents);
+	const char *cls = t->tier_class[0] ? t->tier_class :
+					     tl_class_name(v->tier_class[i]);
 
 	print_obj_begin(NULL);
 	print_u64("index", "  %-5llu ", i);
-	print_str("device", "%-20s ", v->tier_path[i]);
-	print_str("class", "%-8s ", tl_class_name(v->tier_class[i]));
+	print_str("device", "%-20s ", v->tier_path[i] ? v->tier_path[i] : "-");
+	print_str("class", "%-8s ", cls);
+	print_bool("durable", "%-7s ", true);
 	print_str("state", "%-9s ", t->state);
 	print_u64("capacity_extents", NULL, t->total_extents);
 	print_u64("used_extents", NULL, t->used_extents);
@@ -56,12 +74,65 @@ static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 	print_text(" (%3u.%u%%) ", pm / 10, pm % 10);
 	print_u64_text("free_bytes", " %-11s", free_ext * ext,
 		       tl_size_str(free_ext * ext, c));
-	if (v->st->mig.present)
+	if (st->mig.present)
 		print_u64("mapped_extents", " %-10llu", t->mapped_extents);
 	else
 		print_null("mapped_extents", " -         ");
 	print_u64("read_ios", " %-12llu", t->read_ios);
-	print_u64("write_ios", " %llu\n", t->write_ios);
+	print_u64("write_ios", " %-12llu", t->write_ios);
+	if (st->has_io_errors)
+		print_u64("io_errors", " %llu\n", t->io_errors);
+	else
+		print_null("io_errors", " -\n");
+	print_obj_end();
+}
+
+/*
+ * The memory tier: one more element of "tiers" (index nr_tiers, class mem,
+ * not durable) with its own numbers, one line in text.
+ */
+static void print_mem_tier(const struct tl_status *st)
+{
+	const struct tl_mem_stats *m = &st->mem;
+	u64 ext = st->extent_sectors * 512;
+	u64 slots = ext ? m->bytes_max / ext : 0;
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], node[32];
+	unsigned int pm = permille(m->copies, slots);
+	int hit = tl_mem_hit_permille(m);
+
+	snprintf(node, sizeof(node), "numa node %u", m->node);
+	print_obj_begin(NULL);
+	print_u64("index", "  %-5llu ", st->nr_tiers);
+	print_null("device", NULL);
+	print_text("%-20s ", node);
+	print_str("class", "%-8s ", "mem");
+	print_bool("durable", "%-7s ", false);
+	print_str("state", "%-9s ", "ok");
+	print_u64("numa_node", NULL, m->node);
+	/* Capacity in extents like the durable tiers; "used" is the copies
+	 * (the node memory itself is taken in full at activation). */
+	print_u64("capacity_extents", NULL, slots);
+	print_u64("used_extents", NULL, m->copies);
+	print_u64_text("copies_bytes", "%9s", m->copies * ext,
+		       tl_size_str(m->copies * ext, a));
+	print_u64_text("mem_bytes_max", " / %-9s", m->bytes_max,
+		       tl_size_str(m->bytes_max, b));
+	print_text(" (%3u.%u%%) ", pm / 10, pm % 10);
+	print_u64("mem_bytes_used", NULL, m->bytes_used);
+	print_u64("mem_copies", " %llu copies", m->copies);
+	if (hit < 0) {
+		print_null("hit_ratio", ", hit ratio -");
+	} else {
+		print_double("hit_ratio", NULL,
+			     (double)m->hits / ((double)m->hits + (double)m->misses));
+		print_text(", hit ratio %d.%d%%", hit / 10, hit % 10);
+	}
+	print_u64("mem_hits", " (%llu hits", m->hits);
+	print_u64("mem_misses", ", %llu misses)", m->misses);
+	print_u64("mem_fills", ", %llu fills", m->fills);
+	print_u64("mem_evictions", ", %llu evictions", m->evictions);
+	print_u64("mem_invalidations", ", %llu invalidations\n",
+		  m->invalidations);
 	print_obj_end();
 }
 
@@ -119,7 +190,10 @@ void tl_print_status(const struct tl_status_view *v)
 		       tl_size_str(ext, b));
 	print_u64("virt_extents", NULL, st->virt_extents);
 	print_u64("nr_tiers", ", %llu tier", st->nr_tiers);
-	print_text("%s\n", st->nr_tiers == 1 ? "" : "s");
+	print_text("%s", st->nr_tiers == 1 ? "" : "s");
+	if (st->mem.present)
+		print_text(" + a memory tier on NUMA node %u", st->mem.node);
+	print_text("\n");
 	print_str("metadata_mode", "  metadata:  %s", st->metadata_mode);
 	print_u64("commits", ", %llu commits", st->commits);
 	if (v->meta_path)
@@ -140,9 +214,11 @@ void tl_print_status(const struct tl_status_view *v)
 	print_bool("discard_passdown", ", discard passdown %s\n",
 		   t->discard_passdown);
 	print_migration(&st->mig);
-	print_arr_begin("tiers", "  tier  device               class    state          used / capacity            free        mapped     reads        writes\n");
+	print_arr_begin("tiers", "  tier  device               class    durable state          used / capacity            free        mapped     reads        writes       io errors\n");
 	for (i = 0; i < st->nr_tiers; i++)
 		print_tier(v, i, ext);
+	if (st->mem.present)
+		print_mem_tier(st);
 	print_arr_end();
 	print_u64("nospc_errors", "  nospc errors: %llu\n", st->nospc_errors);
 	print_obj_end();

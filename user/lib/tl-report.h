@@ -15,16 +15,24 @@
  * @name:       DM name.
  * @uuid:       DM uuid.
  * @size_bytes: device size.
- * @nr_tiers:   tiers in its table (0 when the table did not parse).
+ * @nr_tiers:   durable tiers in its table (0 when the table did not parse).
+ * @has_mem:    it has a memory tier, on NUMA node @mem_node, of
+ *              @mem_bytes_max bytes.
  */
 struct tl_list_entry {
 	char name[128];
 	char uuid[129];
 	u64 size_bytes;
 	u32 nr_tiers;
+	bool has_mem;
+	u32 mem_node;
+	u64 mem_bytes_max;
 };
 
-/* JSON: array of {name, size_bytes, nr_tiers, uuid}; text: a table. */
+/*
+ * JSON: array of {name, size_bytes, nr_tiers, mem_node, mem_bytes_max,
+ * uuid} (the mem_ keys null without a memory tier); text: a table.
+ */
 void tl_print_list(const struct tl_list_entry *v, size_t n);
 
 /**
@@ -56,10 +64,19 @@ struct tl_status_view {
  * on tier 0), suspended, mapped_extents, mapped_bytes, commit_interval_ms,
  * reserve_pct, discard_passdown, migration {pace, in_flight, promotions,
  * demotions, bytes_moved, above_high_ms, errors, manual_pending} (null when
- * the module does not report it), tiers[] {index, device, class, state,
- * capacity_extents, used_extents, free_extents, capacity_bytes, used_bytes,
- * free_bytes, mapped_extents (null when not reported), read_ios,
- * write_ios}, nospc_errors.
+ * the module does not report it), tiers[] {index, device, class, durable
+ * (true), state, capacity_extents, used_extents, free_extents, used_bytes,
+ * capacity_bytes, free_bytes, mapped_extents (null when not reported),
+ * read_ios, write_ios, io_errors (null when not reported)}, then for a
+ * memory tier one more element {index (= nr_tiers), device (null), class
+ * "mem", durable (false), numa_node, mem_bytes_used, mem_bytes_max,
+ * mem_copies, hit_ratio (hits / (hits + misses), 0..1, null before the
+ * first read), mem_hits, mem_misses, mem_fills, mem_evictions,
+ * mem_invalidations}, nospc_errors.
+ *
+ * @v->st comes from the status line (tl_status_parse()) or from netlink
+ * (tl_nl_dev_to_status()); a tier's class is the one @v->st reports, else
+ * @v->tier_class[].
  */
 void tl_print_status(const struct tl_status_view *v);
 

@@ -119,6 +119,65 @@ static int parse_migration(int argc, char **argv, struct tl_status *out,
 	return TL_OK;
 }
 
+#define TL_STATUS_MEM 9
+
+/*
+ * The memory tier part after the last mapped_i: none (a module without it,
+ * reported as no memory tier) or all 9 fields; later fields are ignored.
+ */
+static int parse_mem(int argc, char **argv, struct tl_mem_stats *m,
+		     struct tl_err *err)
+{
+	static const char *const names[TL_STATUS_MEM] = {
+		"NUMA node",	  "size",	   "bytes used",
+		"copy count",	  "hit count",	   "miss count",
+		"fill count",	  "eviction count", "invalidation count",
+	};
+	u64 *nums[TL_STATUS_MEM] = {
+		NULL,	     &m->bytes_max, &m->bytes_used,
+		&m->copies,  &m->hits,	    &m->misses,
+		&m->fills,   &m->evictions, &m->invalidations,
+	};
+	u64 node = 0;
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	if (argc == 0)
+		return TL_OK;
+	if (argc < TL_STATUS_MEM)
+		return tl_fail(err, TL_FAIL,
+			       "status line: memory tier fields cut short: %d after the per-tier mapped counts, expected %d",
+			       argc, TL_STATUS_MEM);
+	for (i = 1; i < TL_STATUS_MEM; i++) {
+		if (!parse_u64(argv[i], nums[i]))
+			return tl_fail(err, TL_FAIL,
+				       "status line: bad memory tier %s '%s'",
+				       names[i], argv[i]);
+	}
+	if (!strcmp(argv[0], "-")) {
+		memset(m, 0, sizeof(*m));
+		return TL_OK;
+	}
+	if (!parse_u64(argv[0], &node) || node > U32_MAX)
+		return tl_fail(err, TL_FAIL,
+			       "status line: bad memory tier %s '%s'", names[0],
+			       argv[0]);
+	m->node = (u32)node;
+	m->present = true;
+	return TL_OK;
+}
+
+int tl_mem_hit_permille(const struct tl_mem_stats *m)
+{
+	double reads = (double)m->hits + (double)m->misses;
+
+	if (!m->hits && !m->misses)
+		return -1;
+	/* Rounded down, so that 100.0% means no miss at all. */
+	return m->misses ? (int)min(999.0, (double)m->hits * 1000.0 / reads) :
+			   1000;
+}
+
 int tl_status_parse(const char *line, struct tl_status *st,
 		    struct tl_err *err)
 {
@@ -231,6 +290,12 @@ int tl_status_parse(const char *line, struct tl_status *st,
 	}
 	if (parse_migration(argc - need, argv + need, &out, err))
 		goto out;
+	if (out.mig.present) {
+		int used = need + TL_STATUS_MIG + (int)out.nr_tiers;
+
+		if (parse_mem(argc - used, argv + used, &out.mem, err))
+			goto out;
+	}
 	*st = out;
 	rc = TL_OK;
 out:
@@ -240,10 +305,82 @@ out:
 
 #define TL_TABLE_MAX_WORDS 64
 
+static const struct {
+	const char *key;
+	u32 min, max;
+} mem_keys[] = {
+	{ "mem_node", 0, TL_MEM_NODE_MAX },
+	{ "mem_size_mb", 1, TL_MEM_SIZE_MB_MAX },
+	{ "mem_promote_hits", 1, TL_MEM_PROMOTE_HITS_MAX },
+};
+
+/*
+ * Take the memory tier keys out of the optional arguments of @argv (into
+ * @mem), so that the table parses whether or not kernel/core's parser
+ * knows them; @cnt holds the new count word. Returns the new word count or
+ * -1 with @why set. Anything malformed is left for tier_table_parse().
+ */
+static int take_mem_keys(int argc, char **argv, struct tl_mem_cfg *mem,
+			 char *cnt, size_t cnt_len, const char **why)
+{
+	u64 nr_tiers, count, v;
+	u32 seen = 0, vals[ARRAY_SIZE(mem_keys)] = { 0 };
+	int base, i, w, k;
+
+	memset(mem, 0, sizeof(*mem));
+	if (argc < 2 || !parse_u64(argv[1], &nr_tiers) ||
+	    nr_tiers > TIER_MAX_TIERS || argc <= 2 + (int)nr_tiers)
+		return argc;
+	base = 2 + (int)nr_tiers;
+	if (!parse_u64(argv[base], &count) || count != (u64)(argc - base - 1) ||
+	    count % 2)
+		return argc;
+	for (i = w = base + 1; i < argc; i += 2) {
+		for (k = 0; k < (int)ARRAY_SIZE(mem_keys); k++)
+			if (!strcmp(argv[i], mem_keys[k].key))
+				break;
+		if (k == (int)ARRAY_SIZE(mem_keys)) {
+			argv[w++] = argv[i];
+			argv[w++] = argv[i + 1];
+			continue;
+		}
+		if (seen & (1U << k)) {
+			*why = "memory tier key given twice";
+			return -1;
+		}
+		if (!parse_u64(argv[i + 1], &v) || v < mem_keys[k].min ||
+		    v > mem_keys[k].max) {
+			*why = k == 0 ? "mem_node out of range (0..1023)" :
+			       k == 1 ? "mem_size_mb out of range (1..1048576)" :
+					"mem_promote_hits out of range (1..65535)";
+			return -1;
+		}
+		seen |= 1U << k;
+		vals[k] = (u32)v;
+	}
+	if (!(seen & 1) != !(seen & 2)) {
+		*why = "mem_node and mem_size_mb go together";
+		return -1;
+	}
+	if ((seen & 4) && !(seen & 1)) {
+		*why = "mem_promote_hits without a memory tier (mem_node)";
+		return -1;
+	}
+	mem->on = seen & 1;
+	mem->node = vals[0];
+	mem->size_mb = vals[1];
+	mem->promote_hits = seen & 4 ? vals[2] : TL_MEM_PROMOTE_HITS_DEF;
+	if (w == base + 1)
+		return base;	/* no option left: no count word either */
+	snprintf(cnt, cnt_len, "%d", w - base - 1);
+	argv[base] = cnt;
+	return w;
+}
+
 int tl_table_parse_line(const char *line, struct tl_table *tt,
 			struct tl_err *err)
 {
-	char *argv[TL_TABLE_MAX_WORDS];
+	char *argv[TL_TABLE_MAX_WORDS], cnt[16];
 	const char *why = NULL;
 	int argc;
 
@@ -256,7 +393,8 @@ int tl_table_parse_line(const char *line, struct tl_table *tt,
 	argc = split_words(tt->words, argv, TL_TABLE_MAX_WORDS);
 	if (argc < 0)
 		return tl_fail(err, TL_FAIL, "table line has too many words");
-	if (tier_table_parse(argc, argv, &tt->t, &why))
+	argc = take_mem_keys(argc, argv, &tt->mem, cnt, sizeof(cnt), &why);
+	if (argc < 0 || tier_table_parse(argc, argv, &tt->t, &why))
 		return tl_fail(err, TL_FAIL, "table line '%s': %s", line,
 			       why ? why : "invalid");
 	return TL_OK;
@@ -309,4 +447,69 @@ int tl_table_build(u32 nr_tiers, u32 extent_shift, const char *const *tier_dev,
 	if (tier_table_format(&t, buf, len) < 0)
 		return tl_fail(err, TL_FAIL, "table line too long");
 	return TL_OK;
+}
+
+int tl_table_add_mem(char *buf, size_t len, u32 nr_tiers,
+		     const struct tl_mem_cfg *mem, struct tl_err *err)
+{
+	char *argv[TL_TABLE_MAX_WORDS], *copy, extra[128];
+	u64 count = 0;
+	size_t used = 0;
+	int argc, base = 2 + (int)nr_tiers, i, n, added;
+
+	if (!mem || !mem->on)
+		return TL_OK;
+	if (mem->node > TL_MEM_NODE_MAX || !mem->size_mb ||
+	    mem->size_mb > TL_MEM_SIZE_MB_MAX ||
+	    mem->promote_hits > TL_MEM_PROMOTE_HITS_MAX)
+		return tl_fail(err, TL_FAIL,
+			       "memory tier settings out of range (node %u, %u MiB, promote hits %u)",
+			       mem->node, mem->size_mb, mem->promote_hits);
+	copy = strdup(buf);
+	if (!copy)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	argc = split_words(copy, argv, TL_TABLE_MAX_WORDS);
+	if (argc < base || (argc > base && !parse_u64(argv[base], &count))) {
+		free(copy);
+		return tl_fail(err, TL_FAIL, "table line '%s' is malformed", buf);
+	}
+	added = 4;
+	n = snprintf(extra, sizeof(extra), "mem_node %u mem_size_mb %u",
+		     mem->node, mem->size_mb);
+	if (mem->promote_hits && mem->promote_hits != TL_MEM_PROMOTE_HITS_DEF) {
+		n += snprintf(extra + n, sizeof(extra) - n,
+			      " mem_promote_hits %u", mem->promote_hits);
+		added += 2;
+	}
+	buf[0] = '\0';
+	for (i = 0; i <= argc; i++) {
+		char num[24];
+		const char *word;
+
+		if (i == base) {
+			snprintf(num, sizeof(num), "%llu",
+				 (unsigned long long)count + added);
+			word = num;
+		} else if (i == argc) {
+			word = extra;	/* after the last option */
+		} else {
+			word = argv[i];
+		}
+		n = snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+			     word);
+		if (n < 0 || (size_t)n >= len - used)
+			goto too_long;
+		used += n;
+		if (i == argc && i == base) {	/* no option before: count, then keys */
+			n = snprintf(buf + used, len - used, " %s", extra);
+			if (n < 0 || (size_t)n >= len - used)
+				goto too_long;
+			used += n;
+		}
+	}
+	free(copy);
+	return TL_OK;
+too_long:
+	free(copy);
+	return tl_fail(err, TL_FAIL, "table line too long");
 }

@@ -12,9 +12,14 @@
  *   <promotions> <demotions> <moved_bytes> <in_flight> <pace>
  *   <above_high_ms> <migration_errors> <manual_pending>
  *   <mapped_0> ... <mapped_{nr_tiers-1}>
+ *   then, from a module with the memory tier (9 fields):
+ *   <mem_node> <mem_bytes_max> <mem_bytes_used> <mem_copies> <mem_hits>
+ *   <mem_misses> <mem_fills> <mem_evictions> <mem_invalidations>
+ *   (mem_node "-" and the rest 0 when the device has no memory tier).
  * A line that ends after <nospc_errors> (an older module) parses with the
- * migration part marked absent; fields a later kernel appends after the
- * last mapped_i are ignored; a migration part cut short is an error.
+ * migration part marked absent, one that ends after the last mapped_i with
+ * no memory tier; fields a later kernel appends after those are ignored; a
+ * migration or memory part cut short is an error.
  */
 #ifndef DM_TIER_TL_STATUS_H
 #define DM_TIER_TL_STATUS_H
@@ -24,14 +29,67 @@
 
 #define TL_WORD_LEN 16
 
+/**
+ * struct tl_status_tier - one durable tier.
+ * @state:          "ok", "degraded", later "offline".
+ * @tier_class:     class the kernel reports (netlink: from the superblock),
+ *                  "" when it does not (status line): the printer then uses
+ *                  what sysfs suggests.
+ * @io_errors:      errors counted on the tier (netlink only, see
+ *                  struct tl_status @has_io_errors).
+ * @mapped_extents: extents of the map on this tier; 0 if absent.
+ */
 struct tl_status_tier {
-	char state[TL_WORD_LEN];	/* "ok", later "degraded", "offline" */
+	char state[TL_WORD_LEN];
+	char tier_class[TL_WORD_LEN];
 	u64 total_extents;
 	u64 used_extents;
 	u64 read_ios;
 	u64 write_ios;
-	u64 mapped_extents;	/* extents of the map on this tier; 0 if absent */
+	u64 io_errors;
+	u64 mapped_extents;
 };
+
+/* Highest NUMA node number the table accepts for mem_node. */
+#define TL_MEM_NODE_MAX 1023
+/* mem_size_mb range of the table. */
+#define TL_MEM_SIZE_MB_MAX 1048576
+/* mem_promote_hits range and default. */
+#define TL_MEM_PROMOTE_HITS_MAX 65535
+#define TL_MEM_PROMOTE_HITS_DEF 2
+
+/**
+ * struct tl_mem_stats - the memory tier (volatile clean copies on a NUMA
+ * node; index nr_tiers), as the status line's last 9 fields or netlink's
+ * extra tier nest report it.
+ * @present:       the device has a memory tier (false: every number is 0).
+ * @node:          the NUMA node its pages come from.
+ * @bytes_max:     its size cap (mem_size_mb).
+ * @bytes_used:    node memory it holds now.
+ * @copies:        extents with a valid copy in memory.
+ * @hits, @misses: reads of mapped extents served / not served from memory.
+ * @fills:         copies made; @evictions: dropped for room;
+ * @invalidations: dropped or rewritten because the extent was written or
+ *                 discarded.
+ */
+struct tl_mem_stats {
+	bool present;
+	u32 node;
+	u64 bytes_max;
+	u64 bytes_used;
+	u64 copies;
+	u64 hits;
+	u64 misses;
+	u64 fills;
+	u64 evictions;
+	u64 invalidations;
+};
+
+/*
+ * hits / (hits + misses) in tenths of a percent, or -1 when there was no
+ * read (then "-" is shown, JSON null).
+ */
+int tl_mem_hit_permille(const struct tl_mem_stats *m);
 
 /**
  * struct tl_status_migration - the migration part of the status line.
@@ -59,6 +117,14 @@ struct tl_status_migration {
 	u64 manual_pending;
 };
 
+/**
+ * struct tl_status - what the kernel reports about a device, from either
+ * source: the status line (tl_status_parse()) or netlink's dev-get
+ * (tl_nl_dev_to_status()). One printer (tl_print_status()) serves both.
+ * @nr_tiers:      durable tiers (the memory tier is not counted).
+ * @has_io_errors: @tier[].io_errors are reported (netlink).
+ * @mem:           the memory tier.
+ */
 struct tl_status {
 	char metadata_mode[TL_WORD_LEN];	/* "rw", "ro", "fail" */
 	u64 commits;
@@ -68,7 +134,9 @@ struct tl_status {
 	u32 nr_tiers;
 	struct tl_status_tier tier[TIER_MAX_TIERS];
 	u64 nospc_errors;
+	bool has_io_errors;
 	struct tl_status_migration mig;
+	struct tl_mem_stats mem;
 };
 
 /**
@@ -90,12 +158,30 @@ int tl_status_parse(const char *line, struct tl_status *st,
 		    struct tl_err *err);
 
 /**
+ * struct tl_mem_cfg - the memory tier's table keys.
+ * @on:           mem_node and mem_size_mb are (to be) in the table.
+ * @node:         mem_node (0..TL_MEM_NODE_MAX).
+ * @size_mb:      mem_size_mb (1..TL_MEM_SIZE_MB_MAX).
+ * @promote_hits: mem_promote_hits (1..TL_MEM_PROMOTE_HITS_MAX; 0 or the
+ *                default: not written).
+ */
+struct tl_mem_cfg {
+	bool on;
+	u32 node;
+	u32 size_mb;
+	u32 promote_hits;
+};
+
+/**
  * struct tl_table - a parsed table line, owning its words.
  * @t:     the parsed table; its device pointers point into @words.
+ * @mem:   the memory tier keys (mem_node, mem_size_mb, mem_promote_hits),
+ *         read here whether or not kernel/core's parser knows them.
  * @words: private copy of the line.
  */
 struct tl_table {
 	struct tier_table t;
+	struct tl_mem_cfg mem;
 	char *words;
 };
 
@@ -126,5 +212,17 @@ void tl_table_free(struct tl_table *tt);
 int tl_table_build(u32 nr_tiers, u32 extent_shift, const char *const *tier_dev,
 		   const char *metadata_dev, char *buf, size_t len,
 		   struct tl_err *err);
+
+/**
+ * tl_table_add_mem() - add the memory tier keys to a table line built by
+ * tl_table_build() (the optional-argument count is adjusted).
+ * @buf, @len: the line, changed in place.
+ * @nr_tiers:  its tier count (the words before the options).
+ * @mem:       nothing is added unless @mem->on.
+ *
+ * Return: TL_OK, or TL_FAIL when the line does not fit or is malformed.
+ */
+int tl_table_add_mem(char *buf, size_t len, u32 nr_tiers,
+		     const struct tl_mem_cfg *mem, struct tl_err *err);
 
 #endif /* DM_TIER_TL_STATUS_H */

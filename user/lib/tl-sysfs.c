@@ -177,6 +177,31 @@ static u32 nvme_class(const char *dir)
 static u32 detect_class(const char *sysroot, unsigned int maj,
 			unsigned int min, int depth);
 
+/* Whether a path component of @dir is @prefix followed by a digit. */
+static bool has_component(const char *dir, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+
+	for (p = dir; (p = strchr(p, '/')); p++) {
+		if (!strncmp(p + 1, prefix, n) && p[1 + n] >= '0' &&
+		    p[1 + n] <= '9')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A namespace of the nvdimm (libnvdimm) bus: persistent memory, also CXL
+ * persistent memory regions, whose sysfs path runs through ndbusN (the
+ * bus, e.g. under nvdimm-bridgeN for CXL) or regionN/namespaceN.M.
+ */
+static bool is_nd_namespace(const char *dir)
+{
+	return has_component(dir, "ndbus") ||
+	       (has_component(dir, "region") && has_component(dir, "namespace"));
+}
+
 /* All slaves of a stacked device agree on a class: that class. */
 static u32 slaves_class(const char *sysroot, const char *dir, int depth)
 {
@@ -224,7 +249,7 @@ static u32 detect_class(const char *sysroot, unsigned int maj,
 		return TIER_CLASS_UNKNOWN;
 	name = strrchr(dir, '/');
 	name = name ? name + 1 : dir;
-	if (!strncmp(name, "pmem", 4))
+	if (!strncmp(name, "pmem", 4) || is_nd_namespace(dir))
 		return TIER_CLASS_PMEM;
 	if (!strncmp(name, "nvme", 4))
 		return nvme_class(dir);

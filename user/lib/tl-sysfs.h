@@ -25,7 +25,9 @@ int tl_sysfs_devname(const char *sysroot, unsigned int maj, unsigned int min,
 /**
  * tl_sysfs_detect_class() - the tier class sysfs suggests.
  *
- * pmem* → pmem; nvme* → by the controller's transport: pcie → nvme, tcp,
+ * pmem*, or a device whose sysfs path runs through an nvdimm bus (ndbusN,
+ * or regionN/namespaceN.M: persistent memory and CXL pmem regions) → pmem;
+ * nvme* → by the controller's transport: pcie → nvme, tcp,
  * rdma, fc, loop → nvmf (for a native multipath disk the first controller
  * of the subsystem decides); a partition is classed like its disk; dm-* and
  * md* inherit the class of their slaves when all of them agree; anything

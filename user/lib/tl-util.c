@@ -6,6 +6,7 @@
 #include <sys/random.h>
 
 #include "tl.h"
+#include "tl-mem.h"
 #include "units.h"
 
 int tl_fail(struct tl_err *err, int rc, const char *fmt, ...)
@@ -188,10 +189,11 @@ int tl_parse_virt_size(const char *s, u32 extent_shift, u64 *sectors,
 
 int tl_check_tier_arg(const char *arg, struct tl_err *err)
 {
-	if (!strncmp(arg, "numa:", 5))
-		return tl_fail(err, TL_USAGE,
-			       "--tier %s: memory tiers are not supported yet",
-			       arg);
+	u32 node;
+	u64 bytes;
+
+	if (tl_numa_is_spec(arg))
+		return tl_numa_parse(arg, &node, &bytes, err);
 	if (!*arg)
 		return tl_fail(err, TL_USAGE, "--tier needs a block device");
 	return TL_OK;

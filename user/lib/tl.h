@@ -88,8 +88,9 @@ int tl_parse_extent_size(const char *s, u32 *shift, struct tl_err *err);
 int tl_parse_virt_size(const char *s, u32 extent_shift, u64 *sectors,
 		       struct tl_err *err);
 /*
- * A --tier argument that is not a path: "numa:NODE:SIZE" is reserved for
- * memory tiers. TL_USAGE (with the message) when @arg uses it, else TL_OK.
+ * A --tier argument: a memory tier "numa:NODE:SIZE" must be well formed
+ * (tl_numa_parse()), anything else must not be empty. TL_OK or TL_USAGE
+ * with the message.
  */
 int tl_check_tier_arg(const char *arg, struct tl_err *err);
 

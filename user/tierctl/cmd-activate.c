@@ -12,6 +12,7 @@
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-group.h"
+#include "tl-mem.h"
 #include "tl-nvmf.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
@@ -110,9 +111,44 @@ static int read_group_sb(const struct tl_groups *gs, const struct tl_group *g,
 	return TL_OK;
 }
 
+/*
+ * The memory tier `tierctl create` recorded for @g (mem.conf, by uuid),
+ * added to @params when its NUMA node can still supply it; otherwise a
+ * warning, and the device is activated without it (it holds only copies).
+ */
+static void add_mem_tier(const struct tl_group *g, char *params, size_t len,
+			 struct tl_mem_cfg *mem)
+{
+	char hex[TL_UUID_HEX_LEN + 1];
+	struct tl_err err = { "" };
+	int rc;
+
+	tl_uuid_hex(g->uuid, hex);
+	rc = tl_mem_record_get(hex, mem, &err);
+	if (rc) {
+		if (rc == TL_FAIL)
+			warn("%s: %s; activating without a memory tier", g->name,
+			     err.msg);
+		mem->on = false;
+		return;
+	}
+	rc = tl_numa_check(TL_SYSROOT, mem->node, (u64)mem->size_mb << 20,
+			   1ULL << (g->extent_shift + TIER_SECTOR_SHIFT), &err);
+	if (!rc)
+		rc = tl_table_add_mem(params, len, g->nr_tiers, mem, &err);
+	if (rc) {
+		warn("%s: memory tier of %u MiB on NUMA node %u not re-created: %s; activating without it (the data is all on the durable tiers; fix %s to change it)",
+		     g->name, mem->size_mb, mem->node, err.msg,
+		     tl_mem_record_path());
+		mem->on = false;
+	}
+}
+
 static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 {
 	char dm_uuid[TL_DM_UUID_LEN + 1], params[4096], size[TL_SIZE_STR_LEN];
+	char base[sizeof(params)];
+	struct tl_mem_cfg mem;
 	struct tl_err err = { "" };
 	struct tl_dm_dev d;
 	struct tier_sb sb;
@@ -144,11 +180,28 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 	if (tl_group_table(gs, g, sb.virt_extents, params, sizeof(params),
 			   &sectors, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
-	if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, params, &err))
-		return report(TIERCTL_EXIT_FAIL, &err);
-	printf("activated /dev/mapper/%s: %s, %u tier%s\n", g->name,
+	memcpy(base, params, sizeof(base));
+	add_mem_tier(g, params, sizeof(params), &mem);
+	if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, params, &err)) {
+		if (!mem.on)
+			return report(TIERCTL_EXIT_FAIL, &err);
+		/* A module without the memory tier refuses its keys: the
+		 * device itself does not need it. */
+		warn("%s: the table with the memory tier was refused (%s); activating without it (the data is all on the durable tiers)",
+		     g->name, err.msg);
+		mem.on = false;
+		err.msg[0] = '\0';
+		if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, base,
+				 &err))
+			return report(TIERCTL_EXIT_FAIL, &err);
+	}
+	printf("activated /dev/mapper/%s: %s, %u tier%s", g->name,
 	       tl_size_str(sectors << TIER_SECTOR_SHIFT, size), g->nr_tiers,
 	       g->nr_tiers == 1 ? "" : "s");
+	if (mem.on)
+		printf(" + a memory tier of %s on NUMA node %u",
+		       tl_size_str((u64)mem.size_mb << 20, size), mem.node);
+	printf("\n");
 	return TIERCTL_EXIT_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "tl-create.h"
 #include "tl-disk.h"
 #include "tl-dm.h"
+#include "tl-mem.h"
 #include "tl-nvmf.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
@@ -182,7 +183,8 @@ static int record_remote_tiers(const char *name, const struct remote_tier *rt,
 			       int nr_tiers, const struct tl_nvmf_opts *o);
 
 static void print_created(const char *name, const struct tier_fresh *f,
-			  const struct member *m, const struct remote_tier *rt)
+			  const struct member *m, const struct remote_tier *rt,
+			  const struct tl_mem_cfg *mem)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
 	char hex[TL_UUID_HEX_LEN + 1];
@@ -199,8 +201,32 @@ static void print_created(const char *name, const struct tier_fresh *f,
 		       tl_size_str(f->lo.tier[i].nr_extents << shift, a),
 		       rt[i].is_remote ? "  " : "",
 		       rt[i].is_remote ? rt[i].uri_text : "");
+	if (mem->on)
+		printf("  tier %u  %-20s %-8s %s  (not durable: clean copies of hot extents)\n",
+		       f->lo.nr_tiers, "numa node", "mem",
+		       tl_size_str((u64)mem->size_mb << 20, a));
+	if (mem->on)
+		printf("          node %u; recorded in %s for 'tierctl activate'\n",
+		       mem->node, tl_mem_record_path());
 	if (f->lo.meta_ext)
 		printf("  metadata %s\n", m[f->lo.nr_tiers].dev->path);
+}
+
+/* --mem-promote-hits: 1..65535. */
+static int parse_promote_hits(const char *s, u32 *out, struct tl_err *err)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < 1 ||
+	    v > TL_MEM_PROMOTE_HITS_MAX)
+		return tl_fail(err, TL_USAGE,
+			       "--mem-promote-hits %s: give a number of reads from 1 to %d",
+			       s, TL_MEM_PROMOTE_HITS_MAX);
+	*out = (u32)v;
+	return TL_OK;
 }
 
 int cmd_create(int argc, char **argv)
@@ -214,12 +240,16 @@ int cmd_create(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
 		{ "reconnect-delay", required_argument, NULL, 'R' },
+		{ "mem-promote-hits", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tier_args[TIER_MAX_TIERS + 1], *class_args[TIER_MAX_TIERS];
 	const char *extent_arg = NULL, *size_arg = NULL, *meta_arg = NULL;
 	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL;
+	const char *hits_arg = NULL, *mem_arg = NULL;
+	struct tl_mem_cfg mem;
+	char uuid_hex[TL_UUID_HEX_LEN + 1];
 	struct remote_tier rt[TIER_MAX_TIERS];
 	struct tl_nvmf_opts nvmf_opts;
 	int nr_remote = 0;
@@ -272,6 +302,9 @@ int cmd_create(int argc, char **argv)
 		case 'R':
 			reconnect_arg = optarg;
 			break;
+		case 'P':
+			hits_arg = optarg;
+			break;
 		}
 	}
 	if (optind >= argc)
@@ -285,13 +318,20 @@ int cmd_create(int argc, char **argv)
 				   name);
 	if (!nr_tiers)
 		return usage_error("create: no --tier given; a device needs at least one");
+	rc = tl_numa_take(tier_args, &nr_tiers, &mem, &mem_arg, &err);
+	if (rc)
+		return report(rc, &err);
+	if (hits_arg && !mem.on)
+		return usage_error("create: --mem-promote-hits applies to a memory tier (--tier numa:NODE:SIZE); none is given");
+	if (hits_arg) {
+		rc = parse_promote_hits(hits_arg, &mem.promote_hits, &err);
+		if (rc)
+			return report(rc, &err);
+	}
 	memset(rt, 0, sizeof(rt));
 	for (i = 0; i < nr_tiers; i++) {
 		int j;
 
-		if (!strncmp(tier_args[i], "numa:", 5))
-			return usage_error("create: --tier %s: memory tiers (numa:NODE:SIZE) are not supported yet; see the CXL memory tier issue",
-					   tier_args[i]);
 		if (!tl_nvmf_is_uri(tier_args[i])) {
 			rc = tl_check_tier_arg(tier_args[i], &err);
 			if (rc)
@@ -328,8 +368,8 @@ int cmd_create(int argc, char **argv)
 			return report(rc, &err);
 	}
 	if (nr_classes && nr_classes != nr_tiers)
-		return usage_error("create: %d --class for %d --tier; give one per tier, in the same order (auto to detect)",
-				   nr_classes, nr_tiers);
+		return usage_error("create: %d --class for %d --tier device%s; give one per device tier (not for numa:), in the same order (auto to detect)",
+				   nr_classes, nr_tiers, nr_tiers == 1 ? "" : "s");
 	if (extent_arg) {
 		rc = tl_parse_extent_size(extent_arg, &req.extent_shift, &err);
 		if (rc)
@@ -338,6 +378,15 @@ int cmd_create(int argc, char **argv)
 	if (size_arg) {
 		rc = tl_parse_virt_size(size_arg, req.extent_shift,
 					&req.virt_sectors, &err);
+		if (rc)
+			return report(rc, &err);
+	}
+
+	/* The memory tier's node, before anything touches a device. */
+	if (mem.on) {
+		rc = tl_numa_check(TL_SYSROOT, mem.node, (u64)mem.size_mb << 20,
+				   1ULL << (req.extent_shift + TIER_SECTOR_SHIFT),
+				   &err);
 		if (rc)
 			return report(rc, &err);
 	}
@@ -470,18 +519,39 @@ int cmd_create(int argc, char **argv)
 	rc = tl_table_build(f.lo.nr_tiers, f.lo.extent_shift, paths,
 			    meta_arg ? paths[TIER_META_DEV] : NULL, params,
 			    sizeof(params), &err);
+	if (!rc)
+		rc = tl_table_add_mem(params, sizeof(params), f.lo.nr_tiers,
+				      &mem, &err);
 	if (rc)
 		goto out;
+	/* Recorded before the table is loaded: an 'activate' after a failed
+	 * load re-creates the memory tier too. */
+	tl_uuid_hex(f.uuid, uuid_hex);
+	if (mem.on) {
+		struct tl_err rerr = { "" };
+
+		if (tl_mem_record_set(uuid_hex, &mem, &rerr)) {
+			char line[256];
+
+			tl_mem_record_format_line(uuid_hex, &mem, line,
+						  sizeof(line));
+			warn("%s; 'tierctl activate' will not re-create the memory tier: add the line '%s' to %s",
+			     rerr.msg, line, tl_mem_record_path());
+		}
+	}
 	tl_dm_uuid(f.uuid, dm_uuid);
 	rc = tl_dm_create(name, dm_uuid, f.lo.virt_extents << f.lo.extent_shift,
 			  TL_DM_TARGET, params, &err);
 	if (rc) {
+		if (mem.on)
+			tl_err_append(&err,
+				      "a dm-tier module that predates the memory tier refuses mem_node/mem_size_mb ('modinfo dm-tier'); 'tierctl activate' then activates the device without it");
 		tl_err_append(&err,
 			      "the devices were formatted as '%s'; once the problem is fixed, run 'tierctl activate %s'",
 			      name, name);
 		goto out;
 	}
-	print_created(name, &f, m, rt);
+	print_created(name, &f, m, rt, &mem);
 	return record_remote_tiers(name, rt, nr_tiers, &nvmf_opts);
 out:
 	close_members(m, n);

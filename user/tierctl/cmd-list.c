@@ -86,6 +86,9 @@ static int nl_list_add(const struct tl_nl_dev *dev, void *arg)
 	snprintf(e->name, sizeof(e->name), "%s", dev->name);
 	e->size_bytes = dev->size_bytes;
 	e->nr_tiers = dev->nr_tiers;
+	e->has_mem = dev->mem.present;
+	e->mem_node = dev->mem.node;
+	e->mem_bytes_max = dev->mem.bytes_max;
 	if (!dm_uuid_from_text(dev->uuid, e->uuid, sizeof(e->uuid))) {
 		struct tl_dm_dev d;
 
@@ -173,8 +176,12 @@ int cmd_list(int argc, char **argv)
 			snprintf(v[nr].name, sizeof(v[nr].name), "%s", d.name);
 			snprintf(v[nr].uuid, sizeof(v[nr].uuid), "%s", d.uuid);
 			v[nr].size_bytes = d.length << TIER_SECTOR_SHIFT;
-			if (!tl_table_parse_line(d.params, &tt, NULL))
+			if (!tl_table_parse_line(d.params, &tt, NULL)) {
 				v[nr].nr_tiers = tt.t.nr_tiers;
+				v[nr].has_mem = tt.mem.on;
+				v[nr].mem_node = tt.mem.node;
+				v[nr].mem_bytes_max = (u64)tt.mem.size_mb << 20;
+			}
 			tl_table_free(&tt);
 			nr++;
 		}
@@ -200,8 +207,14 @@ static void dev_path(const char *word, char *buf, size_t len)
 	snprintf(buf, len, "%s", word);
 }
 
+/*
+ * "tierctl status" for either source: @st from the status line or from
+ * netlink (tl_nl_dev_to_status()), @tt the table (options, devices), @nd
+ * the netlink reply for the tiers' kernel names (NULL on the DM path).
+ */
 static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
-		       const struct tl_table *tt, bool json)
+		       const struct tl_table *tt, const struct tl_nl_dev *nd,
+		       bool json)
 {
 	char paths[TIER_MAX_TIERS][TL_PATH_LEN], meta[TL_PATH_LEN];
 	struct tl_status_view v = {
@@ -216,10 +229,18 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 
 	for (i = 0; i < st->nr_tiers; i++) {
 		unsigned int maj, min;
+		bool in_table = i < tt->t.nr_tiers;
 
-		dev_path(tt->t.tier_dev[i], paths[i], sizeof(paths[i]));
+		if (nd && nd->tiers[i].device[0])
+			snprintf(paths[i], sizeof(paths[i]), "/dev/%s",
+				 nd->tiers[i].device);
+		else if (in_table)
+			dev_path(tt->t.tier_dev[i], paths[i], sizeof(paths[i]));
+		else
+			snprintf(paths[i], sizeof(paths[i]), "-");
 		v.tier_path[i] = paths[i];
-		if (!tl_parse_devt(tt->t.tier_dev[i], &maj, &min))
+		if (in_table && !st->tier[i].tier_class[0] &&
+		    !tl_parse_devt(tt->t.tier_dev[i], &maj, &min))
 			v.tier_class[i] = tl_sysfs_detect_class(TL_SYSROOT, maj,
 								min);
 	}
@@ -232,158 +253,6 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 	print_close();
 }
 
-/* part / whole in tenths of a percent, without overflow. */
-static unsigned int permille(u64 part, u64 whole)
-{
-	if (!whole)
-		return 0;
-	if (part > U64_MAX / 1000)
-		return part / (whole / 1000 ? whole / 1000 : 1);
-	return part * 1000 / whole;
-}
-
-/* "4.1 s" for 4100 ms. */
-static const char *ms_str(u64 ms, char *buf, size_t len)
-{
-	snprintf(buf, len, "%llu.%llu s", (unsigned long long)(ms / 1000),
-		 (unsigned long long)(ms % 1000 / 100));
-	return buf;
-}
-
-static void print_nl_tier(const struct tl_nl_dev *dev, const struct tl_table *tt,
-			  u32 i)
-{
-	const struct tl_nl_tier *t = &dev->tiers[i];
-	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], c[TL_SIZE_STR_LEN];
-	char path[TL_PATH_LEN];
-	u64 ext = dev->extent_bytes;
-	u64 free_ext = t->capacity_extents > t->used_extents ?
-		       t->capacity_extents - t->used_extents : 0;
-	unsigned int pm = permille(t->used_extents, t->capacity_extents);
-	const char *cls = t->tier_class;
-
-	if (t->device[0])
-		snprintf(path, sizeof(path), "/dev/%s", t->device);
-	else if (i < tt->t.nr_tiers)
-		dev_path(tt->t.tier_dev[i], path, sizeof(path));
-	else
-		snprintf(path, sizeof(path), "-");
-	if (!cls[0]) {
-		unsigned int maj, min;
-
-		cls = "unknown";
-		if (i < tt->t.nr_tiers &&
-		    !tl_parse_devt(tt->t.tier_dev[i], &maj, &min))
-			cls = tl_class_name(tl_sysfs_detect_class(TL_SYSROOT, maj, min));
-	}
-	print_obj_begin(NULL);
-	print_u64("index", "  %-5llu ", i);
-	print_str("device", "%-20s ", path);
-	print_str("class", "%-8s ", cls);
-	print_str("state", "%-9s ", t->state[0] ? t->state : "unknown");
-	print_u64("capacity_extents", NULL, t->capacity_extents);
-	print_u64("used_extents", NULL, t->used_extents);
-	print_u64("free_extents", NULL, free_ext);
-	print_u64_text("used_bytes", "%9s", t->used_extents * ext,
-		       tl_size_str(t->used_extents * ext, a));
-	print_u64_text("capacity_bytes", " / %-9s", t->capacity_extents * ext,
-		       tl_size_str(t->capacity_extents * ext, b));
-	print_text(" (%3u.%u%%) ", pm / 10, pm % 10);
-	print_u64_text("free_bytes", " %-11s", free_ext * ext,
-		       tl_size_str(free_ext * ext, c));
-	if (dev->has_migration)
-		print_u64("mapped_extents", " %-10llu", t->mapped_extents);
-	else
-		print_null("mapped_extents", " -         ");
-	print_u64("read_ios", " %-12llu", t->read_ios);
-	print_u64("write_ios", " %-12llu", t->write_ios);
-	print_u64("io_errors", " %llu\n", t->io_errors);
-	print_obj_end();
-}
-
-static void print_nl_migration(const struct tl_nl_dev *dev)
-{
-	const struct tl_nl_migration *m = &dev->migration;
-	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
-
-	if (!dev->has_migration) {
-		print_null("migration",
-			   "  migration: not reported (the dm-tier module predates migration)\n");
-		return;
-	}
-	print_obj_begin("migration");
-	print_str("pace", "  migration: pace %s", m->pace[0] ? m->pace : "unknown");
-	print_u64("in_flight", ", %llu in flight", m->in_flight);
-	print_u64("promotions", ", %llu up", m->promotions);
-	print_u64("demotions", ", %llu down", m->demotions);
-	print_u64_text("bytes_moved", ", %s moved", m->bytes_moved,
-		       tl_size_str(m->bytes_moved, a));
-	print_u64_text("above_high_ms", ", %s above high watermark",
-		       m->above_high_ms, ms_str(m->above_high_ms, b, sizeof(b)));
-	print_u64("errors", ", %llu errors", m->errors);
-	print_u64("manual_pending",
-		  m->manual_pending ? ", %llu extents left to migrate" : NULL,
-		  m->manual_pending);
-	print_text("\n");
-	print_obj_end();
-}
-
-/*
- * "tierctl status" from netlink's dev-get, with the table line for the
- * options and devices: the keys of tl_print_status() plus each tier's
- * io_errors (and the state the kernel reports).
- */
-static void print_nl_status(const struct tl_dm_dev *d, const struct tl_table *tt,
-			    const struct tl_nl_dev *dev, bool json)
-{
-	const struct tier_table *t = &tt->t;
-	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], dm[160], meta[TL_PATH_LEN];
-	u64 ext = dev->extent_bytes, size = d->length << TIER_SECTOR_SHIFT;
-	unsigned int pm = permille(dev->mapped_extents, dev->virt_extents);
-	u32 i;
-
-	snprintf(dm, sizeof(dm), "/dev/mapper/%s", d->name);
-	print_open(json);
-	print_obj_begin(NULL);
-	print_str("name", "%s:", d->name);
-	print_str("uuid", NULL, d->uuid);
-	print_str("dm_device", NULL, dm);
-	print_u64_text("size_bytes", " %s", size, tl_size_str(size, a));
-	print_u64_text("extent_bytes", ", %s extents", ext, tl_size_str(ext, b));
-	print_u64("virt_extents", NULL, dev->virt_extents);
-	print_u64("nr_tiers", ", %llu tier", dev->nr_tiers);
-	print_text("%s\n", dev->nr_tiers == 1 ? "" : "s");
-	print_str("metadata_mode", "  metadata:  %s",
-		  dev->metadata_mode[0] ? dev->metadata_mode : "unknown");
-	print_u64("commits", ", %llu commits", dev->commits);
-	if (t->metadata_dev) {
-		dev_path(t->metadata_dev, meta, sizeof(meta));
-		print_str("metadata_device", ", on %s", meta);
-	} else {
-		print_null("metadata_device", ", on tier 0");
-	}
-	print_bool("suspended", d->suspended ? ", SUSPENDED" : NULL, d->suspended);
-	print_text("\n");
-	print_u64("mapped_extents", "  mapped:    %llu", dev->mapped_extents);
-	print_u64_text("mapped_bytes", " extents (%s)", dev->mapped_extents * ext,
-		       tl_size_str(dev->mapped_extents * ext, a));
-	print_text(" of %llu, %u.%u%%\n", (unsigned long long)dev->virt_extents,
-		   pm / 10, pm % 10);
-	print_u64("commit_interval_ms", "  options:   commit every %llu ms",
-		  t->commit_interval_ms);
-	print_u64("reserve_pct", ", %llu%% reserve", t->reserve_pct);
-	print_bool("discard_passdown", ", discard passdown %s\n",
-		   t->discard_passdown);
-	print_nl_migration(dev);
-	print_arr_begin("tiers", "  tier  device               class    state          used / capacity            free        mapped     reads        writes       io errors\n");
-	for (i = 0; i < dev->nr_tiers && i < TIER_MAX_TIERS; i++)
-		print_nl_tier(dev, tt, i);
-	print_arr_end();
-	print_u64("nospc_errors", "  nospc errors: %llu\n", dev->nospc_errors);
-	print_obj_end();
-	print_close();
-}
-
 /*
  * status over netlink. TIERCTL_EXIT_NOFEATURE, without a message, when the
  * module has no dm-tier family (or no dev-get): the caller falls back.
@@ -393,6 +262,7 @@ static int status_netlink(const char *name, bool json)
 	struct tl_err err = { "" };
 	struct tl_table tt = { 0 };
 	struct tl_nl_dev *dev;
+	struct tl_status st;
 	struct tl_dm_dev dt;
 	struct tl_nl *nl;
 	int rc, ret;
@@ -438,8 +308,10 @@ static int status_netlink(const char *name, bool json)
 	if (rc)
 		tl_err_append(&err,
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
-	else
-		print_nl_status(&dt, &tt, dev, json);
+	else {
+		tl_nl_dev_to_status(dev, &st);
+		print_view(&dt, &st, &tt, dev, json);
+	}
 	tl_table_free(&tt);
 	tl_dm_dev_free(&dt);
 	free(dev);
@@ -500,7 +372,7 @@ int cmd_status(int argc, char **argv)
 		tl_err_append(&err,
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	} else {
-		print_view(&ds, &st, &tt, json);
+		print_view(&ds, &st, &tt, NULL, json);
 	}
 	tl_table_free(&tt);
 	tl_dm_dev_free(&ds);

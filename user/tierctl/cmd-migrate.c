@@ -55,22 +55,12 @@ int cmd_migrate(int argc, char **argv)
 	if (parse_range("migrate", range, true, &start, &len))
 		return TIERCTL_EXIT_USAGE;
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return fail("out of memory");
-	rc = nl_open(&nl);
-	if (rc) {
-		free(dev);
+	rc = nl_open_dev("migrate", name, &tier, &nl, &dev);
+	if (rc)
 		return rc;
-	}
-	rc = tl_nl_dev_get(nl, name, dev, &err);
-	if (!rc && tier >= dev->nr_tiers)
-		rc = tl_fail(&err, TL_USAGE, "migrate: %s has tiers 0 to %u, not %u",
-			     name, dev->nr_tiers - 1, tier);
-	if (!rc && !len)	/* "all" */
+	if (!len)	/* "all" */
 		len = dev->size_bytes;
-	if (!rc)
-		rc = tl_nl_migrate(nl, name, start, len, tier, &done, &err);
+	rc = tl_nl_migrate(nl, name, start, len, tier, &done, &err);
 	tl_nl_close(nl);
 	if (rc) {
 		free(dev);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,52 @@ static int pin_range(struct tl_nl *nl, bool pin, const char *name,
 	}
 }
 
+/* --tier of pin: "mem" (PIN_TIER_MEM) or a tier index, the memory tier's
+ * (nr_tiers, at most TIER_MAX_TIERS) included. */
+#define PIN_TIER_MEM (-2)
+
+static int parse_pin_tier(const char *arg, int *tier)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strcmp(arg, "mem")) {
+		*tier = PIN_TIER_MEM;
+		return TIERCTL_EXIT_OK;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > TIER_MAX_TIERS)
+		return usage_error("pin: invalid tier '%s' (a tier index, 0 is the fastest, or mem for the memory tier)",
+				   arg);
+	*tier = (int)v;
+	return TIERCTL_EXIT_OK;
+}
+
+/*
+ * The target tier against the device: "mem" (or the index nr_tiers) needs a
+ * memory tier and becomes nr_tiers, which the kernel reads as "keep
+ * resident in the memory tier".
+ */
+static int resolve_tier(const char *name, const struct tl_nl_dev *dev,
+			int *tier, struct tl_err *err)
+{
+	if (*tier == PIN_TIER_MEM || (*tier >= 0 && (u32)*tier == dev->nr_tiers)) {
+		if (!dev->mem.present)
+			return tl_fail(err, TL_USAGE,
+				       "pin: device %s has no memory tier; create it with --tier numa:NODE:SIZE",
+				       name);
+		*tier = (int)dev->nr_tiers;
+		return TL_OK;
+	}
+	if (*tier >= 0 && (u32)*tier > dev->nr_tiers)
+		return tl_fail(err, TL_USAGE, "pin: %s has tiers 0 to %u%s, not %d",
+			       name, dev->nr_tiers - 1,
+			       dev->mem.present ? " and the memory tier (mem)" : "",
+			       *tier);
+	return TL_OK;
+}
+
 static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -63,16 +110,12 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	while ((c = next_opt(cmd, argc, argv, pin ? "t:r:jH" : "r:jH",
 			     longopts)) != -1) {
 		switch (c) {
-		case 't': {
-			u32 t;
-
+		case 't':
 			if (!pin)
 				return usage_error("unpin: --tier is for pin");
-			if (parse_tier_arg(cmd, optarg, &t))
+			if (parse_pin_tier(optarg, &tier))
 				return TIERCTL_EXIT_USAGE;
-			tier = (int)t;
 			break;
-		}
 		case 'r':
 			if (parse_range(cmd, optarg, false, &start, &len))
 				goto usage;
@@ -124,9 +167,8 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = tl_nl_dev_get(nl, name, dev, &err);
-	if (!rc && tier >= 0 && (u32)tier >= dev->nr_tiers)
-		rc = tl_fail(&err, TL_USAGE, "%s: %s has tiers 0 to %u, not %d", cmd,
-			     name, dev->nr_tiers - 1, tier);
+	if (!rc && tier != -1)
+		rc = resolve_tier(name, dev, &tier, &err);
 	for (i = optind; !rc && i < argc; i++)
 		rc = tl_fiemap_path(argv[i], devt, &rs, &err);
 	if (rc) {
@@ -156,7 +198,11 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	print_u64_text("done_bytes", " (%s)", total * dev->extent_bytes,
 		       tl_size_str(total * dev->extent_bytes, a));
 	print_u64("ranges", " in %llu ranges", rs.nr);
-	if (pin && tier >= 0)
+	if (pin && tier >= 0 && dev->mem.present && (u32)tier == dev->nr_tiers)
+		print_u64("target_tier",
+			  ", keeping them resident in the memory tier (tier %llu)",
+			  tier);
+	else if (pin && tier >= 0)
 		print_u64("target_tier", ", moving to tier %llu", tier);
 	else if (pin)
 		print_null("target_tier", ", where they are");

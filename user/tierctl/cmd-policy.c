@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/dm-tier.h>
+
 #include "print.h"
 #include "tierctl.h"
+#include "tl-mem.h"
 
 static void valid_keys(char *buf, size_t len)
 {
@@ -55,6 +58,53 @@ static void print_policy(const char *name, const struct tl_nl_policy *pol,
 	}
 	print_obj_end();
 	print_close();
+}
+
+#define MEM_KEYS (1U << (DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1) | \
+		  1U << (DM_TIER_A_POLICY_MEM_SIZE_MB - 1))
+
+/*
+ * A changed memory tier setting goes to mem.conf too, so that 'tierctl
+ * activate' re-creates the memory tier as it is now. Only warns: the
+ * change itself is done.
+ */
+static void record_mem(struct tl_nl *nl, const char *name,
+		       const struct tl_nl_policy *got)
+{
+	const int hits = DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1,
+		  size = DM_TIER_A_POLICY_MEM_SIZE_MB - 1;
+	char hex[TL_UUID_HEX_LEN + 1];
+	struct tl_err err = { "" };
+	struct tl_mem_cfg mem;
+	struct tl_nl_dev *dev = calloc(1, sizeof(*dev));
+	size_t i, n = 0;
+
+	if (!dev)
+		return;
+	if (tl_nl_dev_get(nl, name, dev, &err) || !dev->mem.present)
+		goto out;
+	for (i = 0; dev->uuid[i] && n < TL_UUID_HEX_LEN; i++)
+		if (dev->uuid[i] != '-')
+			hex[n++] = dev->uuid[i];
+	hex[n] = '\0';
+	if (n != TL_UUID_HEX_LEN)
+		goto out;
+	if (tl_mem_record_get(hex, &mem, &err)) {
+		memset(&mem, 0, sizeof(mem));
+		mem.on = true;
+		mem.node = dev->mem.node;
+	}
+	if (got->set & (1U << size) && got->v[size])
+		mem.size_mb = got->v[size];
+	if (got->set & (1U << hits) && got->v[hits])
+		mem.promote_hits = got->v[hits];
+	if (!mem.size_mb)
+		goto out;
+	if (tl_mem_record_set(hex, &mem, &err))
+		warn("%s; 'tierctl activate' will re-create the memory tier with its former settings",
+		     err.msg);
+out:
+	free(dev);
 }
 
 int cmd_policy(int argc, char **argv)
@@ -121,6 +171,8 @@ int cmd_policy(int argc, char **argv)
 		rc = tl_nl_policy_set(nl, name, &want, &got, &err);
 	else
 		rc = tl_nl_policy_get(nl, name, &got, &err);
+	if (!rc && (want.set & MEM_KEYS))
+		record_mem(nl, name, &got);
 	tl_nl_close(nl);
 	if (rc)
 		return report(rc, &err);

@@ -22,7 +22,7 @@ int cmd_recover(int argc, char **argv)
 	bool json = tierctl_json;
 	const char *name;
 	struct tl_nl *nl;
-	char *was = NULL;
+	char *was;
 	u32 tier = 0;
 	int c, rc;
 
@@ -46,22 +46,11 @@ int cmd_recover(int argc, char **argv)
 	if (parse_tier_arg("recover", argv[optind + 1], &tier))
 		return TIERCTL_EXIT_USAGE;
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return fail("out of memory");
-	rc = nl_open(&nl);
-	if (rc) {
-		free(dev);
+	rc = nl_open_dev("recover", name, &tier, &nl, &dev);
+	if (rc)
 		return rc;
-	}
-	rc = tl_nl_dev_get(nl, name, dev, &err);
-	if (!rc && tier >= dev->nr_tiers)
-		rc = tl_fail(&err, TL_USAGE, "recover: %s has tiers 0 to %u, not %u",
-			     name, dev->nr_tiers - 1, tier);
-	if (!rc)
-		was = dev->tiers[tier].state;
-	if (!rc)
-		rc = tl_nl_tier_recover(nl, name, tier, &err);
+	was = dev->tiers[tier].state;
+	rc = tl_nl_tier_recover(nl, name, tier, &err);
 	tl_nl_close(nl);
 	if (rc) {
 		free(dev);

@@ -25,9 +25,10 @@ bool tierctl_human;
 static const struct tierctl_cmd commands[] = {
 	{ "create", cmd_create,
 	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
-	  "         [--extent-size SIZE] [--size SIZE] [--class CLASS...]\n"
-	  "         [--metadata-dev DEV] [--force] [--ctrl-loss-tmo SEC]\n"
-	  "         [--reconnect-delay SEC]",
+	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE]\n"
+	  "         [--class CLASS...] [--metadata-dev DEV] [--force]\n"
+	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC]\n"
+	  "         [--mem-promote-hits N]",
 	  "format devices as a new dm-tier device and activate it" },
 	{ "activate", cmd_activate, "activate [NAME | --all]",
 	  "find member devices by their labels and activate the device(s)" },
@@ -42,8 +43,9 @@ static const struct tierctl_cmd commands[] = {
 	{ "migrate", cmd_migrate, "migrate NAME RANGE --to TIER [--json]",
 	  "move the mapped extents of RANGE (START:LEN or all) to TIER" },
 	{ "pin", cmd_pin,
-	  "pin NAME PATH... | --range START:LEN... [--tier N] [--json] [-H]",
-	  "keep files' extents where they are (or move them to tier N)" },
+	  "pin NAME PATH... | --range START:LEN... [--tier N|mem] [--json] [-H]",
+	  "keep files' extents where they are (or move them to tier N,\n"
+	  "      or keep copies resident in the memory tier)" },
 	{ "unpin", cmd_unpin,
 	  "unpin NAME PATH... | --range START:LEN... [--json] [-H]",
 	  "let automatic migration move files' extents again" },
@@ -166,11 +168,13 @@ static void print_usage_list(FILE *f)
 			commands[i].help);
 	fprintf(f,
 		"\nSIZE: bytes or with a binary suffix: 64K, 1M, 1MiB, 10G, 2T, 8s (sectors).\n"
-		"CLASS: nvme, nvmf, pmem or auto (one --class per --tier, in order).\n"
+		"CLASS: nvme, nvmf, pmem or auto (one --class per device --tier, in order).\n"
+		"numa:NODE:SIZE: a memory tier of SIZE (whole MiB) on NUMA node NODE, holding\n"
+		"     clean copies of hot extents; not the first tier; at most one.\n"
 		"RANGE: START:LEN in bytes of the device, with sizes (0:1G, 10M:64M).\n"
 		"KEY: auto_migrate, high_watermark, low_watermark, demote_age, drain_deadline,\n"
 		"     promote_hits, promote_window, migration_bandwidth, migration_inflight,\n"
-		"     redirect_writes ('-' works for '_').\n"
+		"     redirect_writes, mem_promote_hits, mem_size_mb ('-' works for '_').\n"
 		"-H (before or after the command): sizes in text as 1.5 GiB instead of bytes.\n"
 		"Every command accepts -h / --help. See docs/tierctl.md.\n"
 		"\nexit codes: 0 success, 1 failure, 2 usage error,\n"
@@ -222,6 +226,33 @@ int nl_open(struct tl_nl **nl)
 	int rc = tl_nl_open(nl, &err);
 
 	return rc ? report(rc, &err) : TIERCTL_EXIT_OK;
+}
+
+int nl_open_dev(const char *cmd, const char *name, const u32 *tier,
+		struct tl_nl **nl, struct tl_nl_dev **dev)
+{
+	struct tl_err err = { "" };
+	int rc;
+
+	*dev = calloc(1, sizeof(**dev));
+	if (!*dev)
+		return fail("out of memory");
+	rc = nl_open(nl);
+	if (rc)
+		goto fail_free;
+	rc = tl_nl_dev_get(*nl, name, *dev, &err);
+	if (!rc && tier && *tier >= (*dev)->nr_tiers)
+		rc = tl_fail(&err, TL_USAGE, "%s: %s has tiers 0 to %u, not %u",
+			     cmd, name, (*dev)->nr_tiers - 1, *tier);
+	if (!rc)
+		return TIERCTL_EXIT_OK;
+	tl_nl_close(*nl);
+	*nl = NULL;
+	rc = report(rc, &err);
+fail_free:
+	free(*dev);
+	*dev = NULL;
+	return rc;
 }
 
 int parse_range(const char *cmd, const char *arg, bool all_ok, u64 *start,

@@ -79,6 +79,15 @@ int cmd_recover(int argc, char **argv);
 int nl_open(struct tl_nl **nl);
 
 /*
+ * nl_open() and dev-get of device @name into a new *@dev (free() it, and
+ * tl_nl_close() *@nl); with @tier, also check that *@tier is one of its
+ * durable tiers. On failure print why and return the exit code (nothing
+ * left open).
+ */
+int nl_open_dev(const char *cmd, const char *name, const u32 *tier,
+		struct tl_nl **nl, struct tl_nl_dev **dev);
+
+/*
  * A RANGE argument: "START:LEN" with sizes (0:1G, 10M:64M), or "all" when
  * @all_ok (then *start = 0 and *len = 0, meaning the whole device).
  * TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.

@@ -85,8 +85,10 @@ void tierd_dev_forget(struct tierd_dev *d)
 
 void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd)
 {
-	if (nd->nr_tiers)
+	if (nd->nr_tiers) {
 		d->nr_tiers = nd->nr_tiers;
+		d->has_mem = nd->mem.present;
+	}
 	if (nd->extent_bytes)
 		d->extent_bytes = nd->extent_bytes;
 }
@@ -416,9 +418,23 @@ void tierd_reconcile(struct tierd *td, struct tierd_dev *d)
 		return;
 	for (i = 0; i < d->nr_places; i++)
 		d->places[i].seen = false;
-	for (i = 0; i < cd->nr_pins; i++)
-		place_path(td, d, cd->pins[i].path, PLACE_PIN, cd->pins[i].tier,
-			   "pin", &protect, NULL);
+	for (i = 0; i < cd->nr_pins; i++) {
+		int tier = cd->pins[i].tier;
+
+		if (tier == TL_CONF_TIER_MEM) {
+			/* Resident in the memory tier: target tier nr_tiers. */
+			if (!d->has_mem || !d->nr_tiers) {
+				log_warn("%s: pin %s tier=mem: the device has no memory tier (create it with --tier numa:NODE:SIZE); skipped",
+					 d->name, cd->pins[i].path);
+				if (td->once)
+					d->failed = true;
+				continue;
+			}
+			tier = (int)d->nr_tiers;
+		}
+		place_path(td, d, cd->pins[i].path, PLACE_PIN, tier, "pin",
+			   &protect, NULL);
+	}
 	if (cd->checkpoint_dir)
 		checkpoint_retention(td, d, cd, &protect);
 	tl_ranges_free(&protect);

@@ -72,6 +72,7 @@ struct tierd_dev {
 	bool present; /* the kernel has it */
 	bool failed; /* something could not be applied */
 	uint32_t nr_tiers;
+	bool has_mem; /* a memory tier (index nr_tiers) */
 	uint64_t extent_bytes;
 	struct tl_metrics_events events;
 	struct tierd_op *ops;

@@ -88,6 +88,32 @@ enum {
 	DM_TIER_A_TIER_IO_ERRORS, /* u64 */
 	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
 	DM_TIER_A_TIER_PAD, /* pad */
+	/*
+	 * 1 when the tier holds data that survives power loss; 0 for a memory
+	 * tier of clean copies.
+	 */
+	DM_TIER_A_TIER_DURABLE, /* u32 */
+	/* NUMA node a memory tier allocates its pages from (memory tiers only). */
+	DM_TIER_A_TIER_NUMA_NODE, /* u32 */
+	/* Memory tier size cap (mem_size_mb). */
+	DM_TIER_A_TIER_MEM_BYTES_MAX, /* u64 */
+	/* Bytes of node memory the memory tier holds now. */
+	DM_TIER_A_TIER_MEM_BYTES_USED, /* u64 */
+	/* Extents with a valid copy in the memory tier. */
+	DM_TIER_A_TIER_MEM_COPIES, /* u64 */
+	/* Read bios served from the memory tier since activation. */
+	DM_TIER_A_TIER_MEM_HITS, /* u64 */
+	/* Read bios of mapped extents not served from the memory tier. */
+	DM_TIER_A_TIER_MEM_MISSES, /* u64 */
+	/* Copies made (promotions into the memory tier). */
+	DM_TIER_A_TIER_MEM_FILLS, /* u64 */
+	/* Copies dropped to make room (coldest first). */
+	DM_TIER_A_TIER_MEM_EVICTIONS, /* u64 */
+	/*
+	 * Copies dropped or rewritten because the extent was written or
+	 * discarded.
+	 */
+	DM_TIER_A_TIER_MEM_INVALIDATIONS, /* u64 */
 
 	__DM_TIER_A_TIER_MAX,
 	DM_TIER_A_TIER_MAX = (__DM_TIER_A_TIER_MAX - 1)
@@ -127,6 +153,16 @@ enum {
 	DM_TIER_A_POLICY_MIGRATION_BANDWIDTH, /* u32 */
 	DM_TIER_A_POLICY_MIGRATION_INFLIGHT, /* u32 */
 	DM_TIER_A_POLICY_REDIRECT_WRITES, /* u32 */
+	/*
+	 * Reads within promote-window before an extent gets a memory-tier copy
+	 * (table key mem_promote_hits).
+	 */
+	DM_TIER_A_POLICY_MEM_PROMOTE_HITS, /* u32 */
+	/*
+	 * Memory tier size cap in MiB (table key mem_size_mb); 0 when there is no
+	 * memory tier.
+	 */
+	DM_TIER_A_POLICY_MEM_SIZE_MB, /* u32 */
 
 	__DM_TIER_A_POLICY_MAX,
 	DM_TIER_A_POLICY_MAX = (__DM_TIER_A_POLICY_MAX - 1)
@@ -161,14 +197,20 @@ enum {
 	DM_TIER_CMD_POLICY_SET, /* do, admin-perm */
 	/*
 	 * Move the mapped extents of a range to a tier, asynchronously (EBUSY
-	 * while an earlier request runs).
+	 * while an earlier request runs). The memory tier's index (nr-tiers) is
+	 * refused with EINVAL: it holds copies only; use pin.
 	 */
 	DM_TIER_CMD_MIGRATE, /* do, admin-perm */
 	/*
 	 * Pin the mapped extents of a range (persistent; automatic migration
-	 * leaves them alone) and, with target-tier, move them there.
+	 * leaves them alone) and, with target-tier, move them there. With
+	 * target-tier equal to nr-tiers on a device with a memory tier, keep a
+	 * copy of them resident in the memory tier instead (persistent; copied in
+	 * at once and after every activation, never evicted; ENOSPC when they
+	 * would not fit).
 	 */
 	DM_TIER_CMD_PIN, /* do, admin-perm */
+	/* Clear both pins (to a tier and to the memory tier) of a range. */
 	DM_TIER_CMD_UNPIN, /* do, admin-perm */
 	/*
 	 * The heat map; mapped extents only, optionally within a range.
