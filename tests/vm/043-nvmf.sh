@@ -24,14 +24,6 @@ MNT=/mnt/rt
 CONF=/etc/dm-tier/nvmf.conf
 CFS=/sys/kernel/config/nvmet
 
-# The live NVMe/TCP controllers, e.g. "nvme2".
-fabric_ctrls() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/transport" ] && [ "$(cat "$c/transport")" = tcp ] && basename "$c"
-	done
-	return 0
-}
 expect_ctrls() { # count where
 	local n
 	udevadm settle

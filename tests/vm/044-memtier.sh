@@ -75,23 +75,23 @@ mem_summary() { # dev
 }
 
 # MemFree of node $1 is $2 MiB lower (negative: higher) than $3 (KiB),
-# -4/+8 MiB: freed pages wait on the per-CPU lists (not in MemFree) for a
-# while, a few MiB on this node.
+# -12/+8 MiB: pages on the per-CPU free lists are not in MemFree, a few MiB
+# on 6.1 and up to about 10 MiB on 6.12 (whose lists grow): pages freed by a
+# remove may sit there, and an allocation takes those first. The page cache
+# may take some too: up to 10 s of dropping caches and waiting.
 expect_drop() { # node mib before where
-	local now drop
-	now=$(memfree "$1")
-	drop=$((($3 - now) / 1024))
-	echo "$4: node $1 MemFree $(($3 / 1024)) -> $((now / 1024)) MiB"
-	[ $drop -ge $(($2 - 4)) ] && [ $drop -le $(($2 + 8)) ] ||
-		fail "$4: node $1 MemFree changed by $drop MiB, expected $2"
-}
-
-fabric_ctrls() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/transport" ] && [ "$(cat "$c/transport")" = tcp ] && basename "$c"
+	local now drop i
+	for i in $(seq 20); do
+		now=$(memfree "$1")
+		drop=$((($3 - now) / 1024))
+		[ $drop -ge $(($2 - 12)) ] && [ $drop -le $(($2 + 8)) ] && break
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		sleep 0.5
 	done
-	return 0
+	echo "$4: node $1 MemFree $(($3 / 1024)) -> $((now / 1024)) MiB"
+	[ $drop -ge $(($2 - 12)) ] && [ $drop -le $(($2 + 8)) ] ||
+		fail "$4: node $1 MemFree changed by $drop MiB, expected $2 (after $i tries)"
 }
 
 # After a refused create: no device, no connection, no label, no record.
@@ -257,8 +257,10 @@ guest_first() {
 	f0=$(memfree "$n")
 	tierctl remove $DEV
 	expect_drop "$n" -$MEM_MIB "$f0" "remove"
+	# Against the free memory after the remove: what activation takes.
+	f0=$(memfree "$n")
 	tierctl activate $DEV | tee /tmp/activate.out
-	expect_drop "$n" 0 "$f0" "activate"
+	expect_drop "$n" $MEM_MIB "$f0" "activate"
 	tier_set $DEV auto_migrate 0
 	expect_cold "after remove + activate"
 

@@ -58,6 +58,15 @@ expect_status() { # want pattern command...
 	sed 's/^/  said: /' /tmp/out
 }
 
+# The live NVMe/TCP controllers, e.g. "nvme2".
+fabric_ctrls() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/transport" ] && [ "$(cat "$c/transport")" = tcp ] && basename "$c"
+	done
+	return 0
+}
+
 # ---- dm-tier helpers (guest side) --------------------------------------
 
 # Field of `tierctl status NAME --json`: jfield NAME 'tiers[1]["used_extents"]'
