@@ -388,22 +388,36 @@ int tier_table_format(const struct tier_table *t, char *buf, size_t len)
 	return l.pos;
 }
 
-int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
-		       const char **error)
+/*
+ * The key table row of a setting that may change while the table is live
+ * (one u32, not fixed), or NULL with *@error set (unknown or fixed key).
+ */
+static const struct tier_opt *tier_opt_settable(const char *key,
+						const char **error)
 {
 	const struct tier_opt *o = tier_opt_find(key);
-	struct tier_table out;
-	int ret;
 
 	if (!o) {
 		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
-		return -ENOENT;
+		return NULL;
 	}
 	if (o->kind != TIER_OPT_U32 || o->nr_values != 1 ||
 	    (o->flags & TIER_OPT_F_FIXED)) {
 		tier_table_error(error, TIER_TE_OPT_FIXED);
-		return -ENOENT;
+		return NULL;
 	}
+	return o;
+}
+
+int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
+		       const char **error)
+{
+	const struct tier_opt *o = tier_opt_settable(key, error);
+	struct tier_table out;
+	int ret;
+
+	if (!o)
+		return -ENOENT;
 	out = *t;
 	ret = tier_opt_value(o, value, tier_opt_u32(&out, o), error);
 	if (ret)
@@ -421,17 +435,10 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
 int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 		       const char **error)
 {
-	const struct tier_opt *o = tier_opt_find(key);
+	const struct tier_opt *o = tier_opt_settable(key, error);
 
-	if (!o) {
-		tier_table_error(error, TIER_TE_OPT_UNKNOWN);
+	if (!o)
 		return -ENOENT;
-	}
-	if (o->kind != TIER_OPT_U32 || o->nr_values != 1 ||
-	    (o->flags & TIER_OPT_F_FIXED)) {
-		tier_table_error(error, TIER_TE_OPT_FIXED);
-		return -ENOENT;
-	}
 	if (value < o->min || value > o->max)
 		return tier_table_error(error, TIER_TE_OPT_RANGE);
 	*tier_opt_u32(t, o) = value;

@@ -158,16 +158,10 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 		}
 	}
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
-		rc = fail("out of memory");
-		goto out;
-	}
-	rc = nl_open(&nl);
+	rc = nl_open_dev(cmd, name, NULL, &nl, &dev);
 	if (rc)
 		goto out;
-	rc = tl_nl_dev_get(nl, name, dev, &err);
-	if (!rc && tier != -1)
+	if (tier != -1)
 		rc = resolve_tier(name, dev, &tier, &err);
 	for (i = optind; !rc && i < argc; i++)
 		rc = tl_fiemap_path(argv[i], devt, &rs, &err);

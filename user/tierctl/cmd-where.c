@@ -290,14 +290,10 @@ int cmd_where(int argc, char **argv)
 			return rc;
 	}
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return fail("out of memory");
-	rc = nl_open(&nl);
+	rc = nl_open_dev("where", name, NULL, &nl, &dev);
 	if (rc)
 		goto out;
-	rc = tl_nl_dev_get(nl, name, dev, &err);
-	if (!rc && !dev->extent_bytes)
+	if (!dev->extent_bytes)
 		rc = tl_fail(&err, TL_FAIL, "where: the kernel reported no extent size for %s",
 			     name);
 	if (!rc && have_range) {

@@ -229,6 +229,10 @@ static int nl_connect(struct tierd *td)
 static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 {
 	const char *name = tl_nl_event_name(ev->event);
+	const char *mode = ev->event == DM_TIER_EVENT_MODE_CHANGE ?
+				   ev->metadata_mode :
+				   NULL;
+	char tier[24] = "";
 	struct tierd_dev *d;
 	int level = LOG_INFO;
 
@@ -242,22 +246,9 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 	    ev->event == DM_TIER_EVENT_NEAR_FULL)
 		level = LOG_WARNING;
 	if (ev->has_event_tier)
-		tierd_log(level, "%s: event %s, tier %u%s%s", ev->name, name,
-			  ev->event_tier,
-			  ev->event == DM_TIER_EVENT_MODE_CHANGE ?
-				  ", metadata mode " :
-				  "",
-			  ev->event == DM_TIER_EVENT_MODE_CHANGE ?
-				  ev->metadata_mode :
-				  "");
-	else
-		tierd_log(level, "%s: event %s%s%s", ev->name, name,
-			  ev->event == DM_TIER_EVENT_MODE_CHANGE ?
-				  ", metadata mode " :
-				  "",
-			  ev->event == DM_TIER_EVENT_MODE_CHANGE ?
-				  ev->metadata_mode :
-				  "");
+		snprintf(tier, sizeof(tier), ", tier %u", ev->event_tier);
+	tierd_log(level, "%s: event %s%s%s%s", ev->name, name, tier,
+		  mode ? ", metadata mode " : "", mode ? mode : "");
 
 	if (ev->event != DM_TIER_EVENT_DEV_DEL)
 		tierd_dev_update(d, ev);
