@@ -7,13 +7,16 @@
 command -v dkms >/dev/null || fail "dkms missing; run 'make deps'"
 ver=$(sed -n 's/^#define DM_TIER_VERSION_STRING "\(.*\)"/\1/p' "$TOP/include/uapi/linux/dm-tier-version.h")
 grep -qx "PACKAGE_VERSION=\"$ver\"" "$TOP/dkms.conf" || fail "dkms.conf version differs from $ver"
-eval "$("$TOP/tools/kernel-locate" 6.1)"
+# The headers a user's DKMS builds against: the installed ones that plain
+# `make` picks (the bench's guest kernels live in the cache, not here).
+kdir=$("$TOP/tools/kdir") || fail "no installed kernel headers; run 'make deps'"
+KVER=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
 tmp=$TOP/build/dkms-test
 rm -rf "$tmp" && mkdir -p "$tmp/src" "$tmp/tree" "$tmp/install"
 "$TOP/tools/dkms-stage" "$tmp/src/dm-tier-$ver"
 dk=(--sourcetree "$tmp/src" --dkmstree "$tmp/tree" --installtree "$tmp/install")
 dkms add -m dm-tier -v "$ver" "${dk[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "dkms add"; }
-dkms build -m dm-tier -v "$ver" -k "$KVER" "${dk[@]}" >>"$tmp/log" 2>&1 || {
+dkms build -m dm-tier -v "$ver" -k "$KVER" --kernelsourcedir "$kdir" "${dk[@]}" >>"$tmp/log" 2>&1 || {
 	cat "$tmp/log" "$tmp/tree/dm-tier/$ver/build/make.log" 2>/dev/null
 	fail "dkms build for $KVER"
 }

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The bench never changes what the host boots. Runs last, after the VM tests
+# have built dm-tier.ko for 6.1 and 6.12 and booted both: the installed
+# linux-image packages and /boot are what they were before `make deps`
+# (build/host-kernels.baseline, written by tools/deps before it installs
+# anything), the guest kernels and their headers come from the cache, and
+# plain `make` still builds against the host's own headers (tools/kdir), its
+# dm-tier.ko untouched by the bench's builds. Host-only: no VM.
+. "$(dirname "$0")/lib.sh"
+
+baseline=$TOP/build/host-kernels.baseline
+[ -f "$baseline" ] || fail "$baseline missing: tools/deps (make deps) writes it before installing"
+now=$(
+	echo "# installed linux-image packages and /boot, before tools/deps"
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-image-*' 2>/dev/null |
+		awk '$1 ~ /^.i/ {print "pkg " $2}' | sort
+	ls -A /boot 2>/dev/null | sed 's/^/boot /' | sort
+)
+if ! d=$(diff -u --label "before make deps" --label now "$baseline" - <<<"$now"); then
+	echo "$d"
+	fail "installed kernel images or /boot changed since make deps"
+fi
+echo "linux-image packages and /boot as before make deps ($(grep -c '^pkg ' "$baseline" || true) images, $(grep -c '^boot ' "$baseline" || true) files in /boot)"
+
+cache=${DMT_CACHE:-$HOME/.cache/dm-tier}
+for k in 6.1 6.12; do
+	(
+		eval "$("$TOP/tools/kernel-locate" "$k" 2>/dev/null)" || fail "kernel-locate $k"
+		if [ "$KVER" = "$(uname -r)" ]; then
+			echo "$k: the host's running kernel $KVER"
+			exit 0
+		fi
+		case $VMLINUZ:$KDIR in
+		"$cache"/kernels/*:"$cache"/kernels/*) ;;
+		*) fail "$k: guest kernel or headers outside the cache: $VMLINUZ $KDIR" ;;
+		esac
+		[ -f "$TOP/build/kmod/$KVER/dm-tier.ko" ] ||
+			fail "$k: the bench built no module for $KVER (run after 001/002)"
+		expect_eq "$(modinfo -F vermagic "$TOP/build/kmod/$KVER/dm-tier.ko" | cut -d' ' -f1)" \
+			"$KVER" "$k: vermagic of the bench's module"
+		echo "$k: $KVER from $cache/kernels, module built against its unpacked headers"
+	) || exit 1
+done
+
+kdir=$("$TOP/tools/kdir" 2>/dev/null) || skip "no host kernel headers for plain make"
+case $kdir in "$cache"/*) fail "plain make would build against the bench's cache: $kdir" ;; esac
+kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
+if [ -f "$TOP/dm-tier.ko" ]; then
+	expect_eq "$(modinfo -F vermagic "$TOP/dm-tier.ko" | cut -d' ' -f1)" "$kver" \
+		"vermagic of ./dm-tier.ko (plain make's, for $kdir)"
+fi
+echo "plain make builds for $kver ($kdir)"
