@@ -32,6 +32,7 @@
 #include "dm-tier.h"
 
 #define TIER_MEM_RING 256 /* fill requests queued at most */
+#define TIER_MEM_ADD_BATCH 1024 /* frames added per hold of mt->lock */
 
 #define TIER_MEM_MSG_SHORT \
 	"memory tier: NUMA node %u could not supply %u MiB (got %llu MiB); lower mem_size_mb"
@@ -115,8 +116,13 @@ static struct page **tier_mem_frame_alloc(struct tier_memtier *mt, u64 *pages)
 }
 
 /*
- * Add frames until the tier has @target slots with pages.
- * Return: 0, -ENOMEM (every frame added here is freed again), -EINTR.
+ * Add frames until the tier has @target slots with pages. The pages are
+ * allocated first, without the lock; they are then given to slots in
+ * batches of TIER_MEM_ADD_BATCH per hold of mt->lock (IRQs are off while
+ * it is held), each slot found in amortised O(1) by
+ * tier_mem_first_absent(), so the whole is linear in @target. Slots
+ * added by an earlier batch may already take copies.
+ * Return: 0, -ENOMEM (every frame allocated here is freed again), -EINTR.
  */
 static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 {
@@ -166,15 +172,26 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 	}
 	spin_lock_irq(&mt->lock);
 	old = slots ? tier_mem_swap_slots(&mt->core, slots, target) : NULL;
-	for (i = 0; i < need; i++) {
-		s = tier_mem_first_absent(&mt->core);
-		if (WARN_ON_ONCE(tier_mem_add(&mt->core, s, frames[i])))
-			break;
-		frames[i] = NULL;
-	}
 	spin_unlock_irq(&mt->lock);
 	tier_free_array(old);
-	i = need;
+	for (i = 0; i < need && !r;) {
+		u32 end = min(need, i + TIER_MEM_ADD_BATCH);
+
+		spin_lock_irq(&mt->lock);
+		for (; i < end; i++) {
+			s = tier_mem_first_absent(&mt->core);
+			/* Cannot happen: the slots were counted above. */
+			r = tier_mem_add(&mt->core, s, frames[i]);
+			if (WARN_ON_ONCE(r))
+				break;
+			frames[i] = NULL;
+		}
+		spin_unlock_irq(&mt->lock);
+		cond_resched();
+	}
+	if (r)
+		*err = "memory tier: its slot table is inconsistent";
+	i = need; /* frees what was not added */
 bad:
 	while (i--)
 		tier_mem_frame_free(mt, frames[i]);

@@ -77,14 +77,17 @@ int tier_mem_add(struct tier_mem *m, u32 s, void *frame)
 	return 0;
 }
 
-u32 tier_mem_first_absent(const struct tier_mem *m)
+u32 tier_mem_first_absent(struct tier_mem *m)
 {
 	u32 s;
 
-	for (s = 0; s < m->nr_slots; s++)
+	for (s = m->absent_hint; s < m->nr_slots; s++) {
+		m->absent_visits++;
 		if (m->slots[s].state == TIER_MEM_ABSENT)
-			return s;
-	return TIER_MEM_NONE;
+			break;
+	}
+	m->absent_hint = s;
+	return s < m->nr_slots ? s : TIER_MEM_NONE;
 }
 
 struct tier_mem_slot *tier_mem_swap_slots(struct tier_mem *m,
@@ -290,6 +293,7 @@ u32 tier_mem_remove_one(struct tier_mem *m, const struct tier_mem_heat *h,
 	m->slots[s].frame = NULL;
 	m->slots[s].state = TIER_MEM_ABSENT;
 	m->nr_present--;
+	m->absent_hint = min(m->absent_hint, s);
 	return s;
 }
 
@@ -323,6 +327,8 @@ int tier_mem_check(const struct tier_mem *m, const u64 *words)
 
 		if (sl->state != TIER_MEM_ABSENT)
 			nr_present++;
+		else if (s < m->absent_hint)
+			return -EUCLEAN;
 		if (sl->state == TIER_MEM_FREE)
 			nr_free++;
 		if (sl->state == TIER_MEM_VALID) {

@@ -87,6 +87,10 @@ struct tier_mem_slot {
  * @fills:         copies published.
  * @evictions:     copies dropped for room.
  * @invalidations: copies (or fills in flight) dropped by writes/discards.
+ * @absent_hint:   every slot below it has pages (not ABSENT): where
+ *                 tier_mem_first_absent() starts looking.
+ * @absent_visits: slots tier_mem_first_absent() looked at, ever (its cost,
+ *                 for tests).
  */
 struct tier_mem {
 	u64 nr_extents;
@@ -98,9 +102,11 @@ struct tier_mem {
 	u32 nr_free;
 	u32 nr_valid;
 	u32 nr_resident;
+	u32 absent_hint;
 	u64 fills;
 	u64 evictions;
 	u64 invalidations;
+	u64 absent_visits;
 };
 
 /**
@@ -149,13 +155,17 @@ void tier_mem_destroy(struct tier_mem *m);
 int tier_mem_add(struct tier_mem *m, u32 s, void *frame);
 
 /**
- * tier_mem_first_absent() - an ABSENT slot, for tier_mem_add().
+ * tier_mem_first_absent() - the lowest ABSENT slot, for tier_mem_add().
  * @m: the table.
+ *
+ * The search starts at @m->absent_hint and leaves it at the slot found, so
+ * giving n slots their pages in a row (tier_mem_first_absent(), then
+ * tier_mem_add()) visits O(n + slots) slots in all, not O(n * slots).
  *
  * Context: any; caller serialises.
  * Return: the slot, or TIER_MEM_NONE when every slot has pages.
  */
-u32 tier_mem_first_absent(const struct tier_mem *m);
+u32 tier_mem_first_absent(struct tier_mem *m);
 
 /**
  * tier_mem_swap_slots() - move the slots into a larger array.

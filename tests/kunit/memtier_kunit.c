@@ -329,6 +329,92 @@ static void tier_mem_resize_test(struct kunit *test)
 	tier_mem_destroy(&f->m);
 }
 
+/*
+ * Slot visits of tier_mem_first_absent() while @n ABSENT slots get their
+ * frames one at a time, as tier_mem_grow() adds them; stops early once
+ * above @budget (a search from slot 0 for every frame would take minutes
+ * at 2^18).
+ */
+static u64 grow_visits(struct kunit *test, u32 n, u64 budget)
+{
+	static char frame;
+	struct tier_mem m;
+	u64 visits;
+	u32 i, s;
+
+	KUNIT_ASSERT_EQ(test, tier_mem_init(&m, 1, n), 0);
+	for (i = 0; i < n && m.absent_visits <= budget; i++) {
+		s = tier_mem_first_absent(&m);
+		KUNIT_ASSERT_EQ(test, s, i);
+		KUNIT_ASSERT_EQ(test, tier_mem_add(&m, s, &frame), 0);
+		if (!(i & 4095))
+			cond_resched();
+	}
+	if (i == n) {
+		KUNIT_EXPECT_EQ(test, tier_mem_first_absent(&m), TIER_MEM_NONE);
+		KUNIT_EXPECT_EQ(test, m.nr_present, n);
+		KUNIT_EXPECT_EQ(test, tier_mem_check(&m, NULL), 0);
+	}
+	visits = m.absent_visits;
+	tier_mem_destroy(&m);
+	return visits;
+}
+
+/* Creating or growing the tier costs linear time in the frames added. */
+static void tier_mem_grow_linear_test(struct kunit *test)
+{
+	u64 small, big;
+
+	small = grow_visits(test, 1U << 16, U64_MAX);
+	big = grow_visits(test, 1U << 18, 5 * small);
+	kunit_info(test, "adding 2^16 frames: %llu slot visits; 2^18: %llu%s",
+		   small, big, big > 5 * small ? " (gave up)" : "");
+	KUNIT_EXPECT_GE(test, small, 1ULL << 16);
+	KUNIT_EXPECT_LE(test, big, 5 * small);
+}
+
+/* Shrinking leaves holes; growing again fills them, then the new slots. */
+static void tier_mem_grow_after_shrink_test(struct kunit *test)
+{
+	const u32 n = 1U << 16;
+	struct tier_mem_slot *bigger, *old;
+	struct tier_mem_heat h = {};
+	static char frame;
+	struct tier_mem m;
+	u64 before;
+	void *fr;
+	u32 i, s;
+
+	KUNIT_ASSERT_EQ(test, tier_mem_init(&m, 1, n), 0);
+	while ((s = tier_mem_first_absent(&m)) != TIER_MEM_NONE)
+		KUNIT_ASSERT_EQ(test, tier_mem_add(&m, s, &frame), 0);
+	for (i = 0; i < n / 2; i++)
+		KUNIT_ASSERT_NE(test, tier_mem_remove_one(&m, &h, &fr),
+				TIER_MEM_NONE);
+	KUNIT_EXPECT_EQ(test, m.nr_present, n / 2);
+	bigger = kvcalloc(2 * n, sizeof(*bigger), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bigger);
+	old = tier_mem_swap_slots(&m, bigger, 2 * n);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	kvfree(old);
+	before = m.absent_visits;
+	for (i = 0; i < n + n / 2; i++) {
+		s = tier_mem_first_absent(&m);
+		KUNIT_ASSERT_NE(test, s, TIER_MEM_NONE);
+		KUNIT_ASSERT_EQ(test, tier_mem_add(&m, s, &frame), 0);
+		if (m.absent_visits - before > 16ULL * n)
+			break;
+	}
+	KUNIT_EXPECT_LE_MSG(test, m.absent_visits - before, 16ULL * n,
+			    "quadratic: gave up after %u frames", i);
+	if (i == n + n / 2) {
+		KUNIT_EXPECT_EQ(test, tier_mem_first_absent(&m), TIER_MEM_NONE);
+		KUNIT_EXPECT_EQ(test, m.nr_present, 2 * n);
+		KUNIT_EXPECT_EQ(test, tier_mem_check(&m, NULL), 0);
+	}
+	tier_mem_destroy(&m);
+}
+
 static void tier_mem_init_and_sizes_test(struct kunit *test)
 {
 	struct tier_mem m;
@@ -355,6 +441,8 @@ static struct kunit_case dm_tier_memtier_cases[] = {
 	KUNIT_CASE(tier_mem_promote_due_test),
 	KUNIT_CASE(tier_mem_resize_test),
 	KUNIT_CASE(tier_mem_init_and_sizes_test),
+	KUNIT_CASE(tier_mem_grow_linear_test),
+	KUNIT_CASE(tier_mem_grow_after_shrink_test),
 	{}
 };
 

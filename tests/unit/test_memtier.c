@@ -320,6 +320,95 @@ static void test_resize(void **state)
 	tier_mem_destroy(&f.m);
 }
 
+/*
+ * Slot visits of tier_mem_first_absent() while @n ABSENT slots get their
+ * frames one at a time, as tier_mem_grow() adds them; stops early once
+ * above @budget (a search from slot 0 for every frame would take minutes
+ * at 2^18).
+ */
+static u64 grow_visits(u32 n, u64 budget)
+{
+	static char frame;
+	struct tier_mem m;
+	u64 visits;
+	u32 i, s;
+
+	assert_int_equal(tier_mem_init(&m, 1, n), 0);
+	for (i = 0; i < n && m.absent_visits <= budget; i++) {
+		s = tier_mem_first_absent(&m);
+		assert_int_equal(s, i);
+		assert_int_equal(tier_mem_add(&m, s, &frame), 0);
+	}
+	if (i == n) {
+		assert_int_equal(tier_mem_first_absent(&m), TIER_MEM_NONE);
+		assert_int_equal(m.nr_present, n);
+		assert_int_equal(tier_mem_check(&m, NULL), 0);
+	}
+	visits = m.absent_visits;
+	tier_mem_destroy(&m);
+	return visits;
+}
+
+/* Creating or growing the tier costs linear time in the frames added. */
+static void test_grow_linear(void **state)
+{
+	u64 small, big;
+
+	(void)state;
+	small = grow_visits(1U << 16, U64_MAX);
+	big = grow_visits(1U << 18, 5 * small);
+	print_message("adding 2^16 frames: %llu slot visits; 2^18: %llu%s\n",
+		      (unsigned long long)small, (unsigned long long)big,
+		      big > 5 * small ? " (gave up)" : "");
+	assert_true(small >= 1U << 16);
+	assert_true(big <= 5 * small);
+}
+
+/* Shrinking leaves holes; growing again fills them, then the new slots. */
+static void test_grow_after_shrink(void **state)
+{
+	const u32 n = 1U << 16;
+	struct tier_mem_slot *bigger, *old;
+	struct tier_mem_heat h = { 0 };
+	static char frame;
+	struct tier_mem m;
+	u64 before;
+	void *fr;
+	u32 i, s;
+
+	(void)state;
+	assert_int_equal(tier_mem_init(&m, 1, n), 0);
+	while ((s = tier_mem_first_absent(&m)) != TIER_MEM_NONE)
+		assert_int_equal(tier_mem_add(&m, s, &frame), 0);
+	for (i = 0; i < n / 2; i++)
+		assert_int_not_equal(tier_mem_remove_one(&m, &h, &fr),
+				     TIER_MEM_NONE);
+	assert_int_equal(m.nr_present, n / 2);
+	bigger = calloc(2 * n, sizeof(*bigger));
+	assert_non_null(bigger);
+	old = tier_mem_swap_slots(&m, bigger, 2 * n);
+	assert_non_null(old);
+	free(old);
+	before = m.absent_visits;
+	for (i = 0; i < n + n / 2; i++) {
+		s = tier_mem_first_absent(&m);
+		assert_int_not_equal(s, TIER_MEM_NONE);
+		assert_int_equal(tier_mem_add(&m, s, &frame), 0);
+		if (m.absent_visits - before > 16ULL * n)
+			break;
+	}
+	print_message("regrowing %u frames: %llu slot visits\n", i,
+		      (unsigned long long)(m.absent_visits - before));
+	if (i == n + n / 2) {
+		assert_int_equal(tier_mem_first_absent(&m), TIER_MEM_NONE);
+		assert_int_equal(m.nr_present, 2 * n);
+		assert_int_equal(tier_mem_check(&m, NULL), 0);
+	}
+	before = m.absent_visits - before;
+	tier_mem_destroy(&m);
+	assert_true(before <= 16ULL * n);
+}
+
 static void test_init_and_sizes(void **state)
 {
 	struct tier_mem m;
@@ -352,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_promote_due),
 		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_init_and_sizes),
+		cmocka_unit_test(test_grow_linear),
+		cmocka_unit_test(test_grow_after_shrink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
