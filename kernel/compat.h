@@ -66,4 +66,17 @@ tier_compat_dump_attrs(struct netlink_callback *cb)
 	NL_SET_ERR_MSG(extack, fallback)
 #endif
 
+/*
+ * A multicast group only CAP_SYS_ADMIN may join: genl_bind() checks
+ * GENL_MCAST_CAP_SYS_ADMIN since 6.7, backported to 6.1.y (Debian's 6.1.1xx
+ * and 6.12 have it). An older 6.1 offers a family no way to refuse a join
+ * (no mcast_bind); there the group stays open, and its messages carry only
+ * the dev layout that dev-get gives anyone.
+ */
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#define TIER_COMPAT_MCAST_SYS_ADMIN GENL_MCAST_CAP_SYS_ADMIN
+#else
+#define TIER_COMPAT_MCAST_SYS_ADMIN 0
+#endif
+
 #endif /* DM_TIER_COMPAT_H */

@@ -388,6 +388,24 @@ static void tier_nl_err_attr(struct netlink_ext_ack *extack,
 	NL_SET_BAD_ATTR(extack, attr);
 }
 
+/* ---- permissions ----------------------------------------------------------- */
+
+/*
+ * Changes, and extent-dump's per-extent heat and access times (which parts
+ * of which files are read when: an access-pattern side channel), need
+ * CAP_SYS_ADMIN, as device-mapper's ioctls and nbd's family do; the core
+ * checked CAP_NET_ADMIN (GENL_ADMIN_PERM) before. dev-get and policy-get
+ * stay open: see "Netlink protocol" in docs/ARCHITECTURE.md.
+ */
+static int tier_nl_sys_admin(const struct sk_buff *skb,
+			     struct netlink_ext_ack *extack)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack, "this operation needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
 /* ---- lookup ---------------------------------------------------------------- */
 
 /* The pool named @attr, or NULL with an extack. Under tier_pools_mutex. */
@@ -561,6 +579,9 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 old_mb;
 	int i, r;
 
+	r = tier_nl_sys_admin(skb, extack);
+	if (r)
+		return r;
 	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
 	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_POLICY))
 		return -EINVAL;
@@ -761,17 +782,20 @@ out:
 
 static int tier_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_move(info, false, false);
+	return tier_nl_sys_admin(skb, info->extack) ?:
+	       tier_nl_move(info, false, false);
 }
 
 static int tier_nl_pin_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_move(info, true, false);
+	return tier_nl_sys_admin(skb, info->extack) ?:
+	       tier_nl_move(info, true, false);
 }
 
 static int tier_nl_unpin_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_move(info, false, true);
+	return tier_nl_sys_admin(skb, info->extack) ?:
+	       tier_nl_move(info, false, true);
 }
 
 /* ---- tier-recover -------------------------------------------------------- */
@@ -783,6 +807,9 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	u32 tier;
 	int r;
 
+	r = tier_nl_sys_admin(skb, info->extack);
+	if (r)
+		return r;
 	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
 	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
 		return -EINVAL;
@@ -863,6 +890,12 @@ static int tier_nl_put_extent(struct sk_buff *skb, struct tier_pool *pool,
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/* Refused before the dump starts: the caller gets an error, not a DONE. */
+static int tier_nl_extent_dump_start(struct netlink_callback *cb)
+{
+	return tier_nl_sys_admin(cb->skb, cb->extack);
 }
 
 /*
@@ -1028,6 +1061,8 @@ static const struct genl_ops tier_nl_ops[] = {
 	},
 	{
 		.cmd = DM_TIER_CMD_EXTENT_DUMP,
+		.flags = GENL_ADMIN_PERM,
+		.start = tier_nl_extent_dump_start,
 		.dumpit = tier_nl_extent_dump_dumpit,
 		.policy = tier_nl_range_policy,
 		.maxattr = ARRAY_SIZE(tier_nl_range_policy) - 1,
@@ -1041,8 +1076,10 @@ static const struct genl_ops tier_nl_ops[] = {
 	},
 };
 
+/* Events tell when devices fill and move data: CAP_SYS_ADMIN to listen. */
 static const struct genl_multicast_group tier_nl_mcgrps[] = {
-	{ .name = DM_TIER_MCGRP_MONITOR },
+	{ .name = DM_TIER_MCGRP_MONITOR,
+	  .flags = TIER_COMPAT_MCAST_SYS_ADMIN },
 };
 
 /* resv_start_op 0: every operation validates strictly. */

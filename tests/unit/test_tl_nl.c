@@ -866,7 +866,7 @@ static void test_error_mapping(void **state)
 
 	reply_errno = EPERM;
 	assert_int_equal(tl_nl_policy_set(nl, "t0", &pol, NULL, &err), TL_FAIL);
-	assert_non_null(strstr(err.msg, "needs CAP_NET_ADMIN (run as root)"));
+	assert_non_null(strstr(err.msg, "needs CAP_SYS_ADMIN (run as root)"));
 	assert_int_equal(tl_nl_last_error(nl), -EPERM);
 
 	reply_errno = EOPNOTSUPP;

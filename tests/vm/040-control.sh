@@ -7,7 +7,7 @@
 #   policy    get all / one key, set several at once (the table shows them),
 #             a refused set changes nothing (all or nothing, the kernel's
 #             reason on stderr), unknown keys, an unprivileged set fails
-#             with the CAP_NET_ADMIN message
+#             with the CAP_SYS_ADMIN message
 #   pin       a directory of files pinned to tier 0: `where` shows every
 #             extent on tier 0 and pinned
 #   burst     `watch --count 1` in the background sees watermark-high while
@@ -93,7 +93,7 @@ step_policy() {
 	rc=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups tierctl policy $DEV high_watermark=70 2>/tmp/p.err || rc=$?
 	expect_eq "$rc" 1 "unprivileged policy set (stderr: $(cat /tmp/p.err))"
-	grep -q "needs CAP_NET_ADMIN (run as root)" /tmp/p.err || fail "EPERM message: $(cat /tmp/p.err)"
+	grep -q "needs CAP_SYS_ADMIN (run as root)" /tmp/p.err || fail "EPERM message: $(cat /tmp/p.err)"
 	# Back to the defaults' shape for the burst, in one request.
 	tierctl policy $DEV high_watermark=80 low_watermark=60 demote_age=0 >/dev/null ||
 		fail "policy reset failed"

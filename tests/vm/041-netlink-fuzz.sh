@@ -8,10 +8,12 @@
 # answered. Before that, `nlfuzz ops` checks each operation's answers once
 # (and the table must show what policy-set changed), and a monitor must see
 # dev-new, migration-done and dev-del. Then tier health: a tier whose I/O
-# fails is degraded (status, tier-error) until tier-recover (tier-recovered). As an unprivileged user (setpriv, no capabilities) the mutating
-# operations get EPERM while dev-get and policy-get work. Afterwards fio's
-# region verifies, a region written before the fuzz has its checksum, and the
-# status is sane. Any kernel WARNING/BUG/KASAN in dmesg fails the test (the
+# fails is degraded (status, tier-error) until tier-recover (tier-recovered).
+# As an unprivileged user (setpriv, no capabilities) the mutating operations,
+# extent-dump and joining the monitor group get EPERM while dev-get and
+# policy-get work (test 048 also checks a caller with CAP_NET_ADMIN only).
+# Afterwards fio's region verifies, a region written before the fuzz has its
+# checksum, and the status is sane. Any kernel WARNING/BUG/KASAN in dmesg fails the test (the
 # harness checks).
 # DMT_NLFUZZ_COUNT / DMT_NLFUZZ_SEED change the request count / seed.
 . "$(dirname "$0")/lib.sh"

@@ -514,7 +514,7 @@ static int kernel_error(const struct req *r, struct tl_err *err)
 	switch (e) {
 	case EPERM:
 	case EACCES:
-		tl_fail(err, TL_FAIL, "%s: needs CAP_NET_ADMIN (run as root)%s%s",
+		tl_fail(err, TL_FAIL, "%s: needs CAP_SYS_ADMIN (run as root)%s%s",
 			who, r->extack[0] ? ": " : "", r->extack);
 		return TL_FAIL;
 	case EOPNOTSUPP:
@@ -952,7 +952,7 @@ int tl_nl_monitor(struct tl_nl *nl, struct tl_err *err)
 	ret = nl_socket_add_membership(nl->sk, grp);
 	if (ret == -NLE_PERM)
 		return tl_fail(err, TL_FAIL,
-			       "joining the dm-tier monitor group needs CAP_NET_ADMIN (run as root)");
+			       "joining the dm-tier monitor group needs CAP_SYS_ADMIN (run as root)");
 	if (ret < 0)
 		return tl_fail(err, TL_FAIL, "cannot join the dm-tier monitor group: %s",
 			       nl_geterror(ret));

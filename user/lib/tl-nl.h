@@ -8,7 +8,7 @@
  * request itself: EINVAL, ERANGE, ENOENT for an unknown device) or
  * TL_NOFEATURE (no dm-tier family: module not loaded or too old), with
  * @err->msg holding the kernel's extack message when it sent one, else
- * strerror, plus what to do. -EPERM is TL_FAIL with "needs CAP_NET_ADMIN".
+ * strerror, plus what to do. -EPERM is TL_FAIL with "needs CAP_SYS_ADMIN".
  *
  * Message building and parsing are split from the socket calls
  * (tl_nl_build_* / tl_nl_parse_*) so cmocka can test them without a kernel.

@@ -26,9 +26,10 @@
  *   nlfuzz recover DEVNAME TIER
  *	tier-recover; exit 0 when it succeeded.
  *   nlfuzz perm DEVNAME
- *	Run without CAP_NET_ADMIN: policy-set, migrate, pin, unpin and
- *	tier-recover must fail with EPERM, dev-get and policy-get must
- *	succeed. Exit 0 when they do.
+ *	Run without CAP_SYS_ADMIN (no capabilities, or CAP_NET_ADMIN only):
+ *	policy-set, migrate, pin, unpin, tier-recover and the extent-dump dump
+ *	must fail with EPERM, and so must joining the monitor group; dev-get
+ *	and policy-get must succeed. Exit 0 when they do.
  */
 #include <errno.h>
 #include <poll.h>
@@ -663,7 +664,10 @@ static int perm_one(int fd, int family, uint8_t cmd, uint32_t seq, int *name)
 	static struct msg m;
 	struct answer a;
 
-	begin(&m, family, cmd, NLM_F_REQUEST | NLM_F_ACK, seq);
+	int dump = cmd == CMD_EXTENT_DUMP;
+
+	begin(&m, family, cmd,
+	      NLM_F_REQUEST | NLM_F_ACK | (dump ? NLM_F_DUMP : 0), seq);
 	attr_str(&m, A_NAME, devname);
 	switch (cmd) {
 	case CMD_POLICY_SET: {
@@ -690,7 +694,7 @@ static int perm_one(int fd, int family, uint8_t cmd, uint32_t seq, int *name)
 	finish(&m);
 	if (nl_send(fd, &m) < 0)
 		return errno;
-	if (nl_wait(fd, seq, 0, 0, 3000, &a) || !a.answered)
+	if (nl_wait(fd, seq, dump, 0, 3000, &a) || !a.answered)
 		return ETIMEDOUT;
 	*name = a.got_name;
 	return a.error;
@@ -708,6 +712,7 @@ static int perm(void)
 		{ CMD_PIN, "pin", EPERM },
 		{ CMD_UNPIN, "unpin", EPERM },
 		{ CMD_TIER_RECOVER, "tier-recover", EPERM },
+		{ CMD_EXTENT_DUMP, "extent-dump", EPERM },
 		{ CMD_DEV_GET, "dev-get", 0 },
 		{ CMD_POLICY_GET, "policy-get", 0 },
 	};
@@ -730,6 +735,22 @@ static int perm(void)
 			printf("nlfuzz: perm: %s: %s as expected\n", t[i].what,
 			       e ? strerror(e) : "success");
 		}
+	}
+	if (monitor_group < 0) {
+		printf("nlfuzz: perm: no monitor group\n");
+		bad++;
+	} else if (!setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			       &monitor_group, sizeof(monitor_group))) {
+		printf("nlfuzz: perm: joining the monitor group: got success, want %s\n",
+		       strerror(EPERM));
+		bad++;
+	} else if (errno != EPERM) {
+		printf("nlfuzz: perm: joining the monitor group: got %s, want %s\n",
+		       strerror(errno), strerror(EPERM));
+		bad++;
+	} else {
+		printf("nlfuzz: perm: joining the monitor group: %s as expected\n",
+		       strerror(EPERM));
 	}
 	close(fd);
 	return bad ? 1 : 0;
