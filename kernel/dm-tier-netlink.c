@@ -782,20 +782,23 @@ out:
 
 static int tier_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_sys_admin(skb, info->extack) ?:
-	       tier_nl_move(info, false, false);
+	int r = tier_nl_sys_admin(skb, info->extack);
+
+	return r ?: tier_nl_move(info, false, false);
 }
 
 static int tier_nl_pin_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_sys_admin(skb, info->extack) ?:
-	       tier_nl_move(info, true, false);
+	int r = tier_nl_sys_admin(skb, info->extack);
+
+	return r ?: tier_nl_move(info, true, false);
 }
 
 static int tier_nl_unpin_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return tier_nl_sys_admin(skb, info->extack) ?:
-	       tier_nl_move(info, false, true);
+	int r = tier_nl_sys_admin(skb, info->extack);
+
+	return r ?: tier_nl_move(info, false, true);
 }
 
 /* ---- tier-recover -------------------------------------------------------- */
@@ -1078,8 +1081,7 @@ static const struct genl_ops tier_nl_ops[] = {
 
 /* Events tell when devices fill and move data: CAP_SYS_ADMIN to listen. */
 static const struct genl_multicast_group tier_nl_mcgrps[] = {
-	{ .name = DM_TIER_MCGRP_MONITOR,
-	  .flags = TIER_COMPAT_MCAST_SYS_ADMIN },
+	{ .name = DM_TIER_MCGRP_MONITOR, .flags = TIER_COMPAT_MCAST_SYS_ADMIN },
 };
 
 /* resv_start_op 0: every operation validates strictly. */
