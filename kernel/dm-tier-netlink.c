@@ -408,16 +408,21 @@ static int tier_nl_sys_admin(const struct sk_buff *skb,
 
 /* ---- lookup ---------------------------------------------------------------- */
 
-/* The pool named @attr, or NULL with an extack. Under tier_pools_mutex. */
+/*
+ * The pool of the device named @attr now (device-mapper's name, resolved
+ * at request time: a rename counts at once), or NULL with an extack. A
+ * device with no live table is not found. Under tier_pools_mutex.
+ */
 static struct tier_pool *tier_nl_find(struct nlattr *attr,
 				      struct netlink_ext_ack *extack)
 {
 	const char *name = nla_data(attr);
+	char cur[DM_NAME_LEN];
 	struct tier_pool *pool;
 
 	lockdep_assert_held(&tier_pools_mutex);
 	list_for_each_entry(pool, &tier_pools, list)
-		if (!strcmp(pool->name, name))
+		if (!tier_pool_dm_name(pool, cur) && !strcmp(cur, name))
 			return pool;
 	tier_compat_err_fmt(extack, "no dm-tier device of that name",
 			    "no dm-tier device %s", name);
@@ -503,12 +508,16 @@ static int tier_nl_dev_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
 	u64 last = cb->args[0];
+	char cur[DM_NAME_LEN];
 	struct tier_pool *pool;
 	int r = 0, sent = 0;
 
 	mutex_lock(&tier_pools_mutex);
 	list_for_each_entry(pool, &tier_pools, list) {
 		if (last && pool->id >= last)
+			continue;
+		/* No live table: not a device yet (or any more). */
+		if (tier_pool_dm_name(pool, cur))
 			continue;
 		r = tier_nl_fill_dev(skb, pool, DM_TIER_CMD_DEV_GET,
 				     NETLINK_CB(cb->skb).portid,
@@ -976,6 +985,7 @@ out:
 static void tier_nl_send_pending(struct tier_pool *pool)
 {
 	DECLARE_BITMAP(ev, TIER_EV_BITS);
+	char name[DM_NAME_LEN];
 	struct sk_buff *msg;
 	unsigned int bit;
 	u32 i;
@@ -986,6 +996,8 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	    !genl_has_listeners(&tier_nl_family, &init_net, 0))
 		return;
 	mutex_lock(&tier_pools_mutex);
+	/* The name now; dev-del (no live table) keeps the last one seen. */
+	tier_pool_dm_name(pool, name);
 	for_each_set_bit(bit, ev, TIER_EV_BITS) {
 		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 		if (!msg)

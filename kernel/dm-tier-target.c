@@ -43,6 +43,7 @@ struct tier_bio {
 struct tier_c {
 	struct dm_target *ti;
 	struct tier_pool *pool;
+	struct list_head pool_node; /* in pool->targets; tier_pools_mutex */
 	struct dm_dev *tier_dev[TIER_MAX_TIERS];
 	struct tier_table tbl;
 	char **argv_copy; /* tbl's strings point into it */
@@ -846,6 +847,8 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	bio_list_init(&pool->parked);
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
+	INIT_LIST_HEAD(&pool->targets);
+	pool->md = dm_table_get_md(tc->ti->table);
 	init_waitqueue_head(&pool->drain_wait);
 	INIT_WORK(&pool->worker, tier_worker);
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
@@ -906,6 +909,11 @@ bad:
 	return ERR_PTR(r);
 }
 
+#define TIER_MSG_OTHER_MD \
+	"The tier devices are already used by another mapped device"
+#define TIER_MSG_TWO_TARGETS \
+	"The tier devices are used by two targets of this table"
+
 /*
  * The pool of the device whose metadata is on @tc's tier 0, shared with a
  * table already loaded over the same devices (table reload), else loaded.
@@ -914,17 +922,27 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 {
 	dev_t meta = tc->tier_dev[0]->bdev->bd_dev;
 	struct tier_pool *pool;
+	struct tier_c *other;
 	u32 i;
 
 	lockdep_assert_held(&tier_pools_mutex);
 	list_for_each_entry(pool, &tier_pools, list) {
 		if (pool->meta_dev_id != meta)
 			continue;
-		/* Shared only by tables of one mapped device (reloads). */
-		if (pool->ti && dm_table_get_md(pool->ti->table) !=
-					dm_table_get_md(tc->ti->table)) {
-			*error = "Device is already active under another name";
+		/*
+		 * Shared only by tables of one mapped device (reloads), one
+		 * target per table: checked here, at load, since two devices
+		 * loaded before either resumes would alias one pool.
+		 */
+		if (pool->md != dm_table_get_md(tc->ti->table)) {
+			*error = TIER_MSG_OTHER_MD;
 			return ERR_PTR(-EBUSY);
+		}
+		list_for_each_entry(other, &pool->targets, pool_node) {
+			if (other->ti->table == tc->ti->table) {
+				*error = TIER_MSG_TWO_TARGETS;
+				return ERR_PTR(-EBUSY);
+			}
 		}
 		if (pool->nr_tiers != tc->tbl.nr_tiers ||
 		    pool->extent_shift != tc->tbl.extent_shift) {
@@ -941,12 +959,14 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			}
 		}
 		pool->ref++;
+		list_add(&tc->pool_node, &pool->targets);
 		return pool;
 	}
 	pool = tier_pool_create(tc, error);
 	if (!IS_ERR(pool)) {
 		pool->id = ++tier_pool_last_id;
 		list_add(&pool->list, &tier_pools);
+		list_add(&tc->pool_node, &pool->targets);
 	}
 	return pool;
 }
@@ -957,9 +977,10 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
  * tier_pools_mutex (the event work takes it).
  * Return: true when that was the last reference.
  */
-static bool tier_pool_put(struct tier_pool *pool)
+static bool tier_pool_put(struct tier_pool *pool, struct tier_c *tc)
 {
 	lockdep_assert_held(&tier_pools_mutex);
+	list_del(&tc->pool_node);
 	if (--pool->ref)
 		return false;
 	list_del(&pool->list);
@@ -987,6 +1008,16 @@ static void tier_pool_cache_name(struct tier_pool *pool, struct dm_target *ti)
 	if (dm_copy_name_and_uuid(md, name, NULL))
 		strscpy(name, dm_device_name(md), sizeof(name));
 	strscpy(pool->name, name, sizeof(pool->name));
+}
+
+int tier_pool_dm_name(struct tier_pool *pool, char *name)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	/* pool->md is hashed until dev_remove, which precedes the dtr. */
+	if (!pool->ti || dm_copy_name_and_uuid(pool->md, name, NULL))
+		return -ENODEV;
+	strscpy(pool->name, name, sizeof(pool->name));
+	return 0;
 }
 
 static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
@@ -1125,7 +1156,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_pool:
 	mutex_lock(&tier_pools_mutex);
-	last = tier_pool_put(tc->pool);
+	last = tier_pool_put(tc->pool, tc);
 	mutex_unlock(&tier_pools_mutex);
 	if (last)
 		tier_pool_release(tc->pool);
@@ -1143,7 +1174,7 @@ static void tier_dtr(struct dm_target *ti)
 	mutex_lock(&tier_pools_mutex);
 	if (pool->ti == ti)
 		pool->ti = NULL;
-	last = tier_pool_put(pool);
+	last = tier_pool_put(pool, tc);
 	mutex_unlock(&tier_pools_mutex);
 	if (last)
 		tier_pool_release(pool);

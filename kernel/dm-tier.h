@@ -201,6 +201,13 @@ struct tier_stats {
 struct tier_pool {
 	struct list_head list; /* tier_pools; tier_pools_mutex */
 	unsigned int ref; /* tables using it; tier_pools_mutex */
+	/*
+	 * The one mapped device whose tables may use the pool (reloads), set
+	 * by the first table; valid while the pool lives, since its tables
+	 * hold the pool. tier_pools_mutex.
+	 */
+	struct mapped_device *md;
+	struct list_head targets; /* the tables' targets; tier_pools_mutex */
 	dev_t meta_dev_id;
 
 	/* Geometry, fixed once loaded. */
@@ -218,7 +225,11 @@ struct tier_pool {
 
 	/* Identity for netlink; tier_pools_mutex. */
 	u64 id; /* unique, increasing: resumable dumps */
-	char name[DM_NAME_LEN]; /* dm name, at ctr and each resume */
+	/*
+	 * dm name as last seen (ctr, resume, each netlink lookup); requests
+	 * resolve names at request time (tier_pool_dm_name()).
+	 */
+	char name[DM_NAME_LEN];
 	bool announced; /* dev-new queued (first resume) */
 	bool ev_open; /* events are queued (READ_ONCE); announced..teardown */
 
@@ -592,6 +603,20 @@ struct tier_job *tier_job_alloc(struct tier_pool *pool);
  */
 extern struct mutex tier_pools_mutex;
 extern struct list_head tier_pools;
+
+/**
+ * tier_pool_dm_name() - the device-mapper name (/dev/mapper/NAME) of the
+ * pool's device now, as dmsetup rename last set it; also kept in
+ * @pool->name for notifications.
+ * @pool: the pool.
+ * @name: out, DM_NAME_LEN bytes.
+ *
+ * Context: process, under tier_pools_mutex (takes device-mapper's name
+ * lock for reading).
+ * Return: 0, or -ENODEV when the device has no live table (loaded but
+ * never resumed, or being removed).
+ */
+int tier_pool_dm_name(struct tier_pool *pool, char *name);
 
 /**
  * tier_pool_stats() - snapshot the counters that status and dev-get show.
