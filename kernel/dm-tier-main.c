@@ -11,19 +11,25 @@
 
 #include "dm-tier.h"
 
+/*
+ * The netlink family first: once the target is registered, a table can be
+ * loaded and a device created at once, so nothing may fail after it (a
+ * failed init would free the module under that table). Exit in reverse:
+ * no table can exist then (each holds a module reference).
+ */
 static int __init dm_tier_init(void)
 {
 	int r;
 
-	r = dm_tier_target_register();
-	if (r) {
-		DMERR("cannot register the tier target: %d", r);
-		return r;
-	}
 	r = dm_tier_nl_register();
 	if (r) {
 		DMERR("cannot register the dm-tier netlink family: %d", r);
-		dm_tier_target_unregister();
+		return r;
+	}
+	r = dm_tier_target_register();
+	if (r) {
+		DMERR("cannot register the tier target: %d", r);
+		dm_tier_nl_unregister();
 		return r;
 	}
 	DMINFO("version %s loaded", DM_TIER_VERSION_STRING);
@@ -32,8 +38,8 @@ static int __init dm_tier_init(void)
 
 static void __exit dm_tier_exit(void)
 {
-	dm_tier_nl_unregister();
 	dm_tier_target_unregister();
+	dm_tier_nl_unregister();
 	DMINFO("unloaded");
 }
 

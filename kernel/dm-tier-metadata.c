@@ -32,6 +32,7 @@ void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
 	unsigned long flags;
 	bool changed = false;
 
+	might_sleep(); /* dm_table_event() */
 	spin_lock_irqsave(&pool->lock, flags);
 	if (mode > pool->mode) {
 		pool->mode = mode;

@@ -352,6 +352,7 @@ static void tier_overwrite_endio(struct bio *bio)
 	tier_wake_worker(pool);
 }
 
+/* Context: process (the worker): dm_table_event() takes a mutex. */
 static void tier_log_nospc(struct tier_pool *pool)
 {
 	unsigned long flags;
@@ -1392,7 +1393,20 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		break;
 	}
 	case STATUSTYPE_IMA:
-		*result = '\0';
+		/* Measured at table load and resume (dm-ima), like dm-crypt. */
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",extent_sectors=%u,nr_tiers=%u", tc->tbl.extent_sectors,
+		       tc->tbl.nr_tiers);
+		for (i = 0; i < tc->tbl.nr_tiers; i++)
+			DMEMIT(",tier_%u=%s", i, tc->tier_dev[i]->name);
+		DMEMIT(",commit_interval_ms=%u,reserve_pct=%u,discard_passdown=%c",
+		       tc->tbl.commit_interval_ms, tc->tbl.reserve_pct,
+		       tc->tbl.discard_passdown ? 'y' : 'n');
+		if (tc->tbl.mem_node != TIER_MEM_NODE_NONE)
+			DMEMIT(",mem_node=%u,mem_size_mb=%u", tc->tbl.mem_node,
+			       tc->tbl.mem_size_mb);
+		DMEMIT(",metadata_mode=%s;",
+		       tier_mode_name(READ_ONCE(pool->mode)));
 		break;
 	}
 }
@@ -1557,9 +1571,12 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_pool *pool = tc->pool;
 
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
+		/* What changed before the message must be durable after it. */
+		u64 seq = READ_ONCE(pool->change_seq);
+
 		tier_request_commit(pool);
 		flush_workqueue(pool->wq);
-		return tier_map_dirty(pool) ? -EIO : 0;
+		return READ_ONCE(pool->durable_seq) >= seq ? 0 : -EIO;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
 		struct tier_table t;

@@ -386,7 +386,8 @@ int tier_md_flush_tiers(struct tier_pool *pool);
  * @mode: the new, worse mode.
  * @why:  reason for the log line.
  *
- * Context: any; takes pool->lock.
+ * Context: process, may sleep: dm_table_event() takes a mutex. Called by
+ * commits (worker, periodic commit, postsuspend); takes pool->lock.
  */
 void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
 		   const char *why);
