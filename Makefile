@@ -39,6 +39,7 @@ LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
 TIERD_SRCS := $(wildcard user/tierd/*.c)
 CKPT_SRCS := $(wildcard user/ckpt/*.c) user/lib/print.c kernel/core/units.c
+LOGREPLAY_SRCS := $(wildcard user/logreplay/*.c)
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
 USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
@@ -56,7 +57,7 @@ $(DEPS_STAMP): tools/deps
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- userspace -------------------------------------------------------------
-user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt $(if $(TIERD_SRCS),$(BUILD)/user/tierd)
+user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt $(BUILD)/user/dmt-logreplay $(if $(TIERD_SRCS),$(BUILD)/user/tierd)
 
 $(BUILD)/user/tierctl: $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -75,6 +76,11 @@ uapi:
 $(BUILD)/user/ckpt: $(CKPT_SRCS) $(wildcard user/ckpt/*.h user/lib/print.h kernel/core/units.h tests/unit/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -pthread -o $@ $(CKPT_SRCS) $(shell pkg-config --libs liburing)
+
+# dmt-logreplay: dm-log-writes log reader and replayer (VM test 032), plain C11.
+$(BUILD)/user/dmt-logreplay: $(LOGREPLAY_SRCS) $(wildcard user/logreplay/*.h)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $(LOGREPLAY_SRCS)
 
 # ---- kernel module ---------------------------------------------------------
 # Built in a per-kernel mirror of the sources so that objects for 6.1 and
