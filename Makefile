@@ -3,6 +3,7 @@
 # dm-tier top-level Makefile.
 #   make            userspace tools + dm-tier.ko for KDIR
 #   make check      all tests (unit, KUnit, VM); ends with "N passed, N failed"
+#   make check-crash  VM test 032 over every crash state of a long run (>= 200 flush points)
 #   make demo       boots the VM bench and shows dm-tier at work
 # See README.md and docs/TESTING.md.
 
@@ -43,13 +44,13 @@ LOGREPLAY_SRCS := $(wildcard user/logreplay/*.c)
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
 USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
-.PHONY: uapi all user modules check unit kunit vm-tests demo bench deps lint clean \
+.PHONY: uapi all user modules check check-crash unit kunit vm-tests demo bench deps lint clean \
 	install dkms-install dkms-build help FORCE
 
 all: user modules
 
 help:
-	@sed -n '3,7p' Makefile
+	@sed -n '3,8p' Makefile
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): tools/deps
@@ -112,6 +113,11 @@ vm-tests: modules
 
 check: | $(DEPS_STAMP)
 	@tools/check
+
+# Every crash state of a long checkpoint workload (docs/TESTING.md, test 032):
+# about an hour under TCG.
+check-crash: user | $(DEPS_STAMP)
+	@DMT_CRASH_STATES=all DMT_VM_TEST_TIMEOUT=$${DMT_VM_TEST_TIMEOUT:-15000} tests/vm/run 032
 
 demo: | $(DEPS_STAMP)
 	@tools/demo
