@@ -34,7 +34,7 @@
 MODE=${DMT_CRASH_STATES:-short}
 case $MODE in
 short) BURSTS=${DMT_CRASH_BURSTS:-10} SAMPLE=${DMT_CRASH_SAMPLE:-30} ;;
-all) BURSTS=${DMT_CRASH_BURSTS:-40} SAMPLE=0 ;;
+all) BURSTS=${DMT_CRASH_BURSTS:-24} SAMPLE=0 ;;
 *) echo "DMT_CRASH_STATES must be short or all, not '$MODE'" >&2; exit 2 ;;
 esac
 DEV=cr
