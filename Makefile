@@ -115,7 +115,7 @@ check: | $(DEPS_STAMP)
 	@tools/check
 
 # Every crash state of a long checkpoint workload (docs/TESTING.md, test 032):
-# about an hour under TCG.
+# about 25 minutes under TCG (215 states of 306 flush points, measured).
 check-crash: user | $(DEPS_STAMP)
 	@DMT_CRASH_STATES=all DMT_VM_TEST_TIMEOUT=$${DMT_VM_TEST_TIMEOUT:-15000} tests/vm/run 032
 
