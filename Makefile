@@ -26,7 +26,8 @@ ifeq ($(origin KDIR),undefined)
 KDIR = $(eval KDIR := $(shell tools/kdir))$(KDIR)
 endif
 KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-KMOD_DIR = $(BUILD)/kmod/$(KVER)
+# DM_TIER_DEBUG=1 (debug knobs, kernel/dm-tier-debug.h) builds apart.
+KMOD_DIR = $(BUILD)/kmod$(if $(filter 1,$(DM_TIER_DEBUG)),-debug)/$(KVER)
 
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -94,7 +95,8 @@ modules: | $(DEPS_STAMP)
 	@rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
 		--exclude='*' --prune-empty-dirs Kbuild kernel include $(KMOD_DIR)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) modules
-ifeq ($(KO_COPY),0)
+# The debug build (DM_TIER_DEBUG=1) never replaces ./dm-tier.ko.
+ifeq ($(if $(filter 1,$(DM_TIER_DEBUG)),0,$(KO_COPY)),0)
 	@echo "built $(KMOD_DIR)/dm-tier.ko"
 else
 	@cp $(KMOD_DIR)/dm-tier.ko $(TOP)/dm-tier.ko

@@ -30,6 +30,7 @@
 #include <linux/delay.h>
 
 #include "dm-tier.h"
+#include "dm-tier-debug.h"
 
 #define TIER_MEM_RING 256 /* fill requests queued at most */
 #define TIER_MEM_ADD_BATCH 1024 /* frames added per hold of mt->lock */
@@ -374,6 +375,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	word = READ_ONCE(pool->map.words[v.v]);
 	mapped = tier_map_word_decode(word, &loc);
 	epoch = READ_ONCE(pool->io_epoch) & 1;
+	tier_dbg_epoch_window();
 	if (mapped)
 		atomic_inc(&pool->inflight[epoch]);
 	rcu_read_unlock();

@@ -12,6 +12,7 @@
 #include <linux/vmalloc.h>
 
 #include "dm-tier.h"
+#include "dm-tier-debug.h"
 #include "compat.h"
 
 const char *tier_mode_name(enum tier_md_mode mode)
@@ -394,13 +395,16 @@ void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
 	 * current then: the unmaps (or busy marks) happened before this call,
 	 * and only this function advances the epoch.
 	 */
+	tier_dbg_quiesce_begin();
 	if (expedited)
 		synchronize_rcu_expedited();
 	else
 		synchronize_rcu();
+	tier_dbg_quiesce_gap();
 	old = pool->io_epoch;
 	WRITE_ONCE(pool->io_epoch, old + 1);
 	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
+	tier_dbg_quiesce_end();
 }
 
 int tier_md_commit(struct tier_pool *pool)

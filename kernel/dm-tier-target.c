@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 
 #include "dm-tier.h"
+#include "dm-tier-debug.h"
 #include "compat.h"
 
 /* The pools (see dm-tier.h). */
@@ -84,6 +85,14 @@ struct tier_job *tier_job_alloc(struct tier_pool *pool)
 	return job;
 }
 
+/* The job mempool's allocator: the slab, or a debug failure. */
+static void *tier_job_slab_alloc(gfp_t gfp, void *cache)
+{
+	if (tier_dbg_job_alloc_fail())
+		return NULL;
+	return kmem_cache_alloc(cache, gfp);
+}
+
 void tier_job_free(struct tier_pool *pool, struct tier_job *job)
 {
 	mempool_free(job, &pool->job_pool);
@@ -109,6 +118,7 @@ static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
 static void tier_count_io(struct tier_pool *pool, struct tier_bio *tb)
 {
 	tb->epoch = READ_ONCE(pool->io_epoch) & 1;
+	tier_dbg_epoch_window();
 	atomic_inc(&pool->inflight[tb->epoch]);
 	tb->counted = true;
 	tb->issued = true;
@@ -148,6 +158,7 @@ static void tier_remap(struct tier_pool *pool, struct bio *bio,
 /* Submit a remapped bio from the worker. */
 static void tier_submit(struct tier_pool *pool, struct bio *bio)
 {
+	tier_dbg_check_submit(pool, bio, tier_bio(bio)->tier);
 	tier_count_io(pool, tier_bio(bio));
 	dm_submit_bio_remap(bio, NULL);
 }
@@ -866,7 +877,8 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	pool->meta_dev_id = pool->tier_dev_id[0];
 	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
 
-	r = mempool_init_slab_pool(&pool->job_pool, 16, tier_job_cache);
+	r = mempool_init(&pool->job_pool, 16, tier_job_slab_alloc,
+			 mempool_free_slab, tier_job_cache);
 	if (r) {
 		*error = "Cannot allocate the job pool";
 		goto bad;

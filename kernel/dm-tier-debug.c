@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier-debug.c - debug-only knobs (see dm-tier-debug.h); compiled only
+ * with DM_TIER_DEBUG=1.
+ */
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+
+#include "dm-tier.h"
+#include "dm-tier-debug.h"
+
+static unsigned int dbg_epoch_delay_us;
+module_param(dbg_epoch_delay_us, uint, 0644);
+MODULE_PARM_DESC(dbg_epoch_delay_us,
+		 "debug: epoch readers wait for a running quiesce (us)");
+
+static unsigned int dbg_quiesce_delay_ms;
+module_param(dbg_quiesce_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_quiesce_delay_ms,
+		 "debug: quiesce sleep after its first grace period (ms)");
+
+static unsigned int dbg_job_fail_every;
+module_param(dbg_job_fail_every, uint, 0644);
+MODULE_PARM_DESC(dbg_job_fail_every,
+		 "debug: every Nth slab allocation of a job fails (1: all)");
+
+static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
+static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
+
+void tier_dbg_epoch_window(void)
+{
+	unsigned int us = READ_ONCE(dbg_epoch_delay_us);
+	ktime_t end;
+
+	if (!us || !atomic_read(&tier_dbg_quiescing))
+		return;
+	end = ktime_add_us(ktime_get(), us);
+	while (atomic_read(&tier_dbg_quiescing) &&
+	       ktime_before(ktime_get(), end))
+		cpu_relax();
+}
+
+void tier_dbg_quiesce_begin(void)
+{
+	atomic_inc(&tier_dbg_quiescing);
+}
+
+void tier_dbg_quiesce_gap(void)
+{
+	unsigned int ms = READ_ONCE(dbg_quiesce_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
+void tier_dbg_quiesce_end(void)
+{
+	atomic_dec(&tier_dbg_quiescing);
+}
+
+bool tier_dbg_job_alloc_fail(void)
+{
+	unsigned int n = READ_ONCE(dbg_job_fail_every);
+
+	return n && !((unsigned int)atomic_inc_return(&tier_dbg_job_calls) % n);
+}
+
+void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier)
+{
+	sector_t s = bio->bi_iter.bi_sector;
+	const struct tier_alloc *a = &pool->alloc[tier];
+	unsigned long flags;
+	bool used, pending, committing;
+	const char *what;
+	u64 p;
+
+	if (WARN_ON_ONCE(tier >= pool->nr_tiers || s < pool->data_start[tier]))
+		return;
+	p = (s - pool->data_start[tier]) >> pool->extent_shift;
+	if (WARN_ON_ONCE(p >= a->nr_extents))
+		return;
+	spin_lock_irqsave(&pool->lock, flags);
+	used = test_bit(p, a->used);
+	pending = test_bit(p, a->pending);
+	committing = test_bit(p, a->committing);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (used && !pending && !committing)
+		return;
+	what = !used ? "free" : pending ? "pending free" : "being freed";
+	WARN_ONCE(1, "dm-tier: %s: bio sent to tier %u extent %llu (%s)\n",
+		  pool->tier_name[0], tier, p, what);
+}

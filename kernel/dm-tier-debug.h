@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-tier-debug.h - debug-only knobs that widen race windows and check
+ * invariants, for the VM tests of races (tests/vm/05x). Built only with
+ * `make modules DM_TIER_DEBUG=1` (Kbuild defines DM_TIER_DEBUG and adds
+ * dm-tier-debug.c); production builds and DKMS never set it, and then
+ * every helper below is an empty inline function.
+ *
+ * Module parameters (/sys/module/dm_tier/parameters/), all 0 = off:
+ *  - dbg_epoch_delay_us: a reader of the I/O epoch (map(), tier_submit(),
+ *    the memory tier's fill) that finds a quiesce in progress waits, between
+ *    its read of the epoch and its increment of the epoch's counter, until
+ *    that quiesce is over or this many microseconds passed.
+ *  - dbg_quiesce_delay_ms: tier_quiesce_old_io() sleeps this long after its
+ *    first grace period, before it advances the epoch.
+ *  - dbg_job_fail_every: every Nth slab allocation behind the job mempool
+ *    fails (1: all of them), as under memory pressure; the mempool's
+ *    reserve is then all there is. Set it after the device is created (the
+ *    mempool's initial fill would fail too).
+ *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
+ *    bio goes to is allocated and not awaiting a commit to be freed.
+ */
+#ifndef DM_TIER_DEBUG_H
+#define DM_TIER_DEBUG_H
+
+struct tier_pool;
+struct bio;
+
+#ifdef DM_TIER_DEBUG
+
+/**
+ * tier_dbg_epoch_window() - the debug delay between a reader's read of the
+ * I/O epoch and its increment of the epoch's counter.
+ *
+ * Context: any; busy-waits (never sleeps), at most dbg_epoch_delay_us.
+ */
+void tier_dbg_epoch_window(void);
+
+/**
+ * tier_dbg_quiesce_begin() - a quiesce starts: readers of the epoch may
+ * wait in tier_dbg_epoch_window() until tier_dbg_quiesce_end().
+ *
+ * Context: any.
+ */
+void tier_dbg_quiesce_begin(void);
+
+/**
+ * tier_dbg_quiesce_gap() - sleep dbg_quiesce_delay_ms; called after the
+ * quiesce's first grace period, before it advances the epoch.
+ *
+ * Context: process, may sleep.
+ */
+void tier_dbg_quiesce_gap(void);
+
+/**
+ * tier_dbg_quiesce_end() - the quiesce returns.
+ *
+ * Context: any.
+ */
+void tier_dbg_quiesce_end(void);
+
+/**
+ * tier_dbg_job_alloc_fail() - whether this slab allocation of a job fails.
+ *
+ * Context: any.
+ * Return: true every dbg_job_fail_every-th call.
+ */
+bool tier_dbg_job_alloc_fail(void);
+
+/**
+ * tier_dbg_check_submit() - WARN when @bio, remapped to tier @tier, goes to
+ * a physical extent that is free or awaiting a commit to be freed.
+ * @pool: the pool.
+ * @bio:  the remapped bio (its sector is on the tier).
+ * @tier: its tier.
+ *
+ * Context: any but hard irq; takes pool->lock.
+ */
+void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier);
+
+#else /* !DM_TIER_DEBUG */
+
+static inline void tier_dbg_epoch_window(void)
+{
+}
+
+static inline void tier_dbg_quiesce_begin(void)
+{
+}
+
+static inline void tier_dbg_quiesce_gap(void)
+{
+}
+
+static inline void tier_dbg_quiesce_end(void)
+{
+}
+
+static inline bool tier_dbg_job_alloc_fail(void)
+{
+	return false;
+}
+
+static inline void tier_dbg_check_submit(struct tier_pool *pool,
+					 struct bio *bio, u32 tier)
+{
+}
+
+#endif /* DM_TIER_DEBUG */
+#endif /* DM_TIER_DEBUG_H */
