@@ -241,3 +241,37 @@ shims_restore() {
 	for p; do dmsetup load "${p%%:*}" --table "0 $(blockdev --getsz "/dev/${p#*:}") linear /dev/${p#*:} 0"; done
 	for p; do dmsetup resume "${p%%:*}"; done
 }
+
+# ---- races (tests 050-053; guest side) ------------------------------------
+# These tests boot the debug module (DMT_DEBUG_MODULE=1: `make modules
+# DM_TIER_DEBUG=1`, knobs in kernel/dm-tier-debug.h).
+
+# Set a debug knob of the loaded module (fails without the debug build).
+dbg_param() { # name value
+	local p=/sys/module/dm_tier/parameters/$1
+	[ -w "$p" ] || fail "no debug knob $1: the module is not a DM_TIER_DEBUG=1 build"
+	echo "$2" >"$p"
+}
+
+# /dev/mapper/NAME: dm-delay over DISK, reads undelayed, writes (and
+# flushes) delayed by WRITE_MS.
+delay_dev() { # name disk write_ms
+	local sz
+	sz=$(blockdev --getsz "$2")
+	dmsetup create "$1" --table "0 $sz delay $2 0 0 $2 0 $3"
+	udevadm settle
+}
+
+# Sectors written to a block device (by its kernel name or /dev path).
+dev_written() { # dev
+	local n
+	n=$(basename "$(readlink -f "$1")")
+	awk '{ print $7 }' "/sys/block/$n/stat"
+}
+
+# Fail when the guest kernel logged a WARNING or BUG since the test began.
+no_kernel_warning() { # what
+	if dmesg | grep -E -m 5 -A 12 'WARNING:|BUG:|INFO: task .* blocked'; then
+		fail "$1: the kernel reported the above"
+	fi
+}
