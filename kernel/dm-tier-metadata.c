@@ -385,24 +385,50 @@ static int tier_md_write_map(struct tier_pool *pool, const struct tier_sb *nsb,
  * marked busy can be copied without an old write still landing on it
  * (migration).
  */
-void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
+static void tier_sync_rcu(bool expedited)
 {
-	unsigned int old;
-
-	/*
-	 * Every map() that read a map word before it was cleared has, once
-	 * its RCU read section ends, counted its bio in the epoch that was
-	 * current then: the unmaps (or busy marks) happened before this call,
-	 * and only this function advances the epoch.
-	 */
-	tier_dbg_quiesce_begin();
 	if (expedited)
 		synchronize_rcu_expedited();
 	else
 		synchronize_rcu();
+}
+
+/*
+ * Readers (map(), the memory tier's fill) read the map word, read the epoch
+ * and increment inflight[epoch & 1], all inside one RCU read section. The
+ * worker counts the bios it submits without RCU: it runs on pool->wq, like
+ * every caller of this function (or the pool is suspended), so never at the
+ * same time. The argument, with E the epoch on entry:
+ *
+ *  1. The unmaps or busy marks were made before the first grace period
+ *     began, so a reader that can still use an old word began its read
+ *     section before it, and has read the epoch (E or older) and
+ *     incremented its counter once the grace period ends.
+ *  2. The epoch becomes E + 1. A reader that read E, but whose section
+ *     began after the first grace period started, may not have incremented
+ *     yet. The second grace period waits for every section begun before
+ *     the advance; sections begun after it read E + 1. So once it ends,
+ *     every bio that will ever be counted with epoch E is counted.
+ *  3. Waiting for inflight[E & 1] to drain then waits for every bio counted
+ *     in E; bios of older epochs drained in earlier calls by the same
+ *     argument (each call leaves no reader of its old epoch behind), so the
+ *     counter of parity E & 1 holds only epoch E's bios and new epoch E + 2
+ *     bios cannot exist yet.
+ *
+ * Without the second grace period (before 6.12 of this driver), a reader of
+ * E that incremented after the wait ended landed in the parity of epoch
+ * E + 2, which the next call does not wait for.
+ */
+void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
+{
+	unsigned int old;
+
+	tier_dbg_quiesce_begin();
+	tier_sync_rcu(expedited);
 	tier_dbg_quiesce_gap();
 	old = pool->io_epoch;
 	WRITE_ONCE(pool->io_epoch, old + 1);
+	tier_sync_rcu(expedited);
 	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
 	tier_dbg_quiesce_end();
 }

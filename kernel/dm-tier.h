@@ -405,11 +405,13 @@ const char *tier_mode_name(enum tier_md_mode mode);
  * tier_quiesce_old_io() - wait until every bio remapped before now has
  * completed.
  * @pool:      the pool.
- * @expedited: use an expedited RCU grace period (faster, costs IPIs).
+ * @expedited: use expedited RCU grace periods (faster, costs IPIs).
  *
  * Used before a freed physical extent is reused (commit) and before an
  * extent is copied (migration), so that no bio that read the map word
- * earlier still touches it.
+ * earlier still touches it. Two grace periods, one on each side of the
+ * epoch advance (the argument is at the definition and in
+ * docs/ARCHITECTURE.md "Locking").
  *
  * Context: process, may sleep; caller runs on pool->wq (or the pool is
  * suspended): this is the only place that advances the I/O epoch.
