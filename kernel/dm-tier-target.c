@@ -702,6 +702,11 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 	bio_endio(bio);
 }
 
+/*
+ * Commit (or flush the tiers), then complete the flushes, submit the held
+ * FUA writes and complete the hooked ones. Leaves @batch empty: the worker
+ * may call it again in the same pass.
+ */
 static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 {
 	blk_status_t status = BLK_STS_OK;
@@ -710,6 +715,7 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 
 	if (!batch->need_commit && bio_list_empty(&batch->flushes))
 		return;
+	batch->need_commit = false;
 	mutex_lock(&pool->md_lock);
 	if (tier_map_dirty(pool))
 		r = tier_md_commit(pool);
@@ -790,6 +796,14 @@ static void tier_worker(struct work_struct *ws)
 			/* dm sends flushes empty; data follows separately. */
 			bio_list_add(&batch.flushes, bio);
 		} else if (bio_op(bio) == REQ_OP_DISCARD) {
+			/*
+			 * FUA writes held for the commit were remapped to
+			 * their physical extents already: send them before a
+			 * discard can unmap those extents, else the commit
+			 * would free them under the held writes.
+			 */
+			if (!bio_list_empty(&batch.submit))
+				tier_finish_batch(pool, &batch);
 			tier_process_discard(pool, bio);
 		} else {
 			tier_process_write(pool, bio, &batch);
