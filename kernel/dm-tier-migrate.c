@@ -619,7 +619,10 @@ static void tier_mig_tick(struct work_struct *ws)
 	       (!mg->pace.rate || mg->tokens > 0)) {
 		bool manual;
 
+		/* No job now (memory pressure): the next tick tries again. */
 		job = tier_job_alloc(pool);
+		if (!job)
+			break;
 		spin_lock_irq(&pool->lock);
 		manual = tier_mig_next_manual(pool, &w);
 		if (!manual && cfg.auto_migrate &&

@@ -76,10 +76,19 @@ void tier_wake_worker(struct tier_pool *pool)
 	queue_work(pool->wq, &pool->worker);
 }
 
+/*
+ * Never waits: jobs are freed by the worker, the very thread that would
+ * wait (and the migration tick shares its ordered workqueue), so a
+ * blocking mempool_alloc() with the reserve used up by jobs whose writes
+ * completed would wait for itself. Callers requeue their work instead, as
+ * dm-thin's ensure_next_mapping() does.
+ */
 struct tier_job *tier_job_alloc(struct tier_pool *pool)
 {
-	struct tier_job *job = mempool_alloc(&pool->job_pool, GFP_NOIO);
+	struct tier_job *job = mempool_alloc(&pool->job_pool, GFP_NOWAIT);
 
+	if (!job)
+		return NULL;
 	memset(job, 0, sizeof(*job));
 	job->pool = pool;
 	return job;
@@ -524,9 +533,13 @@ static void tier_hook_write(struct tier_pool *pool, struct bio *bio,
 	tier_submit(pool, bio);
 }
 
-/* First write to an extent: allocate, prepare, then publish. */
-static void tier_process_write(struct tier_pool *pool, struct bio *bio,
-			       struct tier_batch *batch)
+/*
+ * First write to an extent: allocate, prepare, then publish.
+ * Return: 0, or -ENOMEM when no job could be allocated: @bio was not
+ * touched and must be retried later.
+ */
+static int tier_process_write(struct tier_pool *pool, struct bio *bio,
+			      struct tier_batch *batch)
 {
 	struct tier_job *job;
 	struct tier_loc loc;
@@ -539,6 +552,8 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	v = bio_vext(pool, bio, &offset);
 	whole = offset == 0 && bio_sectors(bio) == pool->extent_sectors;
 	job = tier_job_alloc(pool);
+	if (!job)
+		return -ENOMEM;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (tier_map_lookup(&pool->map, v, &loc)) {
@@ -547,30 +562,30 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 			bio_list_add(&pool->parked, bio);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			tier_job_free(pool, job);
-			return;
+			return 0;
 		}
 		if (whole && bio_data_dir(bio) == WRITE &&
 		    tier_redirect(pool, job, bio, v, &loc)) {
 			spin_unlock_irqrestore(&pool->lock, flags);
 			tier_hook_write(pool, bio, job);
-			return;
+			return 0;
 		}
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
 		tier_issue_mapped(pool, bio, v, &loc, offset, batch);
-		return;
+		return 0;
 	}
 	if (tier_find_busy(pool, v)) {
 		bio_list_add(&pool->parked, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
-		return;
+		return 0;
 	}
 	if (pool->mode != TIER_MODE_WRITE) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
 		bio_io_error(bio);
-		return;
+		return 0;
 	}
 	r = tier_alloc_extent(pool->alloc, pool->nr_tiers, &loc);
 	if (r && tier_frees_pending(pool)) {
@@ -579,7 +594,7 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 		tier_job_free(pool, job);
 		bio_list_add(&batch->retry, bio);
 		batch->need_commit = true;
-		return;
+		return 0;
 	}
 	if (r) {
 		spin_unlock_irqrestore(&pool->lock, flags);
@@ -587,7 +602,7 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 		tier_log_nospc(pool);
 		bio->bi_status = BLK_STS_NOSPC;
 		bio_endio(bio);
-		return;
+		return 0;
 	}
 	pool->nospc_logged = false;
 	if (loc.tier == 0)
@@ -603,7 +618,7 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 	if (whole) {
 		/* The write replaces every byte: no zeroing needed. */
 		tier_hook_write(pool, bio, job);
-		return;
+		return 0;
 	}
 
 	/* Partial first write: zero the extent so no old data shows through. */
@@ -621,12 +636,13 @@ static void tier_process_write(struct tier_pool *pool, struct bio *bio,
 		if (r != -ENOMEM)
 			tier_note_io_error(pool, loc.tier);
 		bio_io_error(bio);
-		return;
+		return 0;
 	}
 	tier_publish(pool, job);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	tier_job_free(pool, job);
 	tier_issue_mapped(pool, bio, v, &loc, offset, batch);
+	return 0;
 }
 
 /*
@@ -805,8 +821,22 @@ static void tier_worker(struct work_struct *ws)
 			if (!bio_list_empty(&batch.submit))
 				tier_finish_batch(pool, &batch);
 			tier_process_discard(pool, bio);
-		} else {
-			tier_process_write(pool, bio, &batch);
+		} else if (tier_process_write(pool, bio, &batch)) {
+			/*
+			 * No job left: this bio and the rest go back to the
+			 * front of the queue. Jobs in flight wake the worker
+			 * when they end; the retry covers a failure with
+			 * none in flight (the slab failed, the reserve was
+			 * being refilled).
+			 */
+			bio_list_add_head(&bios, bio);
+			spin_lock_irqsave(&pool->lock, flags);
+			bio_list_merge_head(&pool->deferred, &bios);
+			spin_unlock_irqrestore(&pool->lock, flags);
+			bio_list_init(&bios);
+			queue_delayed_work(pool->wq, &pool->retry_work,
+					   msecs_to_jiffies(TIER_JOB_RETRY_MS));
+			break;
 		}
 	}
 	tier_finish_batch(pool, &batch);
@@ -816,6 +846,14 @@ static void tier_worker(struct work_struct *ws)
 	if (!bio_list_empty(&pool->deferred))
 		tier_wake_worker(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+static void tier_retry_work(struct work_struct *ws)
+{
+	struct tier_pool *pool = container_of(to_delayed_work(ws),
+					      struct tier_pool, retry_work);
+
+	tier_wake_worker(pool);
 }
 
 static void tier_commit_work(struct work_struct *ws)
@@ -878,6 +916,7 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	init_waitqueue_head(&pool->drain_wait);
 	INIT_WORK(&pool->worker, tier_worker);
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
+	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
 	INIT_WORK(&pool->ev_work, tier_nl_event_work);
 	pool->ref = 1;
 	pool->nr_tiers = tc->tbl.nr_tiers;

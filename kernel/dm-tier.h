@@ -282,6 +282,7 @@ struct tier_pool {
 	struct workqueue_struct *wq; /* ordered: worker and commits */
 	struct work_struct worker;
 	struct delayed_work commit_work;
+	struct delayed_work retry_work; /* wakes the worker: no job was left */
 	unsigned int commit_interval_ms;
 	bool periodic; /* periodic commits armed */
 	struct dm_target *ti; /* the active table's target */
@@ -298,6 +299,7 @@ struct tier_pool {
 };
 
 #define TIER_MD_BUF_BLOCKS 256 /* 1 MiB staging buffer for map I/O */
+#define TIER_JOB_RETRY_MS 10 /* worker retry after no job could be had */
 
 /**
  * tier_map_dirty() - whether the map has changes that are not durable.
@@ -592,10 +594,17 @@ void tier_job_end(struct tier_pool *pool, struct tier_job *job);
 void tier_job_free(struct tier_pool *pool, struct tier_job *job);
 
 /**
- * tier_job_alloc() - a zeroed job for @pool.
+ * tier_job_alloc() - a zeroed job for @pool, without waiting.
  * @pool: the pool.
  *
- * Context: process (mempool with GFP_NOIO: waits, never fails).
+ * GFP_NOWAIT: jobs are freed by the worker, so the worker (and the
+ * migration tick, on the same ordered workqueue) must never wait for one.
+ * On failure the caller requeues its work and retries once jobs in flight
+ * ended (the worker) or at its next tick (migration).
+ *
+ * Context: any; never sleeps.
+ * Return: the job, or NULL when the slab and the mempool's reserve are
+ * both empty.
  */
 struct tier_job *tier_job_alloc(struct tier_pool *pool);
 
