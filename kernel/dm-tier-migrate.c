@@ -37,6 +37,21 @@
 
 static void tier_mig_tick(struct work_struct *ws);
 
+/*
+ * Run the tick after @delay if it is armed (between resume and
+ * postsuspend). mg->running is read and the tick queued under pool->lock,
+ * so once tier_mig_stop() cleared it nothing re-arms the tick.
+ */
+static void tier_mig_kick(struct tier_pool *pool, unsigned long delay)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (pool->mig.running)
+		mod_delayed_work(pool->wq, &pool->mig.tick, delay);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
 /* ---- settings and state ---------------------------------------------- */
 
 int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
@@ -77,12 +92,29 @@ int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
 	return 0;
 }
 
+void tier_mig_teardown(struct tier_pool *pool)
+{
+	struct tier_mig *mg = &pool->mig;
+
+	/*
+	 * The client is the last thing tier_mig_init() makes: without it the
+	 * pool was never complete, never resumed, the tick never armed.
+	 */
+	if (!mg->kc)
+		return;
+	spin_lock_irq(&pool->lock);
+	mg->running = false;
+	spin_unlock_irq(&pool->lock);
+	cancel_delayed_work_sync(&mg->tick);
+	/* Waits for copies in flight; their completions queue the worker. */
+	dm_kcopyd_client_destroy(mg->kc);
+	mg->kc = NULL;
+}
+
 void tier_mig_destroy(struct tier_pool *pool)
 {
 	struct tier_mig *mg = &pool->mig;
 
-	if (mg->kc)
-		dm_kcopyd_client_destroy(mg->kc);
 	kvfree(mg->cand);
 	kvfree(mg->heat_touched);
 }
@@ -93,8 +125,7 @@ void tier_mig_set_cfg(struct tier_pool *pool, const struct tier_policy_cfg *cfg)
 	spin_lock_irq(&pool->lock);
 	pool->mig.cfg = *cfg;
 	spin_unlock_irq(&pool->lock);
-	if (READ_ONCE(pool->mig.running))
-		mod_delayed_work(pool->wq, &pool->mig.tick, 0);
+	tier_mig_kick(pool, 0);
 }
 
 int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
@@ -112,8 +143,7 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 	mg->man_last = last;
 	mg->man_tier = tier;
 	spin_unlock_irq(&pool->lock);
-	if (READ_ONCE(mg->running))
-		mod_delayed_work(pool->wq, &mg->tick, 0);
+	tier_mig_kick(pool, 0);
 	return 0;
 }
 
@@ -235,8 +265,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	if (idle)
 		wake_up(&mg->idle_wait);
 	/* More can start now. */
-	if (refill && READ_ONCE(mg->running))
-		mod_delayed_work(pool->wq, &mg->tick, 0);
+	if (refill)
+		tier_mig_kick(pool, 0);
 }
 
 /* kcopyd completion: hand the job to the worker. */
@@ -690,7 +720,8 @@ static void tier_mig_tick(struct work_struct *ws)
 			tier_mig_copy(pool, batch[i]);
 	}
 out:
-	if (READ_ONCE(mg->running)) {
+	spin_lock_irq(&pool->lock);
+	if (mg->running) {
 		bool busy = mg->inflight || mg->man_active ||
 			    mg->cand_pos < mg->nr_cand ||
 			    mg->pace.mode != TIER_PACE_IDLE;
@@ -699,6 +730,7 @@ out:
 				   msecs_to_jiffies(busy ? TIER_MIG_TICK_MS :
 							   TIER_MIG_IDLE_MS));
 	}
+	spin_unlock_irq(&pool->lock);
 }
 
 void tier_mig_start(struct tier_pool *pool)
@@ -706,16 +738,20 @@ void tier_mig_start(struct tier_pool *pool)
 	struct tier_mig *mg = &pool->mig;
 
 	mg->tick_j = jiffies;
-	WRITE_ONCE(mg->running, true);
+	spin_lock_irq(&pool->lock);
+	mg->running = true;
 	queue_delayed_work(pool->wq, &mg->tick,
 			   msecs_to_jiffies(TIER_MIG_TICK_MS));
+	spin_unlock_irq(&pool->lock);
 }
 
 void tier_mig_stop(struct tier_pool *pool)
 {
 	struct tier_mig *mg = &pool->mig;
 
-	WRITE_ONCE(mg->running, false);
+	spin_lock_irq(&pool->lock);
+	mg->running = false;
+	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&mg->tick);
 	/* Copies in flight end in the worker, which switches or drops them. */
 	wait_event(mg->idle_wait, !READ_ONCE(mg->inflight));

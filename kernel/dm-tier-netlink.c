@@ -1021,8 +1021,13 @@ void tier_nl_event_work(struct work_struct *ws)
 
 void tier_nl_pool_gone(struct tier_pool *pool)
 {
-	/* No new events; the work does not run again once cancelled. */
+	/*
+	 * No new events: a tier_event() that saw ev_open queued the work
+	 * within its RCU read section, so after the grace period the cancel
+	 * catches it, and nothing queues the work again.
+	 */
 	WRITE_ONCE(pool->ev_open, false);
+	synchronize_rcu();
 	cancel_work_sync(&pool->ev_work);
 	if (pool->announced)
 		set_bit(DM_TIER_EVENT_DEV_DEL * TIER_MAX_TIERS,

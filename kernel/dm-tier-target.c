@@ -797,7 +797,8 @@ static void tier_worker(struct work_struct *ws)
 	spin_lock_irqsave(&pool->lock, flags);
 	bios = pool->deferred;
 	bio_list_init(&pool->deferred);
-	if (pool->commit_requested) {
+	/* Suspended: no commit; the request waits for the resume. */
+	if (pool->commit_requested && !pool->suspended) {
 		pool->commit_requested = false;
 		batch.need_commit = true;
 	}
@@ -850,8 +851,8 @@ static void tier_worker(struct work_struct *ws)
 
 static void tier_retry_work(struct work_struct *ws)
 {
-	struct tier_pool *pool = container_of(to_delayed_work(ws),
-					      struct tier_pool, retry_work);
+	struct tier_pool *pool =
+		container_of(to_delayed_work(ws), struct tier_pool, retry_work);
 
 	tier_wake_worker(pool);
 }
@@ -868,20 +869,53 @@ static void tier_commit_work(struct work_struct *ws)
 		tier_md_commit(pool);
 		mutex_unlock(&pool->md_lock);
 	}
-	if (READ_ONCE(pool->periodic))
+	spin_lock_irq(&pool->lock);
+	if (pool->periodic)
 		queue_delayed_work(pool->wq, &pool->commit_work,
 				   msecs_to_jiffies(pool->commit_interval_ms));
+	spin_unlock_irq(&pool->lock);
 }
 
 /* ---- pool lifetime ----------------------------------------------------- */
 
+/*
+ * Stop everything that runs on its own, in an order where nothing stopped
+ * later can restart what was stopped earlier, before anything is freed
+ * (docs/ARCHITECTURE.md "Teardown"):
+ *  1. the periodic commit and the migration tick are disarmed under
+ *     pool->lock (nothing re-arms them after) and cancelled;
+ *  2. the kcopyd client is destroyed: it waits for copies in flight, whose
+ *     completions queue the worker (the workqueue still exists);
+ *  3. the memory tier: its fill work reads the map and the tiers;
+ *  4. the workqueue is drained (the worker may arm the retry work while it
+ *     has bios; it has none left), the retry work is cancelled, and the
+ *     workqueue destroyed.
+ * Events (tier_nl_pool_gone()) are closed after this, memory freed last.
+ * Also for a pool whose creation failed part way.
+ */
+static void tier_pool_stop(struct tier_pool *pool)
+{
+	spin_lock_irq(&pool->lock);
+	pool->periodic = false;
+	spin_unlock_irq(&pool->lock);
+	cancel_delayed_work_sync(&pool->commit_work);
+	tier_mig_teardown(pool);
+	tier_memtier_destroy(pool->mem);
+	pool->mem = NULL;
+	if (pool->wq) {
+		drain_workqueue(pool->wq);
+		cancel_delayed_work_sync(&pool->retry_work);
+		cancel_delayed_work_sync(&pool->commit_work);
+		destroy_workqueue(pool->wq);
+		pool->wq = NULL;
+	}
+}
+
+/* Free a pool stopped by tier_pool_stop(). */
 static void tier_pool_free(struct tier_pool *pool)
 {
 	u32 i;
 
-	tier_memtier_destroy(pool->mem);
-	if (pool->wq)
-		destroy_workqueue(pool->wq);
 	tier_mig_destroy(pool);
 	mempool_exit(&pool->job_pool);
 	for (i = 0; i < TIER_MAX_TIERS; i++)
@@ -971,6 +1005,7 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 		goto bad;
 	return pool;
 bad:
+	tier_pool_stop(pool);
 	tier_pool_free(pool);
 	return ERR_PTR(r);
 }
@@ -1055,6 +1090,7 @@ static bool tier_pool_put(struct tier_pool *pool, struct tier_c *tc)
 
 static void tier_pool_release(struct tier_pool *pool)
 {
+	tier_pool_stop(pool);
 	tier_nl_pool_gone(pool);
 	tier_pool_free(pool);
 }
@@ -1249,21 +1285,27 @@ static void tier_dtr(struct dm_target *ti)
 
 /* ---- suspend / resume -------------------------------------------------- */
 
-static void tier_stop_periodic(struct tier_pool *pool)
-{
-	WRITE_ONCE(pool->periodic, false);
-	cancel_delayed_work_sync(&pool->commit_work);
-}
-
+/*
+ * Suspended, the device writes nothing: no periodic commit, no tick, no
+ * fill, and the worker leaves commit requests (the "commit" message,
+ * netlink pin/unpin) for the resume. pool->periodic and pool->suspended
+ * change under pool->lock, and everything that arms the commit work or
+ * reads the flag holds it, so nothing re-arms the work after this.
+ */
 static void tier_postsuspend(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
 
+	spin_lock_irq(&pool->lock);
+	pool->suspended = true;
+	pool->periodic = false;
+	spin_unlock_irq(&pool->lock);
+	cancel_delayed_work_sync(&pool->commit_work);
 	tier_memtier_stop(pool);
 	tier_mig_stop(pool);
-	tier_stop_periodic(pool);
 	flush_workqueue(pool->wq);
+	cancel_delayed_work_sync(&pool->retry_work);
 	WRITE_ONCE(pool->mig.heat_flush, true);
 	mutex_lock(&pool->md_lock);
 	if ((tier_map_dirty(pool) || READ_ONCE(pool->mig.heat_dirty)) &&
@@ -1306,9 +1348,12 @@ static void tier_resume(struct dm_target *ti)
 					   tc->tbl.reserve_pct);
 	spin_unlock_irq(&pool->lock);
 	tier_mig_set_cfg(pool, &tc->tbl.policy);
-	WRITE_ONCE(pool->periodic, true);
+	spin_lock_irq(&pool->lock);
+	pool->suspended = false;
+	pool->periodic = true;
 	queue_delayed_work(pool->wq, &pool->commit_work,
 			   msecs_to_jiffies(pool->commit_interval_ms));
+	spin_unlock_irq(&pool->lock);
 	tier_mig_start(pool);
 	tier_memtier_start(pool);
 	tier_wake_worker(pool);
@@ -1541,9 +1586,12 @@ static void tier_apply_settings(struct tier_c *tc)
 		unsigned long delay =
 			msecs_to_jiffies(tc->tbl.commit_interval_ms);
 
+		spin_lock_irq(&pool->lock);
 		pool->commit_interval_ms = tc->tbl.commit_interval_ms;
-		if (READ_ONCE(pool->periodic))
+		/* Not while suspended: postsuspend disarmed it for good. */
+		if (pool->periodic)
 			mod_delayed_work(pool->wq, &pool->commit_work, delay);
+		spin_unlock_irq(&pool->lock);
 	}
 	tier_mig_set_cfg(pool, &tc->tbl.policy);
 }
@@ -1639,6 +1687,14 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		/* What changed before the message must be durable after it. */
 		u64 seq = READ_ONCE(pool->change_seq);
 
+		if (READ_ONCE(pool->suspended)) {
+			/* Postsuspend committed; later changes wait. */
+			if (!tier_map_dirty(pool))
+				return 0;
+			DMWARN_LIMIT("commit: %s: suspended, commit at resume",
+				     pool->tier_name[0]);
+			return -EBUSY;
+		}
 		tier_request_commit(pool);
 		flush_workqueue(pool->wq);
 		return READ_ONCE(pool->durable_seq) >= seq ? 0 : -EIO;

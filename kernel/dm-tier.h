@@ -32,6 +32,7 @@
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -91,7 +92,7 @@ struct tier_mig {
 	struct tier_policy_cfg tick_cfg; /* tick only: cfg of the last tick */
 	struct dm_kcopyd_client *kc;
 	struct delayed_work tick; /* on pool->wq */
-	bool running; /* tick armed (between resume and postsuspend) */
+	bool running; /* tick armed (resume..postsuspend); pool->lock */
 	wait_queue_head_t idle_wait; /* inflight reached 0 */
 
 	/* Candidates of the last scan, sorted; tick only. */
@@ -284,7 +285,8 @@ struct tier_pool {
 	struct delayed_work commit_work;
 	struct delayed_work retry_work; /* wakes the worker: no job was left */
 	unsigned int commit_interval_ms;
-	bool periodic; /* periodic commits armed */
+	bool periodic; /* periodic commits armed; pool->lock */
+	bool suspended; /* postsuspend..resume: no commit; pool->lock */
 	struct dm_target *ti; /* the active table's target */
 
 	struct tier_mig mig;
@@ -324,17 +326,22 @@ static inline bool tier_map_dirty(struct tier_pool *pool)
  * @tier:  the tier it concerns; 0 for device-wide events.
  *
  * Does nothing before the pool's first resume (dev-new) or once its
- * teardown began.
+ * teardown began. The check and the queueing form one RCU read section:
+ * tier_nl_pool_gone() closes events, waits for a grace period, and only
+ * then cancels the work, so no caller can queue it after the cancel.
  *
  * Context: any (atomic, under pool->lock, irq); never sleeps.
  */
 static inline void tier_event(struct tier_pool *pool, u32 event, u32 tier)
 {
-	if (!READ_ONCE(pool->ev_open) || event > TIER_EV_MAX ||
-	    tier >= TIER_MAX_TIERS)
+	if (event > TIER_EV_MAX || tier >= TIER_MAX_TIERS)
 		return;
-	set_bit(event * TIER_MAX_TIERS + tier, pool->ev_pending);
-	queue_work(system_wq, &pool->ev_work);
+	rcu_read_lock();
+	if (READ_ONCE(pool->ev_open)) {
+		set_bit(event * TIER_MAX_TIERS + tier, pool->ev_pending);
+		queue_work(system_wq, &pool->ev_work);
+	}
+	rcu_read_unlock();
 }
 
 /* ---- dm-tier-metadata.c ------------------------------------------------ */
@@ -478,8 +485,18 @@ int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
 		  char **error);
 
 /**
- * tier_mig_destroy() - free it; the tick must be stopped.
- * @pool: the pool.
+ * tier_mig_teardown() - stop the tick for good and destroy the kcopyd
+ * client, which waits for copies in flight (teardown, before the pool's
+ * workqueue goes: their completions queue the worker).
+ * @pool: the pool (also one whose tier_mig_init() failed).
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_mig_teardown(struct tier_pool *pool);
+
+/**
+ * tier_mig_destroy() - free the migration state.
+ * @pool: the pool, after tier_mig_teardown() and with pool->wq destroyed.
  *
  * Context: process.
  */
