@@ -780,6 +780,7 @@ static void tier_worker(struct work_struct *ws)
 	struct tier_job *job, *tmp;
 	struct bio_list bios;
 	unsigned long flags;
+	bool starved = false;
 	LIST_HEAD(done);
 	struct bio *bio;
 
@@ -837,14 +838,18 @@ static void tier_worker(struct work_struct *ws)
 			bio_list_init(&bios);
 			queue_delayed_work(pool->wq, &pool->retry_work,
 					   msecs_to_jiffies(TIER_JOB_RETRY_MS));
+			starved = true;
 			break;
 		}
 	}
 	tier_finish_batch(pool, &batch);
 
-	/* Bios released while this run went through its list. */
+	/*
+	 * Bios released while this run went through its list; not when it
+	 * ran out of jobs (a job's end or the retry wakes it, no busy loop).
+	 */
 	spin_lock_irqsave(&pool->lock, flags);
-	if (!bio_list_empty(&pool->deferred))
+	if (!starved && !bio_list_empty(&pool->deferred))
 		tier_wake_worker(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
@@ -953,6 +958,8 @@ static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
 	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
 	INIT_WORK(&pool->ev_work, tier_nl_event_work);
 	pool->ref = 1;
+	/* Like a new mapped device: suspended until its first resume. */
+	pool->suspended = true;
 	pool->nr_tiers = tc->tbl.nr_tiers;
 	for (i = 0; i < pool->nr_tiers; i++) {
 		pool->tier_bdev[i] = tc->tier_dev[i]->bdev;
@@ -1298,7 +1305,7 @@ static void tier_postsuspend(struct dm_target *ti)
 	struct tier_pool *pool = tc->pool;
 
 	spin_lock_irq(&pool->lock);
-	pool->suspended = true;
+	WRITE_ONCE(pool->suspended, true);
 	pool->periodic = false;
 	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&pool->commit_work);
@@ -1349,7 +1356,7 @@ static void tier_resume(struct dm_target *ti)
 	spin_unlock_irq(&pool->lock);
 	tier_mig_set_cfg(pool, &tc->tbl.policy);
 	spin_lock_irq(&pool->lock);
-	pool->suspended = false;
+	WRITE_ONCE(pool->suspended, false);
 	pool->periodic = true;
 	queue_delayed_work(pool->wq, &pool->commit_work,
 			   msecs_to_jiffies(pool->commit_interval_ms));
