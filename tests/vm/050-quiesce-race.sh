@@ -13,10 +13,12 @@
 # Debug knobs widen the window (module built with DM_TIER_DEBUG=1): the
 # quiesce sleeps after its first grace period (dbg_quiesce_delay_ms), and a
 # reader that finds a quiesce running waits between its epoch read and its
-# increment until the quiesce is over (dbg_epoch_delay_us, a cap). Both tiers
-# sit behind dm-delay (writes slowed), so a missed write is still in flight
-# when the next batch copies its extent. fio writes with crc32c verify while
-# `migrate` ping-pongs the region; any lost write fails the verify.
+# increment until the quiesce is over (dbg_epoch_delay_us, a cap). Tier 1
+# sits behind dm-delay (writes take 500 ms), so when a batch promotes half
+# the region, a write to the other half that the batch's quiesce let through
+# uncounted is still in flight when the next batch copies its extent up.
+# fio writes with crc32c verify while `migrate` ping-pongs the region; any
+# lost write fails the verify.
 # DMT_RACE_SECS sets the fio phase (default 60).
 . "$(dirname "$0")/lib.sh"
 DEV=qr
@@ -49,14 +51,13 @@ migrator() { # stop
 
 guest_main() {
 	local secs=${DMT_RACE_SECS:-60} seed=0 t0 mig
-	delay_dev slow0 "$DMT_NVME0" 100
-	delay_dev slow1 "$DMT_NVME1" 100
-	tierctl create $DEV --tier /dev/mapper/slow0 --tier /dev/mapper/slow1 \
+	delay_dev slow1 "$DMT_NVME1" 500
+	tierctl create $DEV --tier "$DMT_NVME0" --tier /dev/mapper/slow1 \
 		--extent-size 256K >/dev/null
 	tier_set $DEV migration_inflight 8
 	tier_set $DEV auto_migrate 0
 	dbg_param dbg_quiesce_delay_ms 20
-	dbg_param dbg_epoch_delay_us 400000
+	dbg_param dbg_epoch_delay_us 1500000
 	rm -f /tmp/mig.stop /tmp/migrator
 	migrator /tmp/mig.stop &
 	mig=$!
@@ -80,7 +81,7 @@ guest_main() {
 	[ "$((promotions + demotions))" -ge 8 ] || fail "too few moves ($promotions up, $demotions down)"
 	tier_sane $DEV quiesce
 	tierctl remove $DEV
-	dmsetup remove slow0 slow1
+	dmsetup remove slow1
 	no_kernel_warning quiesce
 	echo "quiesce: $seed fio passes over $(cat /tmp/migrator) migrate requests ($promotions up, $demotions down), no data lost"
 }
