@@ -56,7 +56,10 @@ guest_main() {
 		--extent-size 256K >/dev/null
 	tier_set $DEV migration_inflight 8
 	tier_set $DEV auto_migrate 0
-	dbg_param dbg_quiesce_delay_ms 20
+	# Tier 0 above its high watermark: the migrate requests run at full
+	# pace (8 copies a batch) even though fio keeps the device busy.
+	tier_set_wm $DEV 1 0
+	dbg_param dbg_quiesce_delay_ms 100
 	dbg_param dbg_epoch_delay_us 1500000
 	rm -f /tmp/mig.stop /tmp/migrator
 	migrator /tmp/mig.stop &
