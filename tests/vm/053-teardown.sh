@@ -50,7 +50,8 @@ step_suspended() {
 step_loop() {
 	local rounds=${DMT_TEARDOWN_ROUNDS:-4} r watch fiop msgp
 	for r in $(seq "$rounds"); do
-		tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 256K >/dev/null
+		tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 256K \
+			--force >/dev/null
 		tierctl watch $DEV --json >/tmp/watch.$r 2>&1 &
 		watch=$!
 		tier_set $DEV commit_interval_ms 10
