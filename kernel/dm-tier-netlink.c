@@ -718,8 +718,13 @@ static int tier_nl_request(struct genl_info *info, struct tier_pool *pool,
 /* migrate, pin (@pin) and unpin (@unpin): one body, three operations. */
 static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 {
-	struct nlattr *tattr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
-	bool move = !unpin && tattr;
+	/*
+	 * unpin's policy ends before TARGET_TIER, and info->attrs has only
+	 * maxattr + 1 slots: reading that slot was out of bounds (KASAN).
+	 */
+	struct nlattr *tattr =
+		unpin ? NULL : info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	bool move = tattr;
 	struct tier_pool *pool;
 	u64 first, last, done, mapped;
 	bool mem = false;
