@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # Power cuts that really lose data: both tiers on null_blk disks with a
 # volatile write cache (tools/nullb), cut in the middle of an fsync-heavy fio
 # workload on XFS (mounted with -o discard) 20 times. After each cut the

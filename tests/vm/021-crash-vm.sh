@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # Five whole-VM kills (QEMU SIGKILL) in the middle of a workload of
 # O_DIRECT|O_DSYNC record writes and fsync'd files on XFS over dm-tier; after
 # each, the next boot activates the device by label, XFS recovers, every

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
 # The migration engine, one boot, two NVMe drives (hot 64M, cold 512M),
 # 1 MiB extents. Counters come from `dmsetup status` (tier_stats in lib.sh).

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
 # Power cuts during migrations: both tiers on null_blk disks with a volatile
 # write cache under dm-linear shims (as in 020), XFS on a device of 1 MiB

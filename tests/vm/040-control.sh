@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154  # status variables come from tier_eval
 # The netlink control path through tierctl, one boot, two NVMe drives (hot
 # 64M, cold 256M), 1 MiB extents, XFS:

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh
 # tierd, the policy daemon (docs/tierd.md), one boot, two NVMe drives (hot
 # 64M, cold 512M), 1 MiB extents; tierd runs in the foreground with its

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2016,SC2154  # conditions are evaluated later; counters come from eval
 # The volatile memory tier (clean copies on a CPU-less NUMA node, what CXL
 # memory looks like): NVMe hot tier, NVMe-oF cold tier (nvmf:// over the
