@@ -415,7 +415,7 @@ static void tier_sync_rcu(bool expedited)
  *     counter of parity E & 1 holds only epoch E's bios and new epoch E + 2
  *     bios cannot exist yet.
  *
- * Without the second grace period (before 6.12 of this driver), a reader of
+ * Without the second grace period (before issue 13), a reader of
  * E that incremented after the wait ended landed in the parity of epoch
  * E + 2, which the next call does not wait for.
  */
