@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154,SC2016  # status variables come from tier_eval
 # Monitor events and dumps at their limits, one boot, two NVMe drives (32M,
 # 64M) with 64 KiB extents (about 1500 of them), automatic migration off:
