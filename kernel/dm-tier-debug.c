@@ -55,9 +55,20 @@ void tier_dbg_quiesce_gap(void)
 		msleep(ms);
 }
 
-void tier_dbg_quiesce_end(void)
+void tier_dbg_quiesce_end(struct tier_pool *pool, unsigned int old)
 {
+	/* Before readers held in the window are let go. */
+	smp_store_release(&pool->io_drained, old + 1);
 	atomic_dec(&tier_dbg_quiescing);
+}
+
+void tier_dbg_check_count(struct tier_pool *pool, unsigned int epoch)
+{
+	/* Pairs with the release in tier_dbg_quiesce_end(). */
+	int late = (int)(smp_load_acquire(&pool->io_drained) - epoch);
+
+	WARN_ONCE(late > 0, "dm-tier: %s: bio counted in epoch %u too late\n",
+		  pool->tier_name[0], epoch);
 }
 
 bool tier_dbg_job_alloc_fail(void)

@@ -19,6 +19,9 @@
  *    mempool's initial fill would fail too).
  *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
  *    bio goes to is allocated and not awaiting a commit to be freed.
+ *  - Every reader checks (WARN_ONCE) that it counted itself before the
+ *    quiesce of the epoch it read finished waiting: a bio counted later is
+ *    one no quiesce waits for (the hole of issue 13, defect 1).
  */
 #ifndef DM_TIER_DEBUG_H
 #define DM_TIER_DEBUG_H
@@ -53,11 +56,25 @@ void tier_dbg_quiesce_begin(void);
 void tier_dbg_quiesce_gap(void);
 
 /**
- * tier_dbg_quiesce_end() - the quiesce returns.
+ * tier_dbg_quiesce_end() - the quiesce of epoch @old returns: its bios
+ * have drained.
+ * @pool: the pool.
+ * @old:  the epoch it waited for.
  *
  * Context: any.
  */
-void tier_dbg_quiesce_end(void);
+void tier_dbg_quiesce_end(struct tier_pool *pool, unsigned int old);
+
+/**
+ * tier_dbg_check_count() - WARN when a reader that read epoch @epoch
+ * counted its bio only after that epoch's quiesce had finished waiting.
+ * @pool:  the pool.
+ * @epoch: the epoch the reader read (the whole value, not its parity).
+ *
+ * Context: any; call right after the increment, in the same RCU read
+ * section as the epoch read.
+ */
+void tier_dbg_check_count(struct tier_pool *pool, unsigned int epoch);
 
 /**
  * tier_dbg_job_alloc_fail() - whether this slab allocation of a job fails.
@@ -92,7 +109,13 @@ static inline void tier_dbg_quiesce_gap(void)
 {
 }
 
-static inline void tier_dbg_quiesce_end(void)
+static inline void tier_dbg_quiesce_end(struct tier_pool *pool,
+					unsigned int old)
+{
+}
+
+static inline void tier_dbg_check_count(struct tier_pool *pool,
+					unsigned int epoch)
 {
 }
 

@@ -374,10 +374,12 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
 	mapped = tier_map_word_decode(word, &loc);
-	epoch = READ_ONCE(pool->io_epoch) & 1;
+	epoch = READ_ONCE(pool->io_epoch);
 	tier_dbg_epoch_window();
-	if (mapped)
-		atomic_inc(&pool->inflight[epoch]);
+	if (mapped) {
+		atomic_inc(&pool->inflight[epoch & 1]);
+		tier_dbg_check_count(pool, epoch);
+	}
 	rcu_read_unlock();
 
 	counted = mapped;
@@ -389,7 +391,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	mapped = READ_ONCE(pool->map.words[v.v]) & TIER_MAPW_MAPPED;
 	tier_mem_publish(&mt->core, s, gen, !r, mapped);
 	spin_unlock_irq(&mt->lock);
-	if (counted && atomic_dec_and_test(&pool->inflight[epoch]))
+	if (counted && atomic_dec_and_test(&pool->inflight[epoch & 1]))
 		wake_up(&pool->drain_wait);
 }
 

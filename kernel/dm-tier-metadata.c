@@ -430,7 +430,7 @@ void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
 	WRITE_ONCE(pool->io_epoch, old + 1);
 	tier_sync_rcu(expedited);
 	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
-	tier_dbg_quiesce_end();
+	tier_dbg_quiesce_end(pool, old);
 }
 
 int tier_md_commit(struct tier_pool *pool)

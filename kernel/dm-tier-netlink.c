@@ -722,8 +722,8 @@ static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 	 * unpin's policy ends before TARGET_TIER, and info->attrs has only
 	 * maxattr + 1 slots: reading that slot was out of bounds (KASAN).
 	 */
-	struct nlattr *tattr =
-		unpin ? NULL : info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	struct nlattr *tattr = unpin ? NULL :
+				       info->attrs[DM_TIER_A_DEV_TARGET_TIER];
 	bool move = tattr;
 	struct tier_pool *pool;
 	u64 first, last, done, mapped;

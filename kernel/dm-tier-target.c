@@ -126,9 +126,12 @@ static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
  */
 static void tier_count_io(struct tier_pool *pool, struct tier_bio *tb)
 {
-	tb->epoch = READ_ONCE(pool->io_epoch) & 1;
+	unsigned int epoch = READ_ONCE(pool->io_epoch);
+
+	tb->epoch = epoch & 1;
 	tier_dbg_epoch_window();
 	atomic_inc(&pool->inflight[tb->epoch]);
+	tier_dbg_check_count(pool, epoch);
 	tb->counted = true;
 	tb->issued = true;
 }

@@ -275,6 +275,8 @@ struct tier_pool {
 
 	/* Quiescing I/O before a freed physical extent is reused. */
 	unsigned int io_epoch;
+	/* Debug builds: every epoch below it has been quiesced. */
+	unsigned int io_drained;
 	atomic_t inflight[2];
 	wait_queue_head_t drain_wait;
 
