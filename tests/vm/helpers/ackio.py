@@ -16,7 +16,13 @@ derived from them, so the verifier can tell the acknowledged record, a newer
 one written but not yet logged, possibly torn at 4 KiB (allowed), zeroes
 where nothing was acknowledged (allowed), and anything else: stale,
 misplaced or foreign data (a failure).
+
+DIR/slots may be a symlink to a block device (its first 32 MiB are the
+slots). Environment of the writer: ACKIO_FILES=0 writes no files;
+ACKIO_EIO=1 counts writes that fail with EIO (never logged: not
+acknowledged) and goes on, for runs that inject I/O errors.
 """
+import errno
 import hashlib
 import mmap
 import os
@@ -67,16 +73,24 @@ def write(d, log, seconds):
     rng = random.Random(os.getpid() ^ int(time.time()))
     seq = int(time.time() * 1000) << 16  # grows across boots
     end = time.time() + seconds if seconds else None
-    n = 0
+    files = os.environ.get("ACKIO_FILES", "1") != "0"
+    eio_ok = os.environ.get("ACKIO_EIO", "0") == "1"
+    n = eio = 0
     while end is None or time.time() < end:
         seq += 1
         slot = rng.randrange(SLOTS)
         buf.seek(0)
         buf.write(record(slot, seq))
-        os.pwritev(fd, [buf], slot * REC)
+        try:
+            os.pwritev(fd, [buf], slot * REC)
+        except OSError as e:
+            if not eio_ok or e.errno != errno.EIO:
+                raise
+            eio += 1
+            continue
         os.write(logfd, b"S %d %d\n" % (slot, seq))
         n += 1
-        if n % 16 == 0:
+        if files and n % 16 == 0:
             name = "f%d" % seq
             data = os.urandom(rng.randrange(4096, 256 << 10))
             p = os.path.join(d, name)
@@ -86,7 +100,7 @@ def write(d, log, seconds):
                 os.fsync(f.fileno())
             fsync_dir(d)
             os.write(logfd, b"F %s %s\n" % (name.encode(), hashlib.sha256(data).hexdigest().encode()))
-    print("ackio: %d acknowledged writes" % n)
+    print("ackio: %d acknowledged writes, %d failed with EIO" % (n, eio))
 
 
 def verify(d, logs):
