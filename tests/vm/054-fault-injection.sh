@@ -234,14 +234,15 @@ step_slab() {
 		end=$(($(now_ms) + SECS * 1000)) i=0
 		while [ "$(now_ms)" -lt "$end" ]; do
 			tier=$((i % 2))
+			r=0
 			if [ $((i % 4)) -lt 2 ]; then
-				r=0
-				tier_msg $DEV migrate $((64 * MB)) $((64 * MB)) $tier 2>/dev/null || r=$?
+				tier_msg $DEV migrate $((64 * MB)) $((64 * MB)) $tier 2>/tmp/mg.err || r=$?
 			else
-				r=0
-				tierctl migrate $DEV 64M:64M --to $tier >/dev/null 2>&1 || r=$?
+				# An earlier request still running: exit 1, "still running".
+				tierctl migrate $DEV 64M:64M --to $tier >/dev/null 2>/tmp/mg.err || r=$?
+				[ $r != 1 ] || ! grep -q 'still running' /tmp/mg.err || r=16
 			fi
-			case $r in 0) echo move ;; 16) echo busy ;; *) echo "bad migrate $r" ;; esac
+			case $r in 0) echo move ;; 16) echo busy ;; *) echo "bad migrate $r: $(cat /tmp/mg.err)" ;; esac
 			for cmd in "status $DEV --json" "policy $DEV" "where $DEV --range 0:224M" "status $DEV"; do
 				if tierctl $cmd >/dev/null 2>/tmp/nl.err; then echo ok; else echo "bad $cmd: $(cat /tmp/nl.err)"; fi
 			done
@@ -277,6 +278,11 @@ step_slab() {
 		fail "slab: migrations not done 180 s after injection: $(tier_summary $DEV)"
 	echo "slab: $(tier_summary $DEV)"
 	tier_sane $DEV "slab: after injection"
+	# Migration errors here are manual requests stopped by a full tier 0
+	# ("tier 0 is full"), never a copy that failed.
+	dmesg >/tmp/dmesg.txt
+	! grep -m 3 "copy failed" /tmp/dmesg.txt || fail "slab: a migration copy failed under allocation failures"
+	echo "slab: migration errors $(tier_stat $DEV migration_errors): $(grep -c 'is full' /tmp/dmesg.txt || true) manual requests stopped by a full tier, no copy failed"
 	[ "$(tier_stat $DEV state 0)" = ok ] && [ "$(tier_stat $DEV state 1)" = ok ] ||
 		fail "slab: a tier degraded by allocation failures"
 	for i in 1 2; do
