@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh
 # Who may do what over netlink, which device a name means, and the smaller
 # contracts of the target (issue 13, defects 6, 7 and 8). One boot, three

@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh
 # Creating the memory tier costs time linear in its size (issue 13, defect
 # 3): on the bench's CPU-less NUMA node, at 64 KiB extents, the table load
