@@ -11,12 +11,7 @@
 
 baseline=$TOP/build/host-kernels.baseline
 [ -f "$baseline" ] || fail "$baseline missing: tools/deps (make deps) writes it before installing"
-now=$(
-	echo "# installed linux-image packages and /boot, before tools/deps"
-	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-image-*' 2>/dev/null |
-		awk '$1 ~ /^.i/ {print "pkg " $2}' | sort
-	ls -A /boot 2>/dev/null | sed 's/^/boot /' | sort
-)
+now=$("$TOP/tools/host-kernels")
 if ! d=$(diff -u --label "before make deps" --label now "$baseline" - <<<"$now"); then
 	echo "$d"
 	fail "installed kernel images or /boot changed since make deps"
