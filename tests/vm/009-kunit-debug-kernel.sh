@@ -68,18 +68,7 @@ printf 'KTAP version 1\n1..%s\n' "$suites" | cat - "$ktap.body" >"$ktap"
 src=$("$TOP/tools/kernel-src")
 python3 "$src/tools/testing/kunit/kunit.py" parse --json="$json" "$ktap" >"$mod/parse.log" 2>&1 || true
 [ -s "$json" ] || { tail -n 30 "$mod/parse.log"; fail "kunit.py parse found no results in $log"; }
-read -r passed failed skipped < <(python3 - "$json" <<'EOF'
-import json, sys
-counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
-def walk(group):
-    for case in group["test_cases"]:
-        counts[case["status"]] = counts.get(case["status"], 0) + 1
-    for sub in group["sub_groups"]:
-        walk(sub)
-walk(json.load(open(sys.argv[1])))
-print(counts["PASS"], counts["FAIL"] + counts["ERROR"], counts["SKIP"])
-EOF
-)
+read -r passed failed skipped < <("$TOP/tests/kunit/count-results" "$json")
 echo "KUnit in $KVER: $passed passed, $failed failed, $skipped skipped"
 if [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
 	grep -E 'not ok|FAIL|Expected' "$mod/parse.log" | head -n 40
