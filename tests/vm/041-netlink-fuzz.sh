@@ -20,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 DEV=nf
 D=/dev/mapper/$DEV
-NLFUZZ=$TOP/build/vm/nlfuzz
+NLFUZZ=$TOP/build/vm/$TEST_NAME/nlfuzz # per test: tests run side by side
 
 fio_loop() { # stop-file: write + verify 48 MiB at 64 MiB until told to stop
 	local pass=0
@@ -141,7 +141,7 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-mkdir -p "$TOP/build/vm"
+mkdir -p "${NLFUZZ%/*}"
 gcc -O2 -Wall -Wextra -Werror -o "$NLFUZZ" "$TOP/tests/vm/helpers/nlfuzz.c" ||
 	fail "cannot build nlfuzz"
 vm --fresh --nvme 64M --nvme 512M --timeout 300 -- "$0" main

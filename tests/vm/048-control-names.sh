@@ -20,7 +20,7 @@
 #   ima      with ima_policy=critical_data, the dm_table_load measurement
 #            carries the target's IMA status (name, version, settings)
 . "$(dirname "$0")/lib.sh"
-NLFUZZ=$TOP/build/vm/nlfuzz
+NLFUZZ=$TOP/build/vm/$TEST_NAME/nlfuzz # per test: tests run side by side
 
 # A tier setting over netlink, as tierctl reads it: "key=value".
 pol() { tierctl policy "$1" "$2"; }
@@ -172,7 +172,7 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-mkdir -p "$TOP/build/vm"
+mkdir -p "${NLFUZZ%/*}"
 gcc -O2 -Wall -Wextra -Werror -o "$NLFUZZ" "$TOP/tests/vm/helpers/nlfuzz.c" ||
 	fail "cannot build nlfuzz"
 vm --fresh --nvme 64M --nvme 64M --nvme 64M --append ima_policy=critical_data \

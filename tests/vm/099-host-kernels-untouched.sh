@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: last
 # The bench never changes what the host boots. Runs last, after the VM tests
 # have built dm-tier.ko for 6.1 and 6.12 and booted both: the installed
 # linux-image packages and /boot are what they were before `make deps`
