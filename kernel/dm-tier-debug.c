@@ -26,6 +26,16 @@ module_param(dbg_job_fail_every, uint, 0644);
 MODULE_PARM_DESC(dbg_job_fail_every,
 		 "debug: every Nth slab allocation of a job fails (1: all)");
 
+static unsigned int dbg_init_delay_ms;
+module_param(dbg_init_delay_ms, uint, 0444);
+MODULE_PARM_DESC(dbg_init_delay_ms,
+		 "debug: module init sleeps between its registrations (ms)");
+
+static bool dbg_init_fail_second;
+module_param(dbg_init_fail_second, bool, 0444);
+MODULE_PARM_DESC(dbg_init_fail_second,
+		 "debug: module init fails its second registration");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -102,4 +112,11 @@ void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier)
 	what = !used ? "free" : pending ? "pending free" : "being freed";
 	WARN_ONCE(1, "dm-tier: %s: bio sent to tier %u extent %llu (%s)\n",
 		  pool->tier_name[0], tier, p, what);
+}
+
+int tier_dbg_init_between(void)
+{
+	if (dbg_init_delay_ms)
+		msleep(dbg_init_delay_ms);
+	return dbg_init_fail_second ? -ENOMEM : 0;
 }

@@ -17,6 +17,10 @@
  *    fails (1: all of them), as under memory pressure; the mempool's
  *    reserve is then all there is. Set it after the device is created (the
  *    mempool's initial fill would fail too).
+ *  - dbg_init_delay_ms, dbg_init_fail_second (read at insmod): module init
+ *    sleeps this long between its two registrations, and then fails the
+ *    second one as if it could not register, so a test can act in the
+ *    window and watch the unwind.
  *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
  *    bio goes to is allocated and not awaiting a commit to be freed.
  *  - Every reader checks (WARN_ONCE) that it counted itself before the
@@ -95,6 +99,16 @@ bool tier_dbg_job_alloc_fail(void);
  */
 void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier);
 
+/**
+ * tier_dbg_init_between() - module init's debug window between its two
+ * registrations (dbg_init_delay_ms), and its forced failure of the second
+ * (dbg_init_fail_second).
+ *
+ * Context: module init, may sleep.
+ * Return: 0, or -ENOMEM when the second registration is to fail.
+ */
+int tier_dbg_init_between(void);
+
 #else /* !DM_TIER_DEBUG */
 
 static inline void tier_dbg_epoch_window(void)
@@ -127,6 +141,11 @@ static inline bool tier_dbg_job_alloc_fail(void)
 static inline void tier_dbg_check_submit(struct tier_pool *pool,
 					 struct bio *bio, u32 tier)
 {
+}
+
+static inline int tier_dbg_init_between(void)
+{
+	return 0;
 }
 
 #endif /* DM_TIER_DEBUG */

@@ -10,6 +10,7 @@
 #include <uapi/linux/dm-tier-version.h>
 
 #include "dm-tier.h"
+#include "dm-tier-debug.h"
 
 /*
  * The netlink family first: once the target is registered, a table can be
@@ -26,7 +27,9 @@ static int __init dm_tier_init(void)
 		DMERR("cannot register the dm-tier netlink family: %d", r);
 		return r;
 	}
-	r = dm_tier_target_register();
+	r = tier_dbg_init_between();
+	if (!r)
+		r = dm_tier_target_register();
 	if (r) {
 		DMERR("cannot register the tier target: %d", r);
 		dm_tier_nl_unregister();
