@@ -30,9 +30,15 @@ guest_cycle() {
 	mkdir -p /mnt/ck
 	[ -e /dev/mapper/ck ] || recover
 	mount /dev/mapper/ck /mnt/ck
+	python3 "$ACKIO" write /mnt/ck/w /dmt-out/ack.log &
+	# The --crash-after countdown starts at the first acknowledged write,
+	# not at python's start: on a busy host (two VM tests side by side, the
+	# debug kernel) starting python alone can take longer than the countdown.
+	wait_for 120 '[ -s /dmt-out/ack.log ]' || fail "the workload acknowledged nothing in 120 s"
 	echo "workload running; the power cut comes"
-	touch /dmt-out/arm # the --crash-after countdown starts now
-	exec python3 "$ACKIO" write /mnt/ck/w /dmt-out/ack.log
+	touch /dmt-out/arm
+	wait
+	fail "the workload ended before the power cut"
 }
 
 guest_last() {
