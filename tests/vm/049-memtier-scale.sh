@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck source=tests/vm/lib.sh
+# dmt: alone
 # Creating the memory tier costs time linear in its size (issue 13, defect
 # 3): on the bench's CPU-less NUMA node, at 64 KiB extents, the table load
 # with mem_size_mb 4096 (65536 slots) against 1024 (16384 slots). The pages
@@ -13,7 +14,8 @@
 # 1511 and 5735 ms (3.8x; linear is 4 plus fixed costs). Both times are
 # printed; the larger may take at most DMT_MEM_SCALE_RATIO (default 4.6)
 # times the smaller (best of two loads each). The cmocka and KUnit tests
-# of the core count slot visits and are the exact proof. A live resize to
+# of the core count slot visits and are the exact proof. Tagged "alone":
+# tests/vm/run runs it with no other VM beside it. A live resize to
 # the larger size must also work and fill the node.
 . "$(dirname "$0")/lib.sh"
 
