@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "tl-report.h"

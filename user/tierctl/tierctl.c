@@ -14,7 +14,7 @@
 
 #include <linux/dm-tier-version.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "units.h"
