@@ -16,7 +16,8 @@
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-mem.h"
-#include "tl-nvmf.h"
+#include "tl-nvmf-connect.h"
+#include "tl-nvmf-record.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
