@@ -220,6 +220,34 @@ int cmd_version(int argc, char **argv)
 	return TIERCTL_EXIT_OK;
 }
 
+bool parse_json_opt(const char *cmd, int argc, char **argv,
+			   bool *json, int *rc)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*json = tierctl_json;
+	opts_reset();
+	while ((c = next_opt(cmd, argc, argv, "j", longopts)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			*rc = TIERCTL_EXIT_OK;
+			return false;
+		default:
+			*rc = TIERCTL_EXIT_USAGE;
+			return false;
+		}
+	}
+	return true;
+}
+
 int nl_open(struct tl_nl **nl)
 {
 	struct tl_err err = { "" };

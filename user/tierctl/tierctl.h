@@ -56,6 +56,13 @@ int next_opt(const char *cmd, int argc, char **argv, const char *optstring,
 	     const struct option *longopts);
 /* Reset getopt before a command parses its arguments. */
 void opts_reset(void);
+/*
+ * The options of a command that takes only --json (list, status): true to
+ * go on, with *@json set (also by a global --json); false when the command
+ * must return *@rc (after --help, or a usage error already printed).
+ */
+bool parse_json_opt(const char *cmd, int argc, char **argv, bool *json,
+		    int *rc);
 
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
