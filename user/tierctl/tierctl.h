@@ -42,6 +42,9 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * when @rc is TIERCTL_EXIT_USAGE); returns @rc. */
 int report(int rc, const struct tl_err *err);
 
+/* The command called @name, or NULL. */
+const struct tierctl_cmd *find_cmd(const char *name);
+
 /* The usage line of command @name ("create NAME --tier DEV ..."). */
 const char *cmd_usage(const char *name);
 
