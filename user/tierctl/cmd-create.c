@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tierctl create: format devices as a new dm-tier device and activate it. */
+/* tierctl create: format devices as a new dm-tier device and activate it,
+ * in the stages of cmd-create.h; cmd_create() at the end runs them. */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
