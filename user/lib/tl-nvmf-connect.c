@@ -23,8 +23,6 @@
 #define NVMF_NS_WAIT_MS 10000
 #define NVMF_POLL_MS 100
 
-/* ---- libnvme ---- */
-
 /*
  * The NVMe topology as it is now. libnvme's own messages are silenced: the
  * callers word errors for tierctl's users.
