@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
 
 /* ---- URIs ---- */
