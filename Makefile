@@ -30,18 +30,24 @@ KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/
 KMOD_DIR = $(BUILD)/kmod$(if $(filter 1,$(DM_TIER_DEBUG)),-debug)/$(KVER)
 
 CC ?= cc
+AR ?= ar
+# user/lib/tier-internal-user.h stands in for kernel/core/tier-internal.h, so
+# that kernel/core/*.c build unchanged in userspace (docs/ARCHITECTURE.md).
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude/uapi -Iinclude -Ikernel/core -Iuser/lib \
-	-include tests/unit/tier-internal-user.h \
+	-include user/lib/tier-internal-user.h \
 	$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
-SAN_CFLAGS := $(USER_CFLAGS) -O1 -fno-omit-frame-pointer \
-	-fsanitize=address,undefined -fno-sanitize-recover=all
 CORE_SRCS := $(wildcard kernel/core/*.c)
 LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
 TIERD_SRCS := $(wildcard user/tierd/*.c)
-CKPT_SRCS := $(wildcard user/ckpt/*.c) user/lib/print.c kernel/core/units.c
+CKPT_SRCS := $(wildcard user/ckpt/*.c)
 LOGREPLAY_SRCS := $(wildcard user/logreplay/*.c)
+# One object per source under build/user/obj/, each compiled once, with
+# -MMD header dependencies.
+USER_OBJ := $(BUILD)/user/obj
+user_objs = $(patsubst %.c,$(USER_OBJ)/%.o,$(1))
+LIBTIER := $(BUILD)/user/libtier.a
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
 USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
@@ -61,25 +67,35 @@ $(DEPS_STAMP): tools/deps
 # ---- userspace -------------------------------------------------------------
 user: $(BUILD)/user/tierctl $(BUILD)/user/ckpt $(BUILD)/user/dmt-logreplay $(if $(TIERD_SRCS),$(BUILD)/user/tierd)
 
-$(BUILD)/user/tierctl: $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
+$(USER_OBJ)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(TIERCTL_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(patsubst %.o,%.d,$(call user_objs,$(CORE_SRCS) $(LIB_SRCS) $(TIERCTL_SRCS) $(TIERD_SRCS) $(CKPT_SRCS)))
+
+# libtier: user/lib plus the pure core, which every tool links.
+$(LIBTIER): $(call user_objs,$(LIB_SRCS) $(CORE_SRCS))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/user/tierctl: $(call user_objs,$(TIERCTL_SRCS)) $(LIBTIER)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(USER_LIBS)
 
 # tierd: the policy daemon (docs/tierd.md).
-$(BUILD)/user/tierd: $(TIERD_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(wildcard */*/*.h include/uapi/linux/*.h tests/unit/*.h) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(TIERD_SRCS) $(LIB_SRCS) $(CORE_SRCS) $(USER_LIBS)
+$(BUILD)/user/tierd: $(call user_objs,$(TIERD_SRCS)) $(LIBTIER)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(USER_LIBS)
 
 # The netlink uapi header is generated from its spec; `make lint` checks it.
 uapi:
 	tools/netlink/gen-uapi
 
-# ckpt: checkpoint burst generator/verifier (docs/ckpt.md), io_uring.
-$(BUILD)/user/ckpt: $(CKPT_SRCS) $(wildcard user/ckpt/*.h user/lib/print.h kernel/core/units.h tests/unit/*.h) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -pthread -o $@ $(CKPT_SRCS) $(shell pkg-config --libs liburing)
+# ckpt: checkpoint burst generator/verifier (docs/ckpt.md), io_uring; takes
+# only the printer and the size units from libtier.
+$(call user_objs,$(CKPT_SRCS)): USER_CFLAGS += -pthread
+$(BUILD)/user/ckpt: $(call user_objs,$(CKPT_SRCS)) $(LIBTIER)
+	$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(shell pkg-config --libs liburing)
 
-# dmt-logreplay: dm-log-writes log reader and replayer (VM test 032), plain C11.
+# dmt-logreplay: dm-log-writes log reader and replayer (VM test 032), plain
+# C11, apart from libtier.
 $(BUILD)/user/dmt-logreplay: $(LOGREPLAY_SRCS) $(wildcard user/logreplay/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $(LOGREPLAY_SRCS)

@@ -4,7 +4,7 @@
  *
  * Core files hold pure logic (no I/O, no locks, no sleeping) that is built
  * unchanged into dm-tier.ko and into the userspace unit tests. This file maps
- * what they need onto kernel headers; tests/unit/tier-internal-user.h is
+ * what they need onto kernel headers; user/lib/tier-internal-user.h is
  * force-included by the userspace build, defines the same include guard with
  * libc equivalents, and so substitutes this file wholesale (the
  * mm/vma_internal.h + tools/testing/vma pattern).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/lib/tl-metrics.c: the Prometheus text format. */
+/* Unit tests for user/tierd/tl-metrics.c: the Prometheus text format. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/lib/tl-nvmf.c without a fabric: nvmf:// URIs (good
- * ones, every bad part, format round trip), --ctrl-loss-tmo and
- * --reconnect-delay values, and the record file (add, update, delete,
- * malformed lines) in a temporary TIER_STATE_DIR. */
+/* Unit tests for user/lib/tl-nvmf-uri.c, tl-nvmf-record.c and tl-state.c
+ * without a fabric: nvmf:// URIs (good ones, every bad part, format round
+ * trip), --ctrl-loss-tmo and --reconnect-delay values, and the record file
+ * (add, update, delete, malformed lines) in a temporary TIER_STATE_DIR. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tl-nvmf.h"
+#include "tl-nvmf-record.h"
 
 /* ---- URIs ---- */
 

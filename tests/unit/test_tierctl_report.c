@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/lib/tl-report.c and print.c: "tierctl list" and
+/* Unit tests for user/lib/tl-report.c and tl-print.c: "tierctl list" and
  * "tierctl status" output, text and JSON (checked to be valid JSON with the
  * documented fields). */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tl-report.h"
 
 static char out[16384];

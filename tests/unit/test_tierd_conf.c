@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/lib/tl-conf.c: tierd's configuration files. */
+/* Unit tests for user/tierd/tl-conf.c: tierd's configuration files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

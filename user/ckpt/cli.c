@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ckpt.h"
-#include "print.h"
+#include "tl-print.h"
 #include "units.h"
 
 static const char usage_text[] =

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tl-mem.h"
-#include "tl-nvmf.h"
+#include "tl-state.h"
 #include "units.h"
 
 #define MEM_RECORD_NAME "mem.conf"

@@ -2,7 +2,7 @@
 /* libtier: list and status output (see tl-report.h). */
 #include <stdio.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tl-report.h"
 
 void tl_print_list(const struct tl_list_entry *v, size_t n)

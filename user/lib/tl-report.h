@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tl-report.h - what "tierctl list" and "tierctl status" print, through
- * print.h: one set of calls for text and --json. The caller brackets them
+ * tl-print.h: one set of calls for text and --json. The caller brackets them
  * with print_open() / print_close().
  */
 #ifndef DM_TIER_TL_REPORT_H

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tl.h - libtier: the userspace plumbing behind tierctl (and later tierd).
+ * tl.h - libtier: the userspace plumbing behind tierctl, tierd and ckpt.
  *
  * Everything here is usable from unit tests: functions that touch the system
  * take the sysfs root or file descriptors as parameters, and failures are
  * described in a struct tl_err (one sentence that says what to do) together
- * with an exit-code-like result (enum tl_rc).
- *
- * Files:
- *   tl-util.c    errors, UUIDs, tier classes, command-line values
- *   tl-status.c  the kernel's status line and table line
- *   tl-sysfs.c   block device lookup in sysfs, class detection, scanning
- *   tl-group.c   grouping decoded labels into devices (tierctl activate)
- *   tl-create.c  planning a new device and writing its metadata
- *   tl-dm.c      libdevmapper wrappers (create, remove, list, table, status)
+ * with an exit-code-like result (enum tl_rc). This header holds that
+ * convention and tl-util.c's helpers; docs/ARCHITECTURE.md ("Userspace")
+ * lists the other tl-*.c files.
  */
 #ifndef DM_TIER_TL_H
 #define DM_TIER_TL_H

@@ -13,7 +13,7 @@
 #include "tl-dm.h"
 #include "tl-group.h"
 #include "tl-mem.h"
-#include "tl-nvmf.h"
+#include "tl-nvmf-record.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 

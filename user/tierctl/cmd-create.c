@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tierctl create: format devices as a new dm-tier device and activate it. */
+/* tierctl create: format devices as a new dm-tier device and activate it,
+ * in the stages of cmd-create.h; cmd_create() at the end runs them. */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -11,12 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd-create.h"
 #include "tierctl.h"
 #include "tl-create.h"
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-mem.h"
-#include "tl-nvmf.h"
+#include "tl-nvmf-connect.h"
+#include "tl-nvmf-record.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
@@ -27,17 +30,8 @@
 #define BLKSSZGET _IO(0x12, 104)
 #endif
 
-/* One device of the new tier device, while it is being prepared. */
-struct member {
-	const char *arg;		/* as given on the command line */
-	struct tl_create_dev *dev;	/* in the request */
-	int excl_fd;			/* O_EXCL: keeps others away */
-	int io_fd;			/* O_DIRECT | O_SYNC writes */
-	char found[512];		/* signatures found, "" when none */
-};
-
 /* stat() the argument: a block device? Fills dev->maj/min and path. */
-static int stat_member(struct member *m, struct tl_err *err)
+static int stat_member(struct create_member *m, struct tl_err *err)
 {
 	struct stat st;
 
@@ -69,7 +63,7 @@ static int stat_member(struct member *m, struct tl_err *err)
 }
 
 /* Open exclusively, size it, look for what is on it. */
-static int open_member(struct member *m, bool is_meta, struct tl_err *err)
+static int open_member(struct create_member *m, bool is_meta, struct tl_err *err)
 {
 	struct tier_label l;
 	struct tier_err terr;
@@ -152,7 +146,7 @@ static int open_member(struct member *m, bool is_meta, struct tl_err *err)
 	return TL_OK;
 }
 
-static void close_members(struct member *m, int n)
+static void close_members(struct create_member *m, int n)
 {
 	int i;
 
@@ -165,25 +159,9 @@ static void close_members(struct member *m, int n)
 	}
 }
 
-/* The nvmf:// tiers of the command line, connected before anything else. */
-struct remote_tier {
-	bool is_remote;
-	struct tl_nvmf_uri uri;
-	char uri_text[512];
-	char dev[TL_PATH_LEN];		/* the namespace's block device */
-	bool connected_now;		/* by this command: undo on failure */
-};
-
-/* Connect every nvmf:// tier; on failure disconnect what was connected. */
-static int connect_remote_tiers(struct remote_tier *rt, int nr_tiers,
-				const struct tl_nvmf_opts *o,
-				struct tl_err *err);
-static void disconnect_new_remote_tiers(struct remote_tier *rt, int nr_tiers);
-static int record_remote_tiers(const char *name, const struct remote_tier *rt,
-			       int nr_tiers, const struct tl_nvmf_opts *o);
-
 static void print_created(const char *name, const struct tier_fresh *f,
-			  const struct member *m, const struct remote_tier *rt,
+			  const struct create_member *m,
+			  const struct create_remote_tier *rt,
 			  const struct tl_mem_cfg *mem)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
@@ -229,337 +207,24 @@ static int parse_promote_hits(const char *s, u32 *out, struct tl_err *err)
 	return TL_OK;
 }
 
-int cmd_create(int argc, char **argv)
+static void disconnect_new_remote_tiers(struct create_remote_tier *rt,
+					int nr_tiers)
 {
-	static const struct option longopts[] = {
-		{ "tier", required_argument, NULL, 't' },
-		{ "extent-size", required_argument, NULL, 'e' },
-		{ "size", required_argument, NULL, 's' },
-		{ "class", required_argument, NULL, 'c' },
-		{ "metadata-dev", required_argument, NULL, 'm' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
-		{ "reconnect-delay", required_argument, NULL, 'R' },
-		{ "mem-promote-hits", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *tier_args[TIER_MAX_TIERS + 1], *class_args[TIER_MAX_TIERS];
-	const char *extent_arg = NULL, *size_arg = NULL, *meta_arg = NULL;
-	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL;
-	const char *hits_arg = NULL, *mem_arg = NULL;
-	struct tl_mem_cfg mem;
-	char uuid_hex[TL_UUID_HEX_LEN + 1];
-	struct remote_tier rt[TIER_MAX_TIERS];
-	struct tl_nvmf_opts nvmf_opts;
-	int nr_remote = 0;
-	const char *name, *args[TIER_MAX_DEVS], *paths[TIER_MAX_DEVS];
-	struct member m[TIER_MAX_DEVS];
-	struct tl_create_req req;
-	struct tier_fresh f;
 	struct tl_err err = { "" };
-	char params[4096], dm_uuid[TL_DM_UUID_LEN + 1];
-	int nr_tiers = 0, nr_classes = 0, n, i, c, rc, fds[TIER_MAX_DEVS];
-	bool force = false, refused = false;
+	int i;
 
-	memset(&req, 0, sizeof(req));
-	req.extent_shift = TIER_EXTENT_SHIFT_DEF;
-	opts_reset();
-	while ((c = next_opt("create", argc, argv, "t:e:s:c:m:f",
-			     longopts)) != -1) {
-		switch (c) {
-		case 0:
-			return TIERCTL_EXIT_USAGE;
-		case 'h':
-			return TIERCTL_EXIT_OK;
-		case 't':
-			if (nr_tiers == TIER_MAX_TIERS)
-				return usage_error("create: at most %d tiers",
-						   TIER_MAX_TIERS);
-			tier_args[nr_tiers++] = optarg;
-			break;
-		case 'c':
-			if (nr_classes == TIER_MAX_TIERS)
-				return usage_error("create: at most %d --class options",
-						   TIER_MAX_TIERS);
-			class_args[nr_classes++] = optarg;
-			break;
-		case 'e':
-			extent_arg = optarg;
-			break;
-		case 's':
-			size_arg = optarg;
-			break;
-		case 'm':
-			meta_arg = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'L':
-			loss_tmo_arg = optarg;
-			break;
-		case 'R':
-			reconnect_arg = optarg;
-			break;
-		case 'P':
-			hits_arg = optarg;
-			break;
-		}
-	}
-	if (optind >= argc)
-		return usage_error("create: no device NAME given");
-	if (optind + 1 < argc)
-		return usage_error("create: unexpected argument '%s'",
-				   argv[optind + 1]);
-	name = argv[optind];
-	if (!tier_name_valid(name))
-		return usage_error("create: invalid device name '%s': use 1 to 63 printable characters without blanks or '/'",
-				   name);
-	if (!nr_tiers)
-		return usage_error("create: no --tier given; a device needs at least one");
-	rc = tl_numa_take(tier_args, &nr_tiers, &mem, &mem_arg, &err);
-	if (rc)
-		return report(rc, &err);
-	if (hits_arg && !mem.on)
-		return usage_error("create: --mem-promote-hits applies to a memory tier (--tier numa:NODE:SIZE); none is given");
-	if (hits_arg) {
-		rc = parse_promote_hits(hits_arg, &mem.promote_hits, &err);
-		if (rc)
-			return report(rc, &err);
-	}
-	memset(rt, 0, sizeof(rt));
 	for (i = 0; i < nr_tiers; i++) {
-		int j;
-
-		if (!tl_nvmf_is_uri(tier_args[i])) {
-			rc = tl_check_tier_arg(tier_args[i], &err);
-			if (rc)
-				return report(rc, &err);
+		if (!rt[i].connected_now)
 			continue;
-		}
-		rc = tl_nvmf_parse_uri(tier_args[i], &rt[i].uri, &err);
-		if (rc)
-			return report(rc, &err);
-		rt[i].is_remote = true;
-		tl_nvmf_format_uri(&rt[i].uri, rt[i].uri_text,
-				   sizeof(rt[i].uri_text));
-		for (j = 0; j < i; j++)
-			if (rt[j].is_remote &&
-			    tl_nvmf_same_target(&rt[j].uri, &rt[i].uri))
-				return usage_error("create: --tier %s and --tier %s are the same NVMe-oF target; give each tier once",
-						   tier_args[j], tier_args[i]);
-		nr_remote++;
+		if (tl_nvmf_disconnect(&rt[i].uri, &err))
+			warn("%s: %s; disconnect it with 'nvme disconnect -n %s'",
+			     rt[i].uri_text, err.msg, rt[i].uri.subsysnqn);
+		rt[i].connected_now = false;
 	}
-	tl_nvmf_opts_default(&nvmf_opts);
-	if ((loss_tmo_arg || reconnect_arg) && !nr_remote)
-		return usage_error("create: --ctrl-loss-tmo and --reconnect-delay apply to nvmf:// tiers; none is given");
-	if (loss_tmo_arg) {
-		rc = tl_nvmf_parse_ctrl_loss_tmo(loss_tmo_arg,
-						 &nvmf_opts.ctrl_loss_tmo, &err);
-		if (rc)
-			return report(rc, &err);
-	}
-	if (reconnect_arg) {
-		rc = tl_nvmf_parse_reconnect_delay(reconnect_arg,
-						   &nvmf_opts.reconnect_delay,
-						   &err);
-		if (rc)
-			return report(rc, &err);
-	}
-	if (nr_classes && nr_classes != nr_tiers)
-		return usage_error("create: %d --class for %d --tier device%s; give one per device tier (not for numa:), in the same order (auto to detect)",
-				   nr_classes, nr_tiers, nr_tiers == 1 ? "" : "s");
-	if (extent_arg) {
-		rc = tl_parse_extent_size(extent_arg, &req.extent_shift, &err);
-		if (rc)
-			return report(rc, &err);
-	}
-	if (size_arg) {
-		rc = tl_parse_virt_size(size_arg, req.extent_shift,
-					&req.virt_sectors, &err);
-		if (rc)
-			return report(rc, &err);
-	}
-
-	/* The memory tier's node, before anything touches a device. */
-	if (mem.on) {
-		rc = tl_numa_check(TL_SYSROOT, mem.node, (u64)mem.size_mb << 20,
-				   1ULL << (req.extent_shift + TIER_SECTOR_SHIFT),
-				   &err);
-		if (rc)
-			return report(rc, &err);
-	}
-
-	req.name = name;
-	req.nr_tiers = nr_tiers;
-	req.has_meta = meta_arg != NULL;
-	n = 0;
-	for (i = 0; i < nr_tiers; i++) {
-		u32 cls = TL_CLASS_AUTO;
-
-		if (nr_classes && tl_class_parse(class_args[i], &cls))
-			return usage_error("create: unknown class '%s'; use nvme, nvmf, pmem or auto",
-					   class_args[i]);
-		/* A tier reached through a URI is remote whatever sysfs says. */
-		if (cls == TL_CLASS_AUTO && rt[i].is_remote)
-			cls = TIER_CLASS_NVMF;
-		req.tier[i].tier_class = cls;
-		m[n].dev = &req.tier[i];
-		m[n++].arg = tier_args[i];
-	}
-	if (meta_arg) {
-		m[n].dev = &req.meta;
-		m[n++].arg = meta_arg;
-	}
-	for (i = 0; i < n; i++) {
-		m[i].excl_fd = m[i].io_fd = -1;
-		m[i].found[0] = '\0';
-	}
-
-	/* Everything on the command line is checked: now reach the remote
-	 * tiers; from here on a failure disconnects what was connected. */
-	if (nr_remote) {
-		rc = connect_remote_tiers(rt, nr_tiers, &nvmf_opts, &err);
-		if (rc)
-			return report(rc, &err);
-		for (i = 0; i < nr_tiers; i++)
-			if (rt[i].is_remote)
-				m[i].arg = rt[i].dev;
-	}
-	for (i = 0; i < n; i++) {
-		args[i] = m[i].arg;
-		rc = stat_member(&m[i], &err);
-		if (rc)
-			goto out;
-	}
-	rc = tl_create_check_devs(&req, args, &err);
-	if (rc)
-		goto out;
-
-	for (i = 0; i < n; i++) {
-		rc = open_member(&m[i], meta_arg && i == n - 1, &err);
-		if (rc)
-			goto out;
-		if (m[i].found[0] && !force) {
-			if (!refused)
-				err.msg[0] = '\0';
-			tl_err_append(&err, "%s carries %s", m[i].arg,
-				      m[i].found);
-			refused = true;
-		}
-	}
-	/* Command-line mistakes (sizes) before what is on the devices. */
-	req.ctime = time(NULL);
-	if (refused) {
-		struct tl_err perr = { "" };
-
-		rc = tl_create_plan(&req, &f, &perr);
-		if (rc) {
-			err = perr;
-			goto out;
-		}
-		tl_err_append(&err,
-			      "refusing to overwrite; use --force to destroy what is on %s",
-			      n > 1 ? "these devices" : "the device");
-		rc = TL_FAIL;
-		goto out;
-	}
-	rc = tl_create_plan(&req, &f, &err);
-	if (rc)
-		goto out;
-
-	if (tl_dm_available()) {
-		struct tl_dm_dev d;
-
-		if (!tl_dm_query(name, NULL, false, &d, NULL)) {
-			tl_dm_dev_free(&d);
-			rc = tl_fail(&err, TL_FAIL,
-				     "a device-mapper device named '%s' already exists; choose another name or run 'tierctl remove %s'",
-				     name, name);
-			goto out;
-		}
-	}
-
-	for (i = 0; i < n; i++) {
-		if (force && m[i].found[0]) {
-			rc = wipe_foreign(m[i].excl_fd, m[i].dev->path, &err);
-			if (rc)
-				goto out;
-		}
-		m[i].io_fd = open(m[i].dev->path,
-				  O_RDWR | O_DIRECT | O_SYNC | O_CLOEXEC);
-		if (m[i].io_fd < 0) {
-			rc = tl_fail(&err, TL_FAIL, "cannot open %s: %s",
-				     m[i].arg, strerror(errno));
-			goto out;
-		}
-	}
-	rc = tl_create_new_ids(&f, &err);
-	if (rc)
-		goto out;
-	for (i = 0; i < TIER_MAX_DEVS; i++) {
-		fds[i] = -1;
-		paths[i] = NULL;
-	}
-	for (i = 0; i < nr_tiers; i++) {
-		fds[i] = m[i].io_fd;
-		paths[i] = m[i].dev->path;
-	}
-	if (meta_arg) {
-		fds[TIER_META_DEV] = m[n - 1].io_fd;
-		paths[TIER_META_DEV] = m[n - 1].dev->path;
-	}
-	rc = tl_create_write(&f, fds, paths, &err);
-	if (rc)
-		goto out;
-	/* dm opens the devices exclusively: let go of them. */
-	close_members(m, n);
-
-	rc = tl_table_build(f.lo.nr_tiers, f.lo.extent_shift, paths,
-			    meta_arg ? paths[TIER_META_DEV] : NULL, params,
-			    sizeof(params), &err);
-	if (!rc)
-		rc = tl_table_add_mem(params, sizeof(params), f.lo.nr_tiers,
-				      &mem, &err);
-	if (rc)
-		goto out;
-	/* Recorded before the table is loaded: an 'activate' after a failed
-	 * load re-creates the memory tier too. */
-	tl_uuid_hex(f.uuid, uuid_hex);
-	if (mem.on) {
-		struct tl_err rerr = { "" };
-
-		if (tl_mem_record_set(uuid_hex, &mem, &rerr)) {
-			char line[256];
-
-			tl_mem_record_format_line(uuid_hex, &mem, line,
-						  sizeof(line));
-			warn("%s; 'tierctl activate' will not re-create the memory tier: add the line '%s' to %s",
-			     rerr.msg, line, tl_mem_record_path());
-		}
-	}
-	tl_dm_uuid(f.uuid, dm_uuid);
-	rc = tl_dm_create(name, dm_uuid, f.lo.virt_extents << f.lo.extent_shift,
-			  TL_DM_TARGET, params, &err);
-	if (rc) {
-		if (mem.on)
-			tl_err_append(&err,
-				      "a dm-tier module that predates the memory tier refuses mem_node/mem_size_mb ('modinfo dm-tier'); 'tierctl activate' then activates the device without it");
-		tl_err_append(&err,
-			      "the devices were formatted as '%s'; once the problem is fixed, run 'tierctl activate %s'",
-			      name, name);
-		goto out;
-	}
-	print_created(name, &f, m, rt, &mem);
-	return record_remote_tiers(name, rt, nr_tiers, &nvmf_opts);
-out:
-	close_members(m, n);
-	disconnect_new_remote_tiers(rt, nr_tiers);
-	return report(rc, &err);
 }
 
-static int connect_remote_tiers(struct remote_tier *rt, int nr_tiers,
+/* Connect every nvmf:// tier; on failure disconnect what was connected. */
+static int connect_remote_tiers(struct create_remote_tier *rt, int nr_tiers,
 				const struct tl_nvmf_opts *o,
 				struct tl_err *err)
 {
@@ -579,23 +244,9 @@ static int connect_remote_tiers(struct remote_tier *rt, int nr_tiers,
 	return TL_OK;
 }
 
-static void disconnect_new_remote_tiers(struct remote_tier *rt, int nr_tiers)
-{
-	struct tl_err err = { "" };
-	int i;
-
-	for (i = 0; i < nr_tiers; i++) {
-		if (!rt[i].connected_now)
-			continue;
-		if (tl_nvmf_disconnect(&rt[i].uri, &err))
-			warn("%s: %s; disconnect it with 'nvme disconnect -n %s'",
-			     rt[i].uri_text, err.msg, rt[i].uri.subsysnqn);
-		rt[i].connected_now = false;
-	}
-}
-
 /* Only a device that exists is worth reconnecting at the next activate. */
-static int record_remote_tiers(const char *name, const struct remote_tier *rt,
+static int record_remote_tiers(const char *name,
+			       const struct create_remote_tier *rt,
 			       int nr_tiers, const struct tl_nvmf_opts *o)
 {
 	struct tl_nvmf_entry e;
@@ -617,4 +268,407 @@ static int record_remote_tiers(const char *name, const struct remote_tier *rt,
 			  tl_nvmf_record_path());
 	}
 	return rc;
+}
+
+/* ---- the stages (cmd-create.h) ---- */
+
+int create_parse(struct create_cmd *cc, int argc, char **argv,
+		 struct tl_err *err)
+{
+	static const struct option longopts[] = {
+		{ "tier", required_argument, NULL, 't' },
+		{ "extent-size", required_argument, NULL, 'e' },
+		{ "size", required_argument, NULL, 's' },
+		{ "class", required_argument, NULL, 'c' },
+		{ "metadata-dev", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
+		{ "reconnect-delay", required_argument, NULL, 'R' },
+		{ "mem-promote-hits", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *extent_arg = NULL, *size_arg = NULL;
+	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL;
+	const char *hits_arg = NULL, *mem_arg = NULL;
+	struct create_remote_tier *rt = cc->rt;
+	int i, c, rc;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	opts_reset();
+	while ((c = next_opt("create", argc, argv, "t:e:s:c:m:f",
+			     longopts)) != -1) {
+		switch (c) {
+		case 0:
+			return TL_USAGE;
+		case 'h':
+			return CREATE_HELP_SHOWN;
+		case 't':
+			if (cc->nr_tiers == TIER_MAX_TIERS)
+				return tl_fail(err, TL_USAGE,
+					       "create: at most %d tiers",
+					       TIER_MAX_TIERS);
+			cc->tier_args[cc->nr_tiers++] = optarg;
+			break;
+		case 'c':
+			if (cc->nr_classes == TIER_MAX_TIERS)
+				return tl_fail(err, TL_USAGE,
+					       "create: at most %d --class options",
+					       TIER_MAX_TIERS);
+			cc->class_args[cc->nr_classes++] = optarg;
+			break;
+		case 'e':
+			extent_arg = optarg;
+			break;
+		case 's':
+			size_arg = optarg;
+			break;
+		case 'm':
+			cc->meta_arg = optarg;
+			break;
+		case 'f':
+			cc->force = true;
+			break;
+		case 'L':
+			loss_tmo_arg = optarg;
+			break;
+		case 'R':
+			reconnect_arg = optarg;
+			break;
+		case 'P':
+			hits_arg = optarg;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return tl_fail(err, TL_USAGE, "create: no device NAME given");
+	if (optind + 1 < argc)
+		return tl_fail(err, TL_USAGE,
+			       "create: unexpected argument '%s'",
+			       argv[optind + 1]);
+	cc->name = argv[optind];
+	if (!tier_name_valid(cc->name))
+		return tl_fail(err, TL_USAGE,
+			       "create: invalid device name '%s': use 1 to 63 printable characters without blanks or '/'",
+			       cc->name);
+	if (!cc->nr_tiers)
+		return tl_fail(err, TL_USAGE,
+			       "create: no --tier given; a device needs at least one");
+	rc = tl_numa_take(cc->tier_args, &cc->nr_tiers, &cc->mem, &mem_arg,
+			  err);
+	if (rc)
+		return rc;
+	if (hits_arg && !cc->mem.on)
+		return tl_fail(err, TL_USAGE,
+			       "create: --mem-promote-hits applies to a memory tier (--tier numa:NODE:SIZE); none is given");
+	if (hits_arg) {
+		rc = parse_promote_hits(hits_arg, &cc->mem.promote_hits, err);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < cc->nr_tiers; i++) {
+		const char *arg = cc->tier_args[i];
+		int j;
+
+		if (!tl_nvmf_is_uri(arg)) {
+			rc = tl_check_tier_arg(arg, err);
+			if (rc)
+				return rc;
+			continue;
+		}
+		rc = tl_nvmf_parse_uri(arg, &rt[i].uri, err);
+		if (rc)
+			return rc;
+		rt[i].is_remote = true;
+		tl_nvmf_format_uri(&rt[i].uri, rt[i].uri_text,
+				   sizeof(rt[i].uri_text));
+		for (j = 0; j < i; j++)
+			if (rt[j].is_remote &&
+			    tl_nvmf_same_target(&rt[j].uri, &rt[i].uri))
+				return tl_fail(err, TL_USAGE,
+					       "create: --tier %s and --tier %s are the same NVMe-oF target; give each tier once",
+					       cc->tier_args[j], arg);
+		cc->nr_remote++;
+	}
+	tl_nvmf_opts_default(&cc->nvmf_opts);
+	if ((loss_tmo_arg || reconnect_arg) && !cc->nr_remote)
+		return tl_fail(err, TL_USAGE,
+			       "create: --ctrl-loss-tmo and --reconnect-delay apply to nvmf:// tiers; none is given");
+	if (loss_tmo_arg) {
+		rc = tl_nvmf_parse_ctrl_loss_tmo(loss_tmo_arg,
+						 &cc->nvmf_opts.ctrl_loss_tmo,
+						 err);
+		if (rc)
+			return rc;
+	}
+	if (reconnect_arg) {
+		rc = tl_nvmf_parse_reconnect_delay(reconnect_arg,
+						   &cc->nvmf_opts.reconnect_delay,
+						   err);
+		if (rc)
+			return rc;
+	}
+	if (cc->nr_classes && cc->nr_classes != cc->nr_tiers)
+		return tl_fail(err, TL_USAGE,
+			       "create: %d --class for %d --tier device%s; give one per device tier (not for numa:), in the same order (auto to detect)",
+			       cc->nr_classes, cc->nr_tiers,
+			       cc->nr_tiers == 1 ? "" : "s");
+	if (extent_arg) {
+		rc = tl_parse_extent_size(extent_arg, &cc->req.extent_shift,
+					  err);
+		if (rc)
+			return rc;
+	}
+	if (size_arg) {
+		rc = tl_parse_virt_size(size_arg, cc->req.extent_shift,
+					&cc->req.virt_sectors, err);
+		if (rc)
+			return rc;
+	}
+	return TL_OK;
+}
+
+int create_preflight(struct create_cmd *cc, struct tl_err *err)
+{
+	struct tl_create_req *req = &cc->req;
+	struct create_member *m = cc->m;
+	int i, n = 0, rc;
+
+	/* The memory tier's node, before anything touches a device. */
+	if (cc->mem.on) {
+		rc = tl_numa_check(TL_SYSROOT, cc->mem.node,
+				   (u64)cc->mem.size_mb << 20,
+				   1ULL << (req->extent_shift + TIER_SECTOR_SHIFT),
+				   err);
+		if (rc)
+			return rc;
+	}
+
+	req->name = cc->name;
+	req->nr_tiers = cc->nr_tiers;
+	req->has_meta = cc->meta_arg != NULL;
+	for (i = 0; i < cc->nr_tiers; i++) {
+		u32 cls = TL_CLASS_AUTO;
+
+		if (cc->nr_classes && tl_class_parse(cc->class_args[i], &cls))
+			return tl_fail(err, TL_USAGE,
+				       "create: unknown class '%s'; use nvme, nvmf, pmem or auto",
+				       cc->class_args[i]);
+		/* A tier reached through a URI is remote whatever sysfs says. */
+		if (cls == TL_CLASS_AUTO && cc->rt[i].is_remote)
+			cls = TIER_CLASS_NVMF;
+		req->tier[i].tier_class = cls;
+		m[n].dev = &req->tier[i];
+		m[n++].arg = cc->tier_args[i];
+	}
+	if (cc->meta_arg) {
+		m[n].dev = &req->meta;
+		m[n++].arg = cc->meta_arg;
+	}
+	for (i = 0; i < n; i++) {
+		m[i].excl_fd = m[i].io_fd = -1;
+		m[i].found[0] = '\0';
+	}
+	cc->nr_members = n;
+	return TL_OK;
+}
+
+int create_connect_remote(struct create_cmd *cc, struct tl_err *err)
+{
+	int i, rc;
+
+	if (!cc->nr_remote)
+		return TL_OK;
+	rc = connect_remote_tiers(cc->rt, cc->nr_tiers, &cc->nvmf_opts, err);
+	if (rc)
+		return rc;
+	for (i = 0; i < cc->nr_tiers; i++)
+		if (cc->rt[i].is_remote)
+			cc->m[i].arg = cc->rt[i].dev;
+	return TL_OK;
+}
+
+int create_preflight_devices(struct create_cmd *cc, struct tl_err *err)
+{
+	struct create_member *m = cc->m;
+	const char *args[TIER_MAX_DEVS] = { NULL };
+	int i, n = cc->nr_members, rc;
+	bool refused = false;
+
+	for (i = 0; i < n; i++) {
+		args[i] = m[i].arg;
+		rc = stat_member(&m[i], err);
+		if (rc)
+			return rc;
+	}
+	rc = tl_create_check_devs(&cc->req, args, err);
+	if (rc)
+		return rc;
+
+	for (i = 0; i < n; i++) {
+		rc = open_member(&m[i], cc->meta_arg && i == n - 1, err);
+		if (rc)
+			return rc;
+		if (m[i].found[0] && !cc->force) {
+			if (!refused)
+				err->msg[0] = '\0';
+			tl_err_append(err, "%s carries %s", m[i].arg,
+				      m[i].found);
+			refused = true;
+		}
+	}
+	/* Command-line mistakes (sizes) before what is on the devices. */
+	cc->req.ctime = time(NULL);
+	if (refused) {
+		struct tl_err perr = { "" };
+
+		rc = tl_create_plan(&cc->req, &cc->fresh, &perr);
+		if (rc) {
+			*err = perr;
+			return rc;
+		}
+		tl_err_append(err,
+			      "refusing to overwrite; use --force to destroy what is on %s",
+			      n > 1 ? "these devices" : "the device");
+		return TL_FAIL;
+	}
+	rc = tl_create_plan(&cc->req, &cc->fresh, err);
+	if (rc)
+		return rc;
+
+	if (tl_dm_available()) {
+		struct tl_dm_dev d;
+
+		if (!tl_dm_query(cc->name, NULL, false, &d, NULL)) {
+			tl_dm_dev_free(&d);
+			return tl_fail(err, TL_FAIL,
+				       "a device-mapper device named '%s' already exists; choose another name or run 'tierctl remove %s'",
+				       cc->name, cc->name);
+		}
+	}
+	return TL_OK;
+}
+
+int create_format(struct create_cmd *cc, struct tl_err *err)
+{
+	struct create_member *m = cc->m;
+	int i, n = cc->nr_members, rc, fds[TIER_MAX_DEVS];
+
+	for (i = 0; i < n; i++) {
+		if (cc->force && m[i].found[0]) {
+			rc = wipe_foreign(m[i].excl_fd, m[i].dev->path, err);
+			if (rc)
+				return rc;
+		}
+		m[i].io_fd = open(m[i].dev->path,
+				  O_RDWR | O_DIRECT | O_SYNC | O_CLOEXEC);
+		if (m[i].io_fd < 0)
+			return tl_fail(err, TL_FAIL, "cannot open %s: %s",
+				       m[i].arg, strerror(errno));
+	}
+	rc = tl_create_new_ids(&cc->fresh, err);
+	if (rc)
+		return rc;
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = -1;
+		cc->paths[i] = NULL;
+	}
+	for (i = 0; i < cc->nr_tiers; i++) {
+		fds[i] = m[i].io_fd;
+		cc->paths[i] = m[i].dev->path;
+	}
+	if (cc->meta_arg) {
+		fds[TIER_META_DEV] = m[n - 1].io_fd;
+		cc->paths[TIER_META_DEV] = m[n - 1].dev->path;
+	}
+	rc = tl_create_write(&cc->fresh, fds, cc->paths, err);
+	if (rc)
+		return rc;
+	/* dm opens the devices exclusively: let go of them. */
+	close_members(m, n);
+	return TL_OK;
+}
+
+int create_activate(struct create_cmd *cc, struct tl_err *err)
+{
+	const struct tier_fresh *f = &cc->fresh;
+	char params[4096], dm_uuid[TL_DM_UUID_LEN + 1];
+	char uuid_hex[TL_UUID_HEX_LEN + 1];
+	int rc;
+
+	rc = tl_table_build(f->lo.nr_tiers, f->lo.extent_shift, cc->paths,
+			    cc->meta_arg ? cc->paths[TIER_META_DEV] : NULL,
+			    params, sizeof(params), err);
+	if (!rc)
+		rc = tl_table_add_mem(params, sizeof(params), f->lo.nr_tiers,
+				      &cc->mem, err);
+	if (rc)
+		return rc;
+	/* Recorded before the table is loaded: an 'activate' after a failed
+	 * load re-creates the memory tier too. */
+	tl_uuid_hex(f->uuid, uuid_hex);
+	if (cc->mem.on) {
+		struct tl_err rerr = { "" };
+
+		if (tl_mem_record_set(uuid_hex, &cc->mem, &rerr)) {
+			char line[256];
+
+			tl_mem_record_format_line(uuid_hex, &cc->mem, line,
+						  sizeof(line));
+			warn("%s; 'tierctl activate' will not re-create the memory tier: add the line '%s' to %s",
+			     rerr.msg, line, tl_mem_record_path());
+		}
+	}
+	tl_dm_uuid(f->uuid, dm_uuid);
+	rc = tl_dm_create(cc->name, dm_uuid,
+			  f->lo.virt_extents << f->lo.extent_shift,
+			  TL_DM_TARGET, params, err);
+	if (rc) {
+		if (cc->mem.on)
+			tl_err_append(err,
+				      "a dm-tier module that predates the memory tier refuses mem_node/mem_size_mb ('modinfo dm-tier'); 'tierctl activate' then activates the device without it");
+		tl_err_append(err,
+			      "the devices were formatted as '%s'; once the problem is fixed, run 'tierctl activate %s'",
+			      cc->name, cc->name);
+		return rc;
+	}
+	return TL_OK;
+}
+
+void create_undo(struct create_cmd *cc)
+{
+	close_members(cc->m, cc->nr_members);
+	disconnect_new_remote_tiers(cc->rt, cc->nr_tiers);
+}
+
+int cmd_create(int argc, char **argv)
+{
+	struct tl_err err = { "" };
+	struct create_cmd cc;
+	int rc;
+
+	rc = create_parse(&cc, argc, argv, &err);
+	if (rc == CREATE_HELP_SHOWN)
+		return TIERCTL_EXIT_OK;
+	if (rc)
+		return err.msg[0] ? report(rc, &err) : rc;
+	rc = create_preflight(&cc, &err);
+	if (rc)
+		return report(rc, &err);
+	rc = create_connect_remote(&cc, &err);
+	if (rc)
+		return report(rc, &err);
+	/* From here on a failure disconnects what was connected. */
+	rc = create_preflight_devices(&cc, &err);
+	if (!rc)
+		rc = create_format(&cc, &err);
+	if (!rc)
+		rc = create_activate(&cc, &err);
+	if (rc) {
+		create_undo(&cc);
+		return report(rc, &err);
+	}
+	print_created(cc.name, &cc.fresh, cc.m, cc.rt, &cc.mem);
+	return record_remote_tiers(cc.name, cc.rt, cc.nr_tiers, &cc.nvmf_opts);
 }

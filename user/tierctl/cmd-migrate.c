@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 
 int cmd_migrate(int argc, char **argv)

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-fiemap.h"
 

@@ -7,7 +7,7 @@
 
 #include <linux/dm-tier.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-mem.h"
 

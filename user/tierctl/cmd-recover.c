@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 
 int cmd_recover(int argc, char **argv)

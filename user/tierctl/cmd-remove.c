@@ -5,7 +5,8 @@
 
 #include "tierctl.h"
 #include "tl-dm.h"
-#include "tl-nvmf.h"
+#include "tl-nvmf-connect.h"
+#include "tl-nvmf-record.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 

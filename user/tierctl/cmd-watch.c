@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 
 static long long now_ms(void)

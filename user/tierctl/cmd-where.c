@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-fiemap.h"
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tierctl - administer dm-tier devices.
+ * tierctl - administer dm-tier devices: the command table and what the
+ * commands share (messages, option parsing, netlink, arguments). main() is
+ * in main.c, so that unit tests can link the commands.
  *
  * Exit codes: 0 success, 1 failure, 2 usage error, 3 the kernel lacks the
  * feature (see tierctl help).
@@ -14,7 +16,7 @@
 
 #include <linux/dm-tier-version.h>
 
-#include "print.h"
+#include "tl-print.h"
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "units.h"
@@ -114,14 +116,21 @@ int report(int rc, const struct tl_err *err)
 	return rc;
 }
 
-const char *cmd_usage(const char *name)
+const struct tierctl_cmd *find_cmd(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(commands[i].name, name))
-			return commands[i].usage;
-	return name;
+			return &commands[i];
+	return NULL;
+}
+
+const char *cmd_usage(const char *name)
+{
+	const struct tierctl_cmd *cmd = find_cmd(name);
+
+	return cmd ? cmd->usage : name;
 }
 
 void opts_reset(void)
@@ -218,6 +227,34 @@ int cmd_version(int argc, char **argv)
 	print_obj_end();
 	print_close();
 	return TIERCTL_EXIT_OK;
+}
+
+bool parse_json_opt(const char *cmd, int argc, char **argv,
+			   bool *json, int *rc)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*json = tierctl_json;
+	opts_reset();
+	while ((c = next_opt(cmd, argc, argv, "j", longopts)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			*rc = TIERCTL_EXIT_OK;
+			return false;
+		default:
+			*rc = TIERCTL_EXIT_USAGE;
+			return false;
+		}
+	}
+	return true;
 }
 
 int nl_open(struct tl_nl **nl)
@@ -328,31 +365,4 @@ const char *bytes_text(u64 bytes, char *buf)
 		return tl_size_str(bytes, buf);
 	snprintf(buf, TL_SIZE_STR_LEN, "%llu", (unsigned long long)bytes);
 	return buf;
-}
-
-int main(int argc, char **argv)
-{
-	size_t i;
-
-	while (argc > 1) {
-		if (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j"))
-			tierctl_json = true;
-		else if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--human"))
-			tierctl_human = true;
-		else
-			break;
-		argc--;
-		argv++;
-	}
-	if (argc < 2)
-		return usage_error("no command given");
-	tl_dm_init();
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(1, argv + 1);
-	if (!strcmp(argv[1], "--version"))
-		return cmd_version(1, argv + 1);
-	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -42,6 +42,9 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * when @rc is TIERCTL_EXIT_USAGE); returns @rc. */
 int report(int rc, const struct tl_err *err);
 
+/* The command called @name, or NULL. */
+const struct tierctl_cmd *find_cmd(const char *name);
+
 /* The usage line of command @name ("create NAME --tier DEV ..."). */
 const char *cmd_usage(const char *name);
 
@@ -56,6 +59,13 @@ int next_opt(const char *cmd, int argc, char **argv, const char *optstring,
 	     const struct option *longopts);
 /* Reset getopt before a command parses its arguments. */
 void opts_reset(void);
+/*
+ * The options of a command that takes only --json (list, status): true to
+ * go on, with *@json set (also by a global --json); false when the command
+ * must return *@rc (after --help, or a usage error already printed).
+ */
+bool parse_json_opt(const char *cmd, int argc, char **argv, bool *json,
+		    int *rc);
 
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tl-nvmf.h"
+#include "tl-nvmf-record.h"
 #include "tierd.h"
 
 /* A request refused with EBUSY (a move runs) is retried every OP_RETRY_MS

@@ -3,6 +3,8 @@
  * tierd.h - the dm-tier policy daemon (docs/tierd.md): shared state of
  * main.c (loop, signals, events), apply.c (policies, pins, checkpoints,
  * NVMe-oF recovery), http.c (metrics textfile and GET /metrics), log.c.
+ * tl-conf.c (configuration files) and tl-metrics.c (Prometheus text) are
+ * library-style modules, unit-tested alone, that only tierd uses.
  */
 #ifndef DM_TIER_TIERD_H
 #define DM_TIER_TIERD_H

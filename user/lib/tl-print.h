@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * print.h - one print call serves text and JSON output (the iproute2 way),
+ * tl-print.h - one print call serves text and JSON output (the iproute2 way),
  * so the two can never drift apart.
  *
  *   print_open(json);                     once, from main()
@@ -10,8 +10,8 @@
  *   print_arr_begin("tiers", "tiers:\n"); print_obj_begin(NULL) ... end
  *   print_obj_end(); print_close();
  */
-#ifndef DM_TIER_PRINT_H
-#define DM_TIER_PRINT_H
+#ifndef DM_TIER_TL_PRINT_H
+#define DM_TIER_TL_PRINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,4 +44,4 @@ void print_null(const char *key, const char *text_fmt);
 /* Text-only output (headings, blank lines); nothing in JSON mode. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#endif /* DM_TIER_PRINT_H */
+#endif /* DM_TIER_TL_PRINT_H */

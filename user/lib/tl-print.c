@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1
-/* Text/JSON printer shared by tierctl and tierd; see print.h. */
+/* Text/JSON printer shared by tierctl and tierd; see tl-print.h. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "print.h"
+#include "tl-print.h"
 
 #define PRINT_MAX_DEPTH 16
 

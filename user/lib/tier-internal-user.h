@@ -2,7 +2,10 @@
 /*
  * Userspace substitute for kernel/core/tier-internal.h: force-included
  * (-include) before any core file, it defines the same include guard so the
- * kernel variant is skipped, and supplies libc equivalents.
+ * kernel variant is skipped, and supplies libc equivalents. libtier.a and
+ * the shipped tools are built with it; the unit tests force-include
+ * tests/unit/tier-test-hooks.h instead, which includes this file and then
+ * puts its fault injection in place, so that no test hook ships.
  */
 #ifndef DM_TIER_CORE_INTERNAL_H
 #define DM_TIER_CORE_INTERNAL_H
@@ -72,24 +75,15 @@ typedef u64 sector_t;
 #define div_u64(a, b) ((u64)(a) / (u32)(b))
 #define div64_u64(a, b) ((u64)(a) / (u64)(b))
 
-/*
- * Fault injection: tests set tier_test_fail_alloc to make the Nth following
- * allocation fail (1 = next one), like tools/testing/vma injects faults.
- */
-extern int tier_test_fail_alloc;
-static inline void *tier_test_zalloc(size_t n, size_t size)
-{
-	if (tier_test_fail_alloc > 0 && --tier_test_fail_alloc == 0)
-		return NULL;
-	return calloc(n, size);
-}
-#define tier_zalloc_array(n, size) tier_test_zalloc((n), (size))
+/* Large arrays (extent maps). The unit tests' tier-test-hooks.h redefines
+ * tier_zalloc_array() to inject failures. */
+#define tier_zalloc_array(n, size) calloc((n), (size))
 #define tier_free_array(p) free(p)
 
-u32 tier_test_crc32c(u32 seed, const void *buf, size_t len);
-#define tier_crc32c(seed, buf, len) tier_test_crc32c((seed), (buf), (len))
+/* tl-core-glue.c: the kernel's crc32c(), which libc lacks. */
+u32 tier_user_crc32c(u32 seed, const void *buf, size_t len);
+#define tier_crc32c(seed, buf, len) tier_user_crc32c((seed), (buf), (len))
 
-/* ---- added for format/extent_map/alloc/table ---- */
 #include <assert.h>
 #undef static_assert
 #define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
@@ -121,7 +115,7 @@ static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 }
 
 /* Like the kernel's: index of the next set (or clear) bit >= offset, or size. */
-static inline unsigned long tier_test_find_bit(const unsigned long *addr,
+static inline unsigned long tier_user_find_bit(const unsigned long *addr,
 					       unsigned long size,
 					       unsigned long offset,
 					       unsigned long invert)
@@ -142,9 +136,9 @@ static inline unsigned long tier_test_find_bit(const unsigned long *addr,
 	offset += __builtin_ctzl(word);
 	return offset < size ? offset : size;
 }
-#define find_next_bit(addr, size, off) tier_test_find_bit((addr), (size), (off), 0)
+#define find_next_bit(addr, size, off) tier_user_find_bit((addr), (size), (off), 0)
 #define find_next_zero_bit(addr, size, off)                                    \
-	tier_test_find_bit((addr), (size), (off), ~0UL)
+	tier_user_find_bit((addr), (size), (off), ~0UL)
 
 #define WARN_ON_ONCE(cond)                                                     \
 	({                                                                     \
