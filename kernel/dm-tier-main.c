@@ -10,6 +10,8 @@
 #include <uapi/linux/dm-tier-version.h>
 
 #include "dm-tier.h"
+#include "dm-tier-netlink.h"
+#include "dm-tier-target.h"
 
 /*
  * The netlink family first: once the target is registered, a table can be
