@@ -6,7 +6,8 @@
  * block/dm API difference between them is wrapped here. Distribution
  * kernels backport API changes (Debian's 6.1.1xx has 6.9's dm_io() ioprio
  * argument), so differences are detected by feature probes in Kbuild
- * (TIER_HAVE_* macros), not by version numbers.
+ * (TIER_HAVE_* macros: each compiles a file of kernel/probes/ against the
+ * headers being built for), not by version numbers.
  */
 #ifndef DM_TIER_COMPAT_H
 #define DM_TIER_COMPAT_H

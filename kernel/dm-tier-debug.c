@@ -8,8 +8,8 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 
-#include "dm-tier.h"
 #include "dm-tier-debug.h"
+#include "dm-tier-pool.h"
 
 static unsigned int dbg_epoch_delay_us;
 module_param(dbg_epoch_delay_us, uint, 0644);

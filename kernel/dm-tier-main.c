@@ -11,6 +11,8 @@
 
 #include "dm-tier.h"
 #include "dm-tier-debug.h"
+#include "dm-tier-netlink.h"
+#include "dm-tier-target.h"
 
 /*
  * The netlink family first: once the target is registered, a table can be

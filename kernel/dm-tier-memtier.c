@@ -29,8 +29,10 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 
-#include "dm-tier.h"
+#include "dm-tier-memtier.h"
+#include "dm-tier-pool.h"
 #include "dm-tier-debug.h"
+#include "core/memtier.h"
 
 #define TIER_MEM_RING 256 /* fill requests queued at most */
 #define TIER_MEM_ADD_BATCH 1024 /* frames added per hold of mt->lock */
@@ -291,7 +293,7 @@ static void tier_mem_heat_in(struct tier_pool *pool, struct tier_mem_heat *h)
 	h->heat = pool->map.heat;
 	h->atime = pool->map.atime;
 	h->now = tier_clock_now(pool);
-	h->window = READ_ONCE(pool->mig.cfg.promote_window);
+	h->window = READ_ONCE(pool->cfg.promote_window);
 }
 
 /* Queue a fill of @v. Under mt->lock. */
@@ -544,7 +546,7 @@ void tier_memtier_read_miss(struct tier_pool *pool, struct tier_vext v)
 	put_cpu_ptr(pool->stats);
 	/* Heat was just updated by this read (tier_heat_note()). */
 	if (!tier_mem_promote_due(&mt->core, v, READ_ONCE(pool->map.heat[v.v]),
-				  READ_ONCE(pool->mig.cfg.mem_promote_hits)))
+				  READ_ONCE(pool->cfg.mem_promote_hits)))
 		return;
 	spin_lock_irqsave(&mt->lock, flags);
 	tier_mem_queue_locked(mt, v, false);

@@ -24,7 +24,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "dm-tier.h"
+#include "dm-tier-migrate.h"
+#include "dm-tier-pool.h"
 
 #define TIER_MIG_TICK_MS 100 /* tick while there is work */
 #define TIER_MIG_IDLE_MS 1000 /* tick while idle */
@@ -34,6 +35,52 @@
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
+
+/*
+ * Migration state, one per pool (pool->mig); fields under pool->lock unless
+ * noted. The settings are the pool's (pool->cfg).
+ */
+struct tier_mig {
+	struct tier_pool *pool;
+	struct tier_policy_plan plan; /* tick only */
+	struct tier_policy_cfg tick_cfg; /* tick only: cfg of the last tick */
+	struct dm_kcopyd_client *kc;
+	struct delayed_work tick; /* on pool->wq */
+	bool running; /* tick armed (resume..postsuspend); pool->lock */
+	wait_queue_head_t idle_wait; /* inflight reached 0 */
+
+	/* Candidates of the last scan, sorted; tick only. */
+	struct tier_work *cand;
+	u32 nr_cand;
+	u32 cand_pos;
+	unsigned long scan_j;
+
+	u32 inflight; /* copies in flight */
+	u64 out[TIER_MAX_TIERS]; /* copies in flight away from each tier */
+
+	/* An explicit "migrate" request: extents next..last to @man_tier. */
+	bool man_active;
+	u64 man_next;
+	u64 man_last;
+	u32 man_tier;
+	u32 man_inflight;
+	bool man_notify; /* migration-done when the request is over */
+
+	/* Pacing; tick only. */
+	struct tier_pace pace;
+	s64 tokens; /* bytes the bandwidth cap allows now */
+	unsigned long tick_j;
+	u64 fg_ios; /* foreground I/O count at the last tick */
+	unsigned long fg_seen_j; /* when that count last changed */
+	bool fg_busy;
+
+	/* Counters since activation. */
+	u64 promotions;
+	u64 demotions;
+	u64 moved_bytes;
+	u64 errors;
+	u64 above_high_ms;
+};
 
 static void tier_mig_tick(struct work_struct *ws);
 
@@ -47,27 +94,29 @@ static void tier_mig_kick(struct tier_pool *pool, unsigned long delay)
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	if (pool->mig.running)
-		mod_delayed_work(pool->wq, &pool->mig.tick, delay);
+	if (pool->mig->running)
+		mod_delayed_work(pool->wq, &pool->mig->tick, delay);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /* ---- settings and state ---------------------------------------------- */
 
-int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
-		  char **error)
+int tier_mig_init(struct tier_pool *pool, char **error)
 {
-	struct tier_mig *mg = &pool->mig;
-	time64_t now = ktime_get_real_seconds();
+	struct tier_mig *mg;
 
-	mg->cfg = *cfg;
+	mg = kzalloc(sizeof(*mg), GFP_KERNEL);
+	if (!mg) {
+		*error = "Cannot allocate the migration state";
+		return -ENOMEM;
+	}
+	pool->mig = mg;
+	mg->pool = pool;
 	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
 	init_waitqueue_head(&mg->idle_wait);
 	INIT_DELAYED_WORK(&mg->tick, tier_mig_tick);
 	mg->cand = kvcalloc(2 * TIER_MIG_CAND, sizeof(*mg->cand), GFP_KERNEL);
-	mg->heat_touched = kvcalloc(BITS_TO_LONGS(pool->map.nr_blocks),
-				    sizeof(unsigned long), GFP_KERNEL);
-	if (!mg->cand || !mg->heat_touched) {
+	if (!mg->cand) {
 		*error = "Cannot allocate the migration state";
 		return -ENOMEM;
 	}
@@ -79,28 +128,20 @@ int tier_mig_init(struct tier_pool *pool, const struct tier_policy_cfg *cfg,
 		*error = "Cannot create the kcopyd client for migrations";
 		return r;
 	}
-	/* The heat clock counts from the device's creation, like atime. */
-	mg->clock_base = now > (time64_t)pool->sb.ctime ?
-				 (u32)min_t(time64_t, now - pool->sb.ctime,
-					    U32_MAX / 2) :
-				 0;
-	mg->clock_j = jiffies;
 	mg->tick_j = jiffies;
-	mg->heat_commit_j = jiffies;
-	mg->fg_alloc_j = jiffies - (unsigned long)TIER_DRAIN_DEADLINE_MAX * HZ;
 	mg->fg_seen_j = jiffies - HZ;
 	return 0;
 }
 
 void tier_mig_teardown(struct tier_pool *pool)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
 	/*
 	 * The client is the last thing tier_mig_init() makes: without it the
 	 * pool was never complete, never resumed, the tick never armed.
 	 */
-	if (!mg->kc)
+	if (!mg || !mg->kc)
 		return;
 	spin_lock_irq(&pool->lock);
 	mg->running = false;
@@ -113,24 +154,27 @@ void tier_mig_teardown(struct tier_pool *pool)
 
 void tier_mig_destroy(struct tier_pool *pool)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
+	if (!mg)
+		return;
 	kvfree(mg->cand);
-	kvfree(mg->heat_touched);
+	kfree(mg);
+	pool->mig = NULL;
 }
 
 void tier_mig_set_cfg(struct tier_pool *pool, const struct tier_policy_cfg *cfg)
 {
 	/* The tick notices the change and drops its candidates. */
 	spin_lock_irq(&pool->lock);
-	pool->mig.cfg = *cfg;
+	pool->cfg = *cfg;
 	spin_unlock_irq(&pool->lock);
 	tier_mig_kick(pool, 0);
 }
 
 int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
 	spin_lock_irq(&pool->lock);
 	if (mg->man_active) {
@@ -153,7 +197,7 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
  */
 static void tier_mig_manual_check(struct tier_pool *pool)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
 	if (mg->man_notify && !mg->man_active && !mg->man_inflight) {
 		mg->man_notify = false;
@@ -161,72 +205,11 @@ static void tier_mig_manual_check(struct tier_pool *pool)
 	}
 }
 
-/* ---- heat persistence ------------------------------------------------ */
-
-void tier_mig_heat_capture(struct tier_pool *pool)
-{
-	struct tier_mig *mg = &pool->mig;
-	u64 block;
-
-	/*
-	 * Heat rides along with a commit only every TIER_HEAT_COMMIT_S (or
-	 * when suspending): random reads touch every map block, and writing
-	 * them all with each map change would multiply metadata writes.
-	 */
-	if (!mg->heat_touched ||
-	    !(tier_mig_heat_due(pool) || READ_ONCE(mg->heat_flush)))
-		return;
-	WRITE_ONCE(mg->heat_flush, false);
-	WRITE_ONCE(mg->heat_dirty, false);
-	for_each_set_bit(block, mg->heat_touched, pool->map.nr_blocks) {
-		clear_bit(block, mg->heat_touched);
-		tier_map_mark_dirty(&pool->map,
-				    tier_vext(block * TIER_MAP_ENTRIES));
-	}
-	mg->heat_commit_j = jiffies;
-}
-
-bool tier_mig_heat_due(struct tier_pool *pool)
-{
-	return READ_ONCE(pool->mig.heat_dirty) &&
-	       time_after(jiffies, READ_ONCE(pool->mig.heat_commit_j) +
-					   TIER_HEAT_COMMIT_S * HZ);
-}
-
-/* ---- switching ------------------------------------------------------- */
-
-void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
-{
-	struct tier_loc loc = job->loc, cur;
-
-	lockdep_assert_held(&pool->lock);
-	/*
-	 * The flags of the word as it is now: a pin or unpin while the extent
-	 * was busy changed them after the job captured job->src.
-	 */
-	loc.flags = tier_map_lookup(&pool->map, job->vext, &cur) ?
-			    cur.flags :
-			    job->src.flags;
-	/* Dirty before visible, as in tier_publish(). */
-	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
-	smp_wmb(); /* pairs with map()'s smp_rmb() */
-	tier_map_set(&pool->map, job->vext, &loc); /* also clears BUSY */
-	/*
-	 * A demoted extent has to earn its way back up: without this, a hot
-	 * extent a drain or a "migrate" pushed down would bounce straight
-	 * back at the next scan.
-	 */
-	if (loc.tier > job->src.tier)
-		WRITE_ONCE(pool->map.heat[job->vext.v], 0);
-	tier_alloc_free_deferred(&pool->alloc[job->src.tier], job->src.pext);
-	pool->mapped[job->src.tier]--;
-	pool->mapped[loc.tier]++;
-	tier_job_end(pool, job);
-}
+/* ---- copies -------------------------------------------------------- */
 
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	bool failed = job->status != BLK_STS_OK;
 	bool idle, refill;
 
@@ -305,7 +288,7 @@ static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
 		.count = pool->extent_sectors,
 	};
 
-	dm_kcopyd_copy(pool->mig.kc, &from, 1, &to, 0, tier_mig_copied, job);
+	dm_kcopyd_copy(pool->mig->kc, &from, 1, &to, 0, tier_mig_copied, job);
 }
 
 /* ---- choosing work --------------------------------------------------- */
@@ -320,7 +303,7 @@ static void tier_mig_usage(struct tier_pool *pool, struct tier_usage *u)
 	for (i = 0; i < pool->nr_tiers; i++) {
 		const struct tier_alloc *a = &pool->alloc[i];
 		u64 settling =
-			a->nr_pending + a->nr_committing + pool->mig.out[i];
+			a->nr_pending + a->nr_committing + pool->mig->out[i];
 
 		u[i].total = a->nr_extents;
 		u[i].used = a->nr_used > settling ? a->nr_used - settling : 0;
@@ -335,7 +318,7 @@ static void tier_mig_usage(struct tier_pool *pool, struct tier_usage *u)
 static void tier_mig_scan(struct tier_pool *pool,
 			  const struct tier_policy_cfg *cfg)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	struct tier_cand_heap down, up;
 	u32 now = tier_clock_now(pool);
 	struct tier_work w;
@@ -377,7 +360,7 @@ static void tier_mig_scan(struct tier_pool *pool,
 /* The next explicit request item, or false. Tick only, under lock. */
 static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	u32 skips = TIER_MIG_SKIPS;
 	struct tier_loc loc;
 	u64 word;
@@ -417,7 +400,7 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 			       const struct tier_policy_cfg *cfg,
 			       struct tier_work *w)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	u32 now = tier_clock_now(pool);
 	struct tier_loc loc;
 	u64 word;
@@ -462,7 +445,7 @@ static struct tier_job *tier_mig_claim(struct tier_pool *pool,
 				       struct tier_job *job, bool manual,
 				       int *r)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	struct tier_pext p;
 
 	*r = tier_alloc_get(&pool->alloc[w->to], true, &p);
@@ -505,7 +488,7 @@ static u64 tier_fg_ios(struct tier_pool *pool)
 
 static bool tier_mig_scan_due(struct tier_pool *pool, bool urgent)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	u32 ms = urgent ? TIER_MIG_SCAN_URGENT_MS : TIER_MIG_SCAN_IDLE_MS;
 
 	return mg->cand_pos >= mg->nr_cand &&
@@ -524,7 +507,7 @@ static void tier_mig_usage_events(struct tier_pool *pool,
 				  const struct tier_usage *u,
 				  const bool *was_draining)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	u32 i;
 
 	for (i = 0; i < pool->nr_tiers; i++) {
@@ -545,7 +528,7 @@ static void tier_mig_usage_events(struct tier_pool *pool,
 static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 			    bool *urgent)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 	struct tier_usage u[TIER_MAX_TIERS];
 	struct tier_pace_in in = {};
 	unsigned long now = jiffies, window;
@@ -569,10 +552,10 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	mg->fg_busy = time_before(now, mg->fg_seen_j + window);
 
 	spin_lock_irq(&pool->lock);
-	*cfg = mg->cfg;
+	*cfg = pool->cfg;
 	tier_mig_usage(pool, u);
 	manual = mg->man_active;
-	in.since_burst = jiffies_to_msecs(now - mg->fg_alloc_j) / 1000;
+	in.since_burst = jiffies_to_msecs(now - pool->fg_alloc_j) / 1000;
 	spin_unlock_irq(&pool->lock);
 
 	if (memcmp(cfg, &mg->tick_cfg, sizeof(*cfg))) {
@@ -626,10 +609,10 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 
 static void tier_mig_tick(struct work_struct *ws)
 {
-	struct tier_pool *pool =
-		container_of(to_delayed_work(ws), struct tier_pool, mig.tick);
+	struct tier_mig *mg =
+		container_of(to_delayed_work(ws), struct tier_mig, tick);
+	struct tier_pool *pool = mg->pool;
 	struct tier_job *batch[TIER_MIG_INFLIGHT_MAX];
-	struct tier_mig *mg = &pool->mig;
 	u64 extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
 	struct tier_policy_cfg cfg;
 	unsigned int n = 0, i;
@@ -735,7 +718,7 @@ out:
 
 void tier_mig_start(struct tier_pool *pool)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
 	mg->tick_j = jiffies;
 	spin_lock_irq(&pool->lock);
@@ -747,7 +730,7 @@ void tier_mig_start(struct tier_pool *pool)
 
 void tier_mig_stop(struct tier_pool *pool)
 {
-	struct tier_mig *mg = &pool->mig;
+	struct tier_mig *mg = pool->mig;
 
 	spin_lock_irq(&pool->lock);
 	mg->running = false;
@@ -758,4 +741,21 @@ void tier_mig_stop(struct tier_pool *pool)
 	flush_workqueue(pool->wq);
 	/* A completion may have re-armed the tick meanwhile. */
 	cancel_delayed_work_sync(&mg->tick);
+}
+
+void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st)
+{
+	struct tier_mig *mg = pool->mig;
+
+	lockdep_assert_held(&pool->lock);
+	st->promotions = mg->promotions;
+	st->demotions = mg->demotions;
+	st->moved_bytes = mg->moved_bytes;
+	st->mig_inflight = mg->inflight;
+	st->mig_errors = mg->errors;
+	st->man_pending = mg->man_inflight;
+	if (mg->man_active)
+		st->man_pending += mg->man_last - mg->man_next + 1;
+	st->pace = READ_ONCE(mg->pace.mode);
+	st->above_high_ms = READ_ONCE(mg->above_high_ms);
 }

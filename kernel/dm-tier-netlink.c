@@ -15,8 +15,14 @@
 #include <linux/sched.h>
 #include <net/genetlink.h>
 
-#include "dm-tier.h"
+#include "dm-tier-netlink.h"
+#include "dm-tier-target.h"
+#include "dm-tier-memtier.h"
+#include "dm-tier-migrate.h"
+#include "dm-tier-pool.h"
+#include "dm-tier-metadata.h"
 #include "compat.h"
+#include "core/units.h"
 
 #define TIER_NL_DUMP_EXTENTS 256 /* extents per extent-dump message */
 #define TIER_NL_DUMP_SCAN 65536 /* map words per extent-dump callback */
@@ -287,7 +293,7 @@ static int tier_nl_put_migration(struct sk_buff *skb,
 /*
  * The dev-get layout of @pool (plus @event and, for tier events,
  * @ev_tier when @event is not 0) as one message. The counters are those of
- * the status line (tier_pool_stats()).
+ * the status line (tier_stats_get()).
  */
 static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 			    u32 portid, u32 seq, int flags, u32 event,
@@ -303,7 +309,7 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 	hdr = genlmsg_put(skb, portid, seq, &tier_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	tier_pool_stats(pool, &st);
+	tier_stats_get(pool, &st);
 	snprintf(uuid, sizeof(uuid), "%pUb", pool->uuid);
 	if (nla_put_string(skb, DM_TIER_A_DEV_NAME, pool->name) ||
 	    nla_put_string(skb, DM_TIER_A_DEV_UUID, uuid) ||
@@ -543,10 +549,10 @@ static int tier_nl_policy_reply(struct genl_info *info, struct tier_pool *pool)
 	void *hdr;
 
 	spin_lock_irq(&pool->lock);
-	cfg = pool->mig.cfg;
+	cfg = pool->cfg;
 	spin_unlock_irq(&pool->lock);
 	/* 0 without a memory tier. */
-	tier_pool_stats(pool, &st);
+	tier_stats_get(pool, &st);
 	msg = tier_nl_reply_start(info, pool, &hdr);
 	if (!msg)
 		return -ENOMEM;
@@ -1019,26 +1025,19 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	mutex_unlock(&tier_pools_mutex);
 }
 
-void tier_nl_event_work(struct work_struct *ws)
+/* The pool's events are closed (tier_pool_events_close()): dev-del. */
+static void tier_nl_pool_gone(struct tier_pool *pool)
 {
-	tier_nl_send_pending(container_of(ws, struct tier_pool, ev_work));
-}
-
-void tier_nl_pool_gone(struct tier_pool *pool)
-{
-	/*
-	 * No new events: a tier_event() that saw ev_open queued the work
-	 * within its RCU read section, so after the grace period the cancel
-	 * catches it, and nothing queues the work again.
-	 */
-	WRITE_ONCE(pool->ev_open, false);
-	synchronize_rcu();
-	cancel_work_sync(&pool->ev_work);
 	if (pool->announced)
 		set_bit(DM_TIER_EVENT_DEV_DEL * TIER_MAX_TIERS,
 			pool->ev_pending);
 	tier_nl_send_pending(pool);
 }
+
+static const struct tier_event_ops tier_nl_event_ops = {
+	.send = tier_nl_send_pending,
+	.gone = tier_nl_pool_gone,
+};
 
 /* ---- family ------------------------------------------------------------ */
 
@@ -1121,13 +1120,16 @@ int __init dm_tier_nl_register(void)
 {
 	int r = genl_register_family(&tier_nl_family);
 
-	if (!r)
+	if (!r) {
 		WRITE_ONCE(tier_nl_ready, true);
+		tier_pool_set_event_ops(&tier_nl_event_ops);
+	}
 	return r;
 }
 
 void dm_tier_nl_unregister(void)
 {
+	tier_pool_set_event_ops(NULL);
 	WRITE_ONCE(tier_nl_ready, false);
 	genl_unregister_family(&tier_nl_family);
 }

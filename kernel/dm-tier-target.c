@@ -15,15 +15,15 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
-#include "dm-tier.h"
+#include "dm-tier-target.h"
+#include "dm-tier-memtier.h"
+#include "dm-tier-migrate.h"
+#include "dm-tier-pool.h"
+#include "dm-tier-metadata.h"
 #include "dm-tier-debug.h"
 #include "compat.h"
 
-/* The pools (see dm-tier.h). */
-LIST_HEAD(tier_pools);
-DEFINE_MUTEX(tier_pools_mutex); /* the list, refcounts, pool->ti, names */
 static u64 tier_pool_last_id; /* tier_pools_mutex */
-static struct kmem_cache *tier_job_cache;
 
 /* Per-bio data. */
 struct tier_bio {
@@ -69,42 +69,6 @@ static inline struct tier_vext bio_vext(struct tier_pool *pool, struct bio *bio,
 
 	return tier_sector_to_vext(dm_target_offset(ti, bio->bi_iter.bi_sector),
 				   pool->extent_shift, offset);
-}
-
-void tier_wake_worker(struct tier_pool *pool)
-{
-	queue_work(pool->wq, &pool->worker);
-}
-
-/*
- * Never waits: jobs are freed by the worker, the very thread that would
- * wait (and the migration tick shares its ordered workqueue), so a
- * blocking mempool_alloc() with the reserve used up by jobs whose writes
- * completed would wait for itself. Callers requeue their work instead, as
- * dm-thin's ensure_next_mapping() does.
- */
-struct tier_job *tier_job_alloc(struct tier_pool *pool)
-{
-	struct tier_job *job = mempool_alloc(&pool->job_pool, GFP_NOWAIT);
-
-	if (!job)
-		return NULL;
-	memset(job, 0, sizeof(*job));
-	job->pool = pool;
-	return job;
-}
-
-/* The job mempool's allocator: the slab, or a debug failure. */
-static void *tier_job_slab_alloc(gfp_t gfp, void *cache)
-{
-	if (tier_dbg_job_alloc_fail())
-		return NULL;
-	return kmem_cache_alloc(cache, gfp);
-}
-
-void tier_job_free(struct tier_pool *pool, struct tier_job *job)
-{
-	mempool_free(job, &pool->job_pool);
 }
 
 static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
@@ -195,7 +159,7 @@ static bool tier_can_remap(struct tier_pool *pool, struct bio *bio, u64 word,
 	return !(loc->tier && offset == 0 &&
 		 bio_sectors(bio) == pool->extent_sectors &&
 		 !(loc->flags & TIER_EXT_F_PINNED) &&
-		 READ_ONCE(pool->mig.cfg.redirect_writes));
+		 READ_ONCE(pool->cfg.redirect_writes));
 }
 
 static int tier_map(struct dm_target *ti, struct bio *bio)
@@ -270,26 +234,6 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	/* FUA while the map is dirty, a write to a busy or redirected extent. */
 	tier_defer_bio(pool, bio);
 	return DM_MAPIO_SUBMITTED;
-}
-
-void tier_note_io_error(struct tier_pool *pool, u32 tier)
-{
-	atomic64_inc(&pool->io_errors[tier]);
-	if (test_and_set_bit(tier, &pool->degraded))
-		return;
-	DMERR_LIMIT("%s: I/O error on tier %u (%s): tier degraded",
-		    pool->tier_name[0], tier, pool->tier_name[tier]);
-	tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
-}
-
-bool tier_tier_recover(struct tier_pool *pool, u32 tier)
-{
-	if (!test_and_clear_bit(tier, &pool->degraded))
-		return false;
-	DMINFO("%s: tier %u (%s) declared healthy again", pool->tier_name[0],
-	       tier, pool->tier_name[tier]);
-	tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
-	return true;
 }
 
 /*
@@ -412,13 +356,6 @@ static void tier_issue_mapped(struct tier_pool *pool, struct bio *bio,
 	tier_submit(pool, bio);
 }
 
-void tier_job_end(struct tier_pool *pool, struct tier_job *job)
-{
-	list_del(&job->list);
-	bio_list_merge(&pool->deferred, &pool->parked);
-	bio_list_init(&pool->parked);
-}
-
 /* Its preparation failed: the extent, never in the map, is free at once. */
 static void tier_job_abandon(struct tier_pool *pool, struct tier_job *job)
 {
@@ -500,7 +437,7 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 	struct tier_pext p;
 
 	if (!loc->tier || (loc->flags & TIER_EXT_F_PINNED) ||
-	    !pool->mig.cfg.redirect_writes || pool->mode != TIER_MODE_WRITE ||
+	    !pool->cfg.redirect_writes || pool->mode != TIER_MODE_WRITE ||
 	    tier_alloc_get(&pool->alloc[0], false, &p))
 		return false;
 	job->kind = TIER_JOB_REDIRECT;
@@ -513,7 +450,7 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 	job->status = BLK_STS_OK;
 	tier_map_set_busy(&pool->map, v, true);
 	list_add_tail(&job->list, &pool->busy);
-	pool->mig.fg_alloc_j = jiffies;
+	pool->fg_alloc_j = jiffies;
 	return true;
 }
 
@@ -609,7 +546,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	}
 	pool->nospc_logged = false;
 	if (loc.tier == 0)
-		pool->mig.fg_alloc_j = jiffies;
+		pool->fg_alloc_j = jiffies;
 	job->kind = TIER_JOB_PREPARE;
 	job->vext = v;
 	job->loc = loc;
@@ -737,9 +674,9 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 	batch->need_commit = false;
 	mutex_lock(&pool->md_lock);
 	if (tier_map_dirty(pool))
-		r = tier_md_commit(pool);
+		r = tier_pool_commit(pool);
 	else
-		r = tier_md_flush_tiers(pool);
+		r = tier_md_flush_tiers(pool->meta);
 	mutex_unlock(&pool->md_lock);
 	if (r)
 		status = BLK_STS_IOERR;
@@ -857,167 +794,58 @@ static void tier_worker(struct work_struct *ws)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-static void tier_retry_work(struct work_struct *ws)
-{
-	struct tier_pool *pool =
-		container_of(to_delayed_work(ws), struct tier_pool, retry_work);
-
-	tier_wake_worker(pool);
-}
-
-static void tier_commit_work(struct work_struct *ws)
-{
-	struct tier_pool *pool = container_of(to_delayed_work(ws),
-					      struct tier_pool, commit_work);
-
-	/* In read-only mode only a flush retries the commit. */
-	if ((tier_map_dirty(pool) || tier_mig_heat_due(pool)) &&
-	    READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
-		mutex_lock(&pool->md_lock);
-		tier_md_commit(pool);
-		mutex_unlock(&pool->md_lock);
-	}
-	spin_lock_irq(&pool->lock);
-	if (pool->periodic)
-		queue_delayed_work(pool->wq, &pool->commit_work,
-				   msecs_to_jiffies(pool->commit_interval_ms));
-	spin_unlock_irq(&pool->lock);
-}
-
 /* ---- pool lifetime ----------------------------------------------------- */
 
 /*
  * Stop everything that runs on its own, in an order where nothing stopped
  * later can restart what was stopped earlier, before anything is freed
  * (docs/ARCHITECTURE.md "Teardown"):
- *  1. the periodic commit and the migration tick are disarmed under
- *     pool->lock (nothing re-arms them after) and cancelled;
+ *  1. the periodic commit (tier_pool_disarm()) and the migration tick are
+ *     disarmed under pool->lock (nothing re-arms them after) and cancelled;
  *  2. the kcopyd client is destroyed: it waits for copies in flight, whose
  *     completions queue the worker (the workqueue still exists);
  *  3. the memory tier: its fill work reads the map and the tiers;
  *  4. the workqueue is drained (the worker may arm the retry work while it
  *     has bios; it has none left), the retry work is cancelled, and the
- *     workqueue destroyed.
- * Events (tier_nl_pool_gone()) are closed after this, memory freed last.
+ *     workqueue destroyed (tier_pool_drain()).
+ * Events (tier_pool_events_close()) are closed after this, memory freed
+ * last.
  * Also for a pool whose creation failed part way.
  */
-static void tier_pool_stop(struct tier_pool *pool)
+static void tier_dev_stop(struct tier_pool *pool)
 {
-	spin_lock_irq(&pool->lock);
-	pool->periodic = false;
-	spin_unlock_irq(&pool->lock);
-	cancel_delayed_work_sync(&pool->commit_work);
+	tier_pool_disarm(pool);
 	tier_mig_teardown(pool);
 	tier_memtier_destroy(pool->mem);
 	pool->mem = NULL;
-	if (pool->wq) {
-		drain_workqueue(pool->wq);
-		cancel_delayed_work_sync(&pool->retry_work);
-		cancel_delayed_work_sync(&pool->commit_work);
-		destroy_workqueue(pool->wq);
-		pool->wq = NULL;
-	}
+	tier_pool_drain(pool);
 }
 
-/* Free a pool stopped by tier_pool_stop(). */
-static void tier_pool_free(struct tier_pool *pool)
+/* Free a pool stopped by tier_dev_stop(). */
+static void tier_dev_free(struct tier_pool *pool)
 {
-	u32 i;
-
 	tier_mig_destroy(pool);
-	mempool_exit(&pool->job_pool);
-	for (i = 0; i < TIER_MAX_TIERS; i++)
-		tier_alloc_destroy(&pool->alloc[i]);
-	tier_map_destroy(&pool->map);
-	if (pool->io_client)
-		dm_io_client_destroy(pool->io_client);
-	kvfree(pool->md_buf);
-	free_percpu(pool->stats);
-	kfree(pool);
+	tier_pool_free(pool);
 }
 
-static struct tier_pool *tier_pool_create(struct tier_c *tc, char **error)
+/* A pool for @tc's table, loaded, with its migration engine. */
+static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 {
 	struct tier_pool *pool;
-	u32 i;
 	int r;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool) {
-		*error = "Cannot allocate the pool";
-		return ERR_PTR(-ENOMEM);
-	}
-	mutex_init(&pool->md_lock);
-	spin_lock_init(&pool->lock);
-	bio_list_init(&pool->deferred);
-	bio_list_init(&pool->parked);
-	INIT_LIST_HEAD(&pool->busy);
-	INIT_LIST_HEAD(&pool->done);
-	INIT_LIST_HEAD(&pool->targets);
-	pool->md = dm_table_get_md(tc->ti->table);
-	init_waitqueue_head(&pool->drain_wait);
-	INIT_WORK(&pool->worker, tier_worker);
-	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
-	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
-	INIT_WORK(&pool->ev_work, tier_nl_event_work);
-	pool->ref = 1;
-	/* Like a new mapped device: suspended until its first resume. */
-	pool->suspended = true;
-	pool->nr_tiers = tc->tbl.nr_tiers;
-	for (i = 0; i < pool->nr_tiers; i++) {
-		pool->tier_bdev[i] = tc->tier_dev[i]->bdev;
-		pool->tier_dev_id[i] = tc->tier_dev[i]->bdev->bd_dev;
-		strscpy(pool->tier_name[i], tc->tier_dev[i]->name,
-			BDEVNAME_SIZE);
-	}
-	pool->meta_bdev = pool->tier_bdev[0];
-	pool->meta_dev_id = pool->tier_dev_id[0];
-	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
-
-	r = mempool_init(&pool->job_pool, 16, tier_job_slab_alloc,
-			 mempool_free_slab, tier_job_cache);
+	pool = tier_pool_create(&tc->tbl, tc->tier_dev,
+				dm_table_get_md(tc->ti->table), tier_worker,
+				error);
+	if (IS_ERR(pool))
+		return pool;
+	r = tier_mig_init(pool, error);
 	if (r) {
-		*error = "Cannot allocate the job pool";
-		goto bad;
+		tier_dev_stop(pool);
+		tier_dev_free(pool);
+		return ERR_PTR(r);
 	}
-	r = -ENOMEM;
-	pool->stats = alloc_percpu(struct tier_pcpu_stats);
-	pool->md_buf =
-		kvmalloc(TIER_MD_BUF_BLOCKS * TIER_BLOCK_SIZE, GFP_KERNEL);
-	if (!pool->stats || !pool->md_buf) {
-		*error = "Cannot allocate metadata buffers";
-		goto bad;
-	}
-	pool->io_client = dm_io_client_create();
-	if (IS_ERR(pool->io_client)) {
-		r = PTR_ERR(pool->io_client);
-		pool->io_client = NULL;
-		*error = "Cannot create the dm-io client";
-		goto bad;
-	}
-	pool->wq = alloc_ordered_workqueue("dm-tier-%s", WQ_MEM_RECLAIM,
-					   pool->tier_name[0]);
-	if (!pool->wq) {
-		*error = "Cannot create the workqueue";
-		goto bad;
-	}
-	mutex_lock(&pool->md_lock);
-	r = tier_md_load(pool, &tc->tbl, error);
-	mutex_unlock(&pool->md_lock);
-	if (r)
-		goto bad;
-	/* Fixed once loaded; netlink reads these without md_lock. */
-	memcpy(pool->uuid, pool->sb.uuid, TIER_UUID_LEN);
-	for (i = 0; i < pool->nr_tiers; i++)
-		pool->tier_class[i] = pool->sb.tier[i].tier_class;
-	r = tier_mig_init(pool, &tc->tbl.policy, error);
-	if (r)
-		goto bad;
 	return pool;
-bad:
-	tier_pool_stop(pool);
-	tier_pool_free(pool);
-	return ERR_PTR(r);
 }
 
 #define TIER_MSG_OTHER_MD \
@@ -1073,7 +901,7 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 		list_add(&tc->pool_node, &pool->targets);
 		return pool;
 	}
-	pool = tier_pool_create(tc, error);
+	pool = tier_dev_create(tc, error);
 	if (!IS_ERR(pool)) {
 		pool->id = ++tier_pool_last_id;
 		list_add(&pool->list, &tier_pools);
@@ -1100,9 +928,9 @@ static bool tier_pool_put(struct tier_pool *pool, struct tier_c *tc)
 
 static void tier_pool_release(struct tier_pool *pool)
 {
-	tier_pool_stop(pool);
-	tier_nl_pool_gone(pool);
-	tier_pool_free(pool);
+	tier_dev_stop(pool);
+	tier_pool_events_close(pool);
+	tier_dev_free(pool);
 }
 
 /* ---- constructor / destructor ------------------------------------------ */
@@ -1120,16 +948,6 @@ static void tier_pool_cache_name(struct tier_pool *pool, struct dm_target *ti)
 	if (dm_copy_name_and_uuid(md, name, NULL))
 		strscpy(name, dm_device_name(md), sizeof(name));
 	strscpy(pool->name, name, sizeof(pool->name));
-}
-
-int tier_pool_dm_name(struct tier_pool *pool, char *name)
-{
-	lockdep_assert_held(&tier_pools_mutex);
-	/* pool->md is hashed until dev_remove, which precedes the dtr. */
-	if (!pool->ti || dm_copy_name_and_uuid(pool->md, name, NULL))
-		return -ENODEV;
-	strscpy(pool->name, name, sizeof(pool->name));
-	return 0;
 }
 
 static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
@@ -1316,11 +1134,11 @@ static void tier_postsuspend(struct dm_target *ti)
 	tier_mig_stop(pool);
 	flush_workqueue(pool->wq);
 	cancel_delayed_work_sync(&pool->retry_work);
-	WRITE_ONCE(pool->mig.heat_flush, true);
+	WRITE_ONCE(pool->heat_flush, true);
 	mutex_lock(&pool->md_lock);
-	if ((tier_map_dirty(pool) || READ_ONCE(pool->mig.heat_dirty)) &&
+	if ((tier_map_dirty(pool) || READ_ONCE(pool->heat_dirty)) &&
 	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
-		tier_md_commit(pool);
+		tier_pool_commit(pool);
 	mutex_unlock(&pool->md_lock);
 }
 
@@ -1371,72 +1189,17 @@ static void tier_resume(struct dm_target *ti)
 
 /* ---- status, messages, limits ------------------------------------------ */
 
-/*
- * Status format (STATUSTYPE_INFO), space separated:
- *   <metadata_mode> <commits> <extent_sectors> <virt_extents>
- *   <mapped_extents> <nr_tiers>
- *   then per tier: <state> <total_extents> <used_extents> <read_ios>
- *   <write_ios>
- *   then <nospc_errors>
- *   then migration: <promotions> <demotions> <moved_bytes> <in_flight>
- *   <pace> <above_high_ms> <migration_errors> <manual_pending>
- *   then per tier: <mapped_extents>
- * metadata_mode: rw | ro | fail. state: ok. commits: commits since this
- * activation. used_extents counts extents in the map plus those being
- * prepared, migrated to the tier or awaiting a commit to be freed.
- * pace: idle | full | deadline | background. above_high_ms: time tier 0
- * spent above its high watermark. manual_pending: extents a "migrate"
- * message has still to examine or copy. Counters count since activation.
- * Fields may be appended later.
- */
-void tier_pool_stats(struct tier_pool *pool, struct tier_stats *st)
+void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
 {
 	unsigned long flags;
-	int cpu;
-	u32 i;
 
-	memset(st, 0, sizeof(*st));
-	for_each_possible_cpu(cpu) {
-		struct tier_pcpu_stats *ps = per_cpu_ptr(pool->stats, cpu);
-
-		for (i = 0; i < pool->nr_tiers; i++) {
-			st->tier[i].reads += READ_ONCE(ps->reads[i]);
-			st->tier[i].writes += READ_ONCE(ps->writes[i]);
-		}
-		st->mem_hits += READ_ONCE(ps->mem_hits);
-		st->mem_misses += READ_ONCE(ps->mem_misses);
-	}
+	tier_pool_stats_begin(pool, st);
 	spin_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i < pool->nr_tiers; i++) {
-		st->tier[i].used = pool->alloc[i].nr_used;
-		st->tier[i].total = pool->alloc[i].nr_extents;
-		st->tier[i].mapped = pool->mapped[i];
-		st->mapped += pool->mapped[i];
-	}
-	st->nospc_errors = pool->nospc_errors;
-	st->mode = pool->mode;
-	st->commits = pool->commits;
-	st->promotions = pool->mig.promotions;
-	st->demotions = pool->mig.demotions;
-	st->moved_bytes = pool->mig.moved_bytes;
-	st->mig_inflight = pool->mig.inflight;
-	st->mig_errors = pool->mig.errors;
-	st->man_pending = pool->mig.man_inflight;
-	if (pool->mig.man_active)
-		st->man_pending += pool->mig.man_last - pool->mig.man_next + 1;
+	tier_pool_stats_locked(pool, st);
+	tier_mig_stats(pool, st);
 	tier_memtier_stats(pool, st);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (!st->mem) {
-		/* Counted only while a memory tier exists (a reload drops it). */
-		st->mem_hits = 0;
-		st->mem_misses = 0;
-	}
-	for (i = 0; i < pool->nr_tiers; i++) {
-		st->tier[i].io_errors = atomic64_read(&pool->io_errors[i]);
-		st->tier[i].degraded = test_bit(i, &pool->degraded);
-	}
-	st->pace = READ_ONCE(pool->mig.pace.mode);
-	st->above_high_ms = READ_ONCE(pool->mig.above_high_ms);
+	tier_pool_stats_end(pool, st);
 }
 
 /*
@@ -1478,7 +1241,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		tier_pool_stats(pool, st);
+		tier_stats_get(pool, st);
 		DMEMIT("%s %llu %llu %llu %llu %u", tier_mode_name(st->mode),
 		       st->commits, (unsigned long long)pool->extent_sectors,
 		       pool->virt_extents, st->mapped, pool->nr_tiers);
@@ -1529,56 +1292,6 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       tier_mode_name(READ_ONCE(pool->mode)));
 		break;
 	}
-}
-
-/*
- * Commits run in the worker, the only thread that changes the map, so
- * nothing is published between a commit's tier flush and its capture of
- * the map.
- */
-void tier_request_commit(struct tier_pool *pool)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pool->commit_requested = true;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	tier_wake_worker(pool);
-}
-
-#define TIER_PIN_BATCH 4096 /* extents per hold of pool->lock */
-
-u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
-		    u64 *mapped)
-{
-	return tier_set_ext_flags(pool, first, last,
-				  pin ? TIER_EXT_F_PINNED : 0,
-				  pin ? 0 : TIER_EXT_F_PINNED, mapped);
-}
-
-u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
-		       u32 clear, u64 *mapped)
-{
-	u64 v = first, changed = 0, n;
-	unsigned long flags;
-
-	*mapped = 0;
-	while (v <= last) {
-		spin_lock_irqsave(&pool->lock, flags);
-		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
-			if (pool->map.words[v] & TIER_MAPW_MAPPED)
-				(*mapped)++;
-			if (!tier_map_set_flags(&pool->map, tier_vext(v), set,
-						clear))
-				continue;
-			/* Like any map change: the next commit persists it. */
-			WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
-			changed++;
-		}
-		spin_unlock_irqrestore(&pool->lock, flags);
-		cond_resched();
-	}
-	return changed;
 }
 
 /* Apply the table's settings to the pool after a "set" message. */
@@ -1784,17 +1497,17 @@ int dm_tier_target_register(void)
 {
 	int r;
 
-	tier_job_cache = KMEM_CACHE(tier_job, 0);
-	if (!tier_job_cache)
-		return -ENOMEM;
+	r = tier_pool_jobs_init();
+	if (r)
+		return r;
 	r = dm_register_target(&tier_target);
 	if (r)
-		kmem_cache_destroy(tier_job_cache);
+		tier_pool_jobs_exit();
 	return r;
 }
 
 void dm_tier_target_unregister(void)
 {
 	dm_unregister_target(&tier_target);
-	kmem_cache_destroy(tier_job_cache);
+	tier_pool_jobs_exit();
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite dm_tier_mechanism: kernel-side helpers of the metadata layer
- * (kernel/dm-tier-metadata.c, kernel/dm-tier.h) that need no device: the
- * metadata mode state machine, the dirty test of the FUA fast path,
- * commits refused in fail mode, and the migration engine's map switch and
- * heat persistence (kernel/dm-tier-migrate.c). The I/O paths are exercised
- * by the VM tests.
+ * KUnit suite dm_tier_mechanism: kernel-side helpers of the pool layer
+ * (kernel/dm-tier-pool.[ch]) and the metadata layer (kernel/dm-tier-metadata.c)
+ * that need no device: the metadata mode state machine, the dirty test of
+ * the FUA fast path, commits refused in fail mode, and the map switch and
+ * heat persistence that migration and commits rely on. The I/O paths are
+ * exercised by the VM tests.
  */
 #include <kunit/test.h>
 
-#include "dm-tier.h"
+#include "dm-tier-pool.h"
 
 static struct tier_pool *fake_pool(struct kunit *test)
 {
@@ -71,7 +71,7 @@ static void commit_refused_in_fail_mode_test(struct kunit *test)
 	pool->mode = TIER_MODE_FAIL;
 	pool->change_seq = 1;
 	mutex_lock(&pool->md_lock);
-	KUNIT_EXPECT_EQ(test, tier_md_commit(pool), -EIO);
+	KUNIT_EXPECT_EQ(test, tier_pool_commit(pool), -EIO);
 	mutex_unlock(&pool->md_lock);
 	KUNIT_EXPECT_TRUE(test, tier_map_dirty(pool));
 	KUNIT_EXPECT_EQ(test, pool->commits, 0ULL);
@@ -95,8 +95,8 @@ static struct tier_pool *map_pool(struct kunit *test, u64 extents)
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, tier_alloc_init(&pool->alloc[i], 64), 0);
 	bytes = BITS_TO_LONGS(pool->map.nr_blocks) * sizeof(long);
-	pool->mig.heat_touched = kunit_kzalloc(test, bytes, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pool->mig.heat_touched);
+	pool->heat_touched = kunit_kzalloc(test, bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pool->heat_touched);
 	return pool;
 }
 
@@ -212,32 +212,31 @@ static void switch_keeps_current_flags_test(struct kunit *test)
 static void heat_capture_test(struct kunit *test)
 {
 	struct tier_pool *pool = map_pool(test, 600);
-	struct tier_mig *mg = &pool->mig;
 
-	mg->heat_commit_j = jiffies;
-	set_bit(1, mg->heat_touched);
-	mg->heat_dirty = true;
-	tier_mig_heat_capture(pool);
+	pool->heat_commit_j = jiffies;
+	set_bit(1, pool->heat_touched);
+	pool->heat_dirty = true;
+	tier_pool_heat_capture(pool);
 	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[0], 0ULL);
-	KUNIT_EXPECT_TRUE(test, test_bit(1, mg->heat_touched));
+	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->heat_touched));
 
-	mg->heat_flush = true;
-	tier_mig_heat_capture(pool);
+	pool->heat_flush = true;
+	tier_pool_heat_capture(pool);
 	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[0], 1ULL);
 	KUNIT_EXPECT_EQ(test, pool->map.nr_dirty[1], 1ULL);
 	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->map.dirty[0]));
-	KUNIT_EXPECT_FALSE(test, test_bit(1, mg->heat_touched));
-	KUNIT_EXPECT_FALSE(test, mg->heat_dirty);
-	KUNIT_EXPECT_FALSE(test, mg->heat_flush);
+	KUNIT_EXPECT_FALSE(test, test_bit(1, pool->heat_touched));
+	KUNIT_EXPECT_FALSE(test, pool->heat_dirty);
+	KUNIT_EXPECT_FALSE(test, pool->heat_flush);
 
 	/* Due after TIER_HEAT_COMMIT_S without a flush request. */
-	set_bit(2, mg->heat_touched);
-	mg->heat_dirty = true;
-	mg->heat_commit_j = jiffies - (TIER_HEAT_COMMIT_S + 1) * HZ;
-	KUNIT_EXPECT_TRUE(test, tier_mig_heat_due(pool));
-	tier_mig_heat_capture(pool);
+	set_bit(2, pool->heat_touched);
+	pool->heat_dirty = true;
+	pool->heat_commit_j = jiffies - (TIER_HEAT_COMMIT_S + 1) * HZ;
+	KUNIT_EXPECT_TRUE(test, tier_pool_heat_due(pool));
+	tier_pool_heat_capture(pool);
 	KUNIT_EXPECT_TRUE(test, test_bit(2, pool->map.dirty[1]));
-	KUNIT_EXPECT_FALSE(test, tier_mig_heat_due(pool));
+	KUNIT_EXPECT_FALSE(test, tier_pool_heat_due(pool));
 	map_pool_free(pool);
 }
 
@@ -246,15 +245,15 @@ static void heat_note_test(struct kunit *test)
 {
 	struct tier_pool *pool = map_pool(test, 600);
 
-	pool->mig.cfg.promote_window = 60;
-	pool->mig.clock_base = 1000;
-	pool->mig.clock_j = jiffies;
+	pool->cfg.promote_window = 60;
+	pool->clock_base = 1000;
+	pool->clock_j = jiffies;
 	tier_heat_note(pool, tier_vext(260));
 	tier_heat_note(pool, tier_vext(260));
 	KUNIT_EXPECT_EQ(test, pool->map.heat[260], 2);
 	KUNIT_EXPECT_GE(test, pool->map.atime[260], 1000U);
-	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->mig.heat_touched));
-	KUNIT_EXPECT_TRUE(test, pool->mig.heat_dirty);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->heat_touched));
+	KUNIT_EXPECT_TRUE(test, pool->heat_dirty);
 	map_pool_free(pool);
 }
 

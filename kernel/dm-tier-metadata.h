@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-tier-metadata.h - the metadata layer: labels, superblock slots and the
+ * two map copies on disk, behind the opaque struct tier_md (as dm-cache's
+ * and dm-clone's metadata are). It loads the on-disk state into the map
+ * and allocators its caller owns, and commits that map (two-phase, see
+ * docs/FORMAT.md "Commit"). The superblock, the staging buffer and the map
+ * copies are reachable only through the functions below.
+ *
+ * Layer: the lowest of the mechanism; it calls only kernel/core/ and
+ * compat.h (docs/ARCHITECTURE.md "Layers").
+ *
+ * Locking: the caller serialises load and commit (pool->md_lock). The only
+ * other lock it takes is the caller's map lock, passed to
+ * tier_md_commit(), while it captures map blocks; never across I/O.
+ */
+#ifndef DM_TIER_METADATA_H
+#define DM_TIER_METADATA_H
+
+#include <linux/blk_types.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "dm-tier.h"
+#include "core/alloc.h"
+#include "core/extent_map.h"
+#include "core/table.h"
+
+struct block_device;
+struct tier_md;
+
+#define TIER_MD_BUF_BLOCKS 256 /* 1 MiB staging buffer for map I/O */
+
+/**
+ * tier_md_create() - the metadata handle of a device, not loaded yet.
+ * @nr_tiers: tier devices, 1..TIER_MAX_TIERS.
+ * @bdevs:    the tier devices, fastest first; tier 0 holds the metadata.
+ * @names:    their names for log lines; must outlive the handle.
+ * @error:    out; a static message for ti->error on failure.
+ *
+ * Context: process, may sleep.
+ * Return: the handle, or an ERR_PTR (-ENOMEM).
+ */
+struct tier_md *tier_md_create(u32 nr_tiers, struct block_device *const *bdevs,
+			       const char *const *names, char **error);
+
+/**
+ * tier_md_destroy() - free the handle.
+ * @md: the handle, or NULL.
+ *
+ * Context: process, may sleep.
+ */
+void tier_md_destroy(struct tier_md *md);
+
+/**
+ * tier_md_load() - read labels, superblock and map; fill @map and @alloc.
+ * @md:    the handle.
+ * @tbl:   the parsed table (extent size, reserve).
+ * @map:   out; initialised and loaded from the active copy.
+ * @alloc: out; nr_tiers allocators, initialised from the map.
+ * @error: out; a static message for ti->error on failure.
+ *
+ * Every check that fails is also logged with the device and block it
+ * concerns. On failure @map and @alloc may be partly initialised; the
+ * caller destroys them as usual.
+ *
+ * Context: process, may sleep; caller serialises it with commits
+ * (pool->md_lock).
+ * Return: 0 or a negative errno.
+ */
+int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
+		 struct tier_map *map, struct tier_alloc *alloc, char **error);
+
+/**
+ * tier_md_commit() - make @map durable: phases 1 and 2 of the commit.
+ * @md:       the handle.
+ * @map:      the map loaded by tier_md_load().
+ * @map_lock: the lock under which @map changes; held (irqsave) while map
+ *            blocks are captured, never across I/O.
+ * @used:     per tier, the mapped extents the new superblock records.
+ *
+ * Flushes every tier (data written before now), writes the map blocks dirty
+ * for the inactive copy, flushes, then writes the next superblock slot with
+ * FUA. On failure every block of the copy it was writing is marked dirty
+ * again, so the next commit rewrites it.
+ *
+ * Context: process, may sleep; caller serialises it (pool->md_lock) and
+ * keeps the map from changing meanwhile except under @map_lock.
+ * Return: 0 or a negative errno.
+ */
+int tier_md_commit(struct tier_md *md, struct tier_map *map,
+		   spinlock_t *map_lock, const u64 *used);
+
+/**
+ * tier_md_flush_tiers() - flush the volatile cache of every tier device.
+ * @md: the handle.
+ *
+ * Context: process, may sleep.
+ * Return: 0 or the first error.
+ */
+int tier_md_flush_tiers(struct tier_md *md);
+
+/**
+ * tier_md_extent_shift() - log2 of the extent size in sectors.
+ * @md: a loaded handle.
+ *
+ * Context: any; fixed once loaded.
+ */
+u32 tier_md_extent_shift(const struct tier_md *md);
+
+/**
+ * tier_md_virt_extents() - extents of the virtual device.
+ * @md: a loaded handle.
+ *
+ * Context: any; fixed once loaded.
+ */
+u64 tier_md_virt_extents(const struct tier_md *md);
+
+/**
+ * tier_md_data_start() - first sector of a tier's data area.
+ * @md:   a loaded handle.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any; fixed once loaded.
+ */
+sector_t tier_md_data_start(const struct tier_md *md, u32 tier);
+
+/**
+ * tier_md_tier_class() - a tier's class (enum dm_tier_class).
+ * @md:   a loaded handle.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any; fixed once loaded.
+ */
+u32 tier_md_tier_class(const struct tier_md *md, u32 tier);
+
+/**
+ * tier_md_uuid() - the virtual device's UUID.
+ * @md:   a loaded handle.
+ * @uuid: out, TIER_UUID_LEN bytes.
+ *
+ * Context: any; fixed once loaded.
+ */
+void tier_md_uuid(const struct tier_md *md, u8 *uuid);
+
+/**
+ * tier_md_ctime() - the device's creation time (seconds since the epoch).
+ * @md: a loaded handle.
+ *
+ * Context: any; fixed once loaded.
+ */
+u64 tier_md_ctime(const struct tier_md *md);
+
+/**
+ * tier_mode_name() - "rw", "ro" or "fail" as shown by status.
+ * @mode: the mode.
+ *
+ * Context: any.
+ * Return: a static string.
+ */
+const char *tier_mode_name(enum tier_md_mode mode);
+
+#endif /* DM_TIER_METADATA_H */

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-tier-migrate.h - the migration engine (dm-tier-migrate.c): a tick on
+ * the pool's ordered workqueue that asks the policy (kernel/core/policy.c)
+ * what to move and copies extents with dm-kcopyd.
+ *
+ * Layer: above the pool (dm-tier-pool.h), which it calls for jobs, the
+ * I/O-epoch quiesce and the extent switch; called by the target and
+ * netlink. Its state (struct tier_mig) is private; the settings it follows
+ * are the pool's (pool->cfg).
+ *
+ * Locking: its state is under pool->lock, except what only the tick
+ * touches; it takes no lock of its own.
+ */
+#ifndef DM_TIER_MIGRATE_H
+#define DM_TIER_MIGRATE_H
+
+#include <linux/types.h>
+
+#include "dm-tier.h"
+#include "core/policy.h"
+
+struct tier_pool;
+struct tier_job;
+
+/**
+ * tier_mig_init() - allocate the migration state of a loaded pool.
+ * @pool:  pool after tier_pool_create().
+ * @error: out; static message for ti->error.
+ *
+ * Context: process, may sleep.
+ * Return: 0 or a negative errno; on failure tier_mig_teardown() and
+ * tier_mig_destroy() free what was made.
+ */
+int tier_mig_init(struct tier_pool *pool, char **error);
+
+/**
+ * tier_mig_teardown() - stop the tick for good and destroy the kcopyd
+ * client, which waits for copies in flight (teardown, before the pool's
+ * workqueue goes: their completions queue the worker).
+ * @pool: the pool (also one whose tier_mig_init() failed).
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_mig_teardown(struct tier_pool *pool);
+
+/**
+ * tier_mig_destroy() - free the migration state.
+ * @pool: the pool, after tier_mig_teardown() and with pool->wq destroyed.
+ *
+ * Context: process.
+ */
+void tier_mig_destroy(struct tier_pool *pool);
+
+/**
+ * tier_mig_start() - arm the migration tick (resume).
+ * @pool: the pool.
+ *
+ * Context: process.
+ */
+void tier_mig_start(struct tier_pool *pool);
+
+/**
+ * tier_mig_stop() - stop the tick and wait for copies in flight to be
+ * switched or abandoned (postsuspend). Explicit requests are kept and go on
+ * after the next tier_mig_start().
+ * @pool: the pool.
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_mig_stop(struct tier_pool *pool);
+
+/**
+ * tier_mig_set_cfg() - new settings (pool->cfg); the tick takes them at
+ * once.
+ * @pool: the pool.
+ * @cfg:  validated settings (tier_policy_cfg_check()).
+ *
+ * Context: process; takes pool->lock.
+ */
+void tier_mig_set_cfg(struct tier_pool *pool,
+		      const struct tier_policy_cfg *cfg);
+
+/**
+ * tier_mig_request() - move extents @first..@last to @tier now ("migrate"
+ * message), skipping unmapped ones and those already there.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent, >= @first, < virt_extents.
+ * @tier:  destination tier, < nr_tiers.
+ *
+ * Context: process; takes pool->lock.
+ * Return: 0, or -EBUSY while an earlier request is still running.
+ */
+int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier);
+
+/**
+ * tier_mig_done() - a copy finished: switch the mapping to the copy, or
+ * abandon it on error. Called by the worker for TIER_JOB_MIGRATE jobs on
+ * pool->done; frees @job.
+ * @pool: the pool.
+ * @job:  the job, off every list.
+ *
+ * Context: the worker.
+ */
+void tier_mig_done(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_mig_stats() - add the migration counters to @st.
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: caller holds pool->lock (irqs off).
+ */
+void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st);
+
+#endif /* DM_TIER_MIGRATE_H */

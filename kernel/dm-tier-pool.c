@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier-pool.c - the pool (see dm-tier-pool.h): its lifetime, jobs, the
+ * I/O-epoch quiesce, the extent switch, commits and the metadata mode,
+ * extent flags, tier health, stats and the event plumbing. The target
+ * (dm-tier-target.c) runs the worker and map() on top of it; migration and
+ * the memory tier call into it, never the other way round.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "dm-tier-pool.h"
+#include "dm-tier-debug.h"
+
+/* The pools (see dm-tier-pool.h). */
+LIST_HEAD(tier_pools);
+DEFINE_MUTEX(tier_pools_mutex); /* the list, refcounts, pool->ti, names */
+static struct kmem_cache *tier_job_cache;
+/* The event sink; set before any pool exists, cleared after the last. */
+static const struct tier_event_ops *tier_ev_ops;
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+int tier_pool_jobs_init(void)
+{
+	tier_job_cache = KMEM_CACHE(tier_job, 0);
+	return tier_job_cache ? 0 : -ENOMEM;
+}
+
+void tier_pool_jobs_exit(void)
+{
+	kmem_cache_destroy(tier_job_cache);
+}
+
+void tier_wake_worker(struct tier_pool *pool)
+{
+	queue_work(pool->wq, &pool->worker);
+}
+
+/*
+ * Never waits: jobs are freed by the worker, the very thread that would
+ * wait (and the migration tick shares its ordered workqueue), so a
+ * blocking mempool_alloc() with the reserve used up by jobs whose writes
+ * completed would wait for itself. Callers requeue their work instead, as
+ * dm-thin's ensure_next_mapping() does.
+ */
+struct tier_job *tier_job_alloc(struct tier_pool *pool)
+{
+	struct tier_job *job = mempool_alloc(&pool->job_pool, GFP_NOWAIT);
+
+	if (!job)
+		return NULL;
+	memset(job, 0, sizeof(*job));
+	job->pool = pool;
+	return job;
+}
+
+/* The job mempool's allocator: the slab, or a debug failure. */
+static void *tier_job_slab_alloc(gfp_t gfp, void *cache)
+{
+	if (tier_dbg_job_alloc_fail())
+		return NULL;
+	return kmem_cache_alloc(cache, gfp);
+}
+
+void tier_job_free(struct tier_pool *pool, struct tier_job *job)
+{
+	mempool_free(job, &pool->job_pool);
+}
+
+void tier_job_end(struct tier_pool *pool, struct tier_job *job)
+{
+	list_del(&job->list);
+	bio_list_merge(&pool->deferred, &pool->parked);
+	bio_list_init(&pool->parked);
+}
+
+void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
+{
+	struct tier_loc loc = job->loc, cur;
+
+	lockdep_assert_held(&pool->lock);
+	/*
+	 * The flags of the word as it is now: a pin or unpin while the extent
+	 * was busy changed them after the job captured job->src.
+	 */
+	loc.flags = tier_map_lookup(&pool->map, job->vext, &cur) ?
+			    cur.flags :
+			    job->src.flags;
+	/* Dirty before visible, as in tier_publish(). */
+	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+	smp_wmb(); /* pairs with map()'s smp_rmb() */
+	tier_map_set(&pool->map, job->vext, &loc); /* also clears BUSY */
+	/*
+	 * A demoted extent has to earn its way back up: without this, a hot
+	 * extent a drain or a "migrate" pushed down would bounce straight
+	 * back at the next scan.
+	 */
+	if (loc.tier > job->src.tier)
+		WRITE_ONCE(pool->map.heat[job->vext.v], 0);
+	tier_alloc_free_deferred(&pool->alloc[job->src.tier], job->src.pext);
+	pool->mapped[job->src.tier]--;
+	pool->mapped[loc.tier]++;
+	tier_job_end(pool, job);
+}
+
+/* ---- I/O epochs ------------------------------------------------------------ */
+
+/*
+ * Wait until every bio remapped before now has completed, so that a
+ * physical extent unmapped before now can be handed to another extent
+ * without an old read or write still touching it (commit), or an extent
+ * marked busy can be copied without an old write still landing on it
+ * (migration).
+ */
+static void tier_sync_rcu(bool expedited)
+{
+	if (expedited)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
+}
+
+/*
+ * Readers (map(), the memory tier's fill) read the map word, read the epoch
+ * and increment inflight[epoch & 1], all inside one RCU read section. The
+ * worker counts the bios it submits without RCU: it runs on pool->wq, like
+ * every caller of this function (or the pool is suspended), so never at the
+ * same time. The argument, with E the epoch on entry:
+ *
+ *  1. The unmaps or busy marks were made before the first grace period
+ *     began, so a reader that can still use an old word began its read
+ *     section before it, and has read the epoch (E or older) and
+ *     incremented its counter once the grace period ends.
+ *  2. The epoch becomes E + 1. A reader that read E, but whose section
+ *     began after the first grace period started, may not have incremented
+ *     yet. The second grace period waits for every section begun before
+ *     the advance; sections begun after it read E + 1. So once it ends,
+ *     every bio that will ever be counted with epoch E is counted.
+ *  3. Waiting for inflight[E & 1] to drain then waits for every bio counted
+ *     in E; bios of older epochs drained in earlier calls by the same
+ *     argument (each call leaves no reader of its old epoch behind), so the
+ *     counter of parity E & 1 holds only epoch E's bios and new epoch E + 2
+ *     bios cannot exist yet.
+ *
+ * Without the second grace period (before issue 13), a reader of
+ * E that incremented after the wait ended landed in the parity of epoch
+ * E + 2, which the next call does not wait for.
+ */
+void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
+{
+	unsigned int old;
+
+	tier_dbg_quiesce_begin();
+	tier_sync_rcu(expedited);
+	tier_dbg_quiesce_gap();
+	old = pool->io_epoch;
+	WRITE_ONCE(pool->io_epoch, old + 1);
+	tier_sync_rcu(expedited);
+	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
+	tier_dbg_quiesce_end(pool, old);
+}
+
+/* ---- commits and metadata mode ------------------------------------------- */
+
+void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
+		   const char *why)
+{
+	unsigned long flags;
+	bool changed = false;
+
+	might_sleep(); /* dm_table_event() */
+	spin_lock_irqsave(&pool->lock, flags);
+	if (mode > pool->mode) {
+		pool->mode = mode;
+		changed = true;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!changed)
+		return;
+	DMERR("%s: metadata mode now %s: %s", pool->tier_name[0],
+	      tier_mode_name(mode), why);
+	tier_event(pool, DM_TIER_EVENT_MODE_CHANGE, 0);
+	if (pool->ti)
+		dm_table_event(pool->ti->table);
+}
+
+void tier_pool_heat_capture(struct tier_pool *pool)
+{
+	u64 block;
+
+	/*
+	 * Heat rides along with a commit only every TIER_HEAT_COMMIT_S (or
+	 * when suspending): random reads touch every map block, and writing
+	 * them all with each map change would multiply metadata writes.
+	 */
+	if (!pool->heat_touched ||
+	    !(tier_pool_heat_due(pool) || READ_ONCE(pool->heat_flush)))
+		return;
+	WRITE_ONCE(pool->heat_flush, false);
+	WRITE_ONCE(pool->heat_dirty, false);
+	for_each_set_bit(block, pool->heat_touched, pool->map.nr_blocks) {
+		clear_bit(block, pool->heat_touched);
+		tier_map_mark_dirty(&pool->map,
+				    tier_vext(block * TIER_MAP_ENTRIES));
+	}
+	pool->heat_commit_j = jiffies;
+}
+
+bool tier_pool_heat_due(struct tier_pool *pool)
+{
+	return READ_ONCE(pool->heat_dirty) &&
+	       time_after(jiffies, READ_ONCE(pool->heat_commit_j) +
+					   TIER_HEAT_COMMIT_S * HZ);
+}
+
+int tier_pool_commit(struct tier_pool *pool)
+{
+	u64 used[TIER_MAX_TIERS];
+	unsigned long flags;
+	bool frees = false;
+	u64 seq;
+	u32 i;
+	int r;
+
+	lockdep_assert_held(&pool->md_lock);
+	/* Read-only mode still tries: a second failure means fail mode. */
+	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
+		return -EIO;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	seq = pool->change_seq;
+	tier_pool_heat_capture(pool);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		tier_alloc_commit_begin(&pool->alloc[i]);
+		if (pool->alloc[i].nr_committing)
+			frees = true;
+		/* Not nr_used: that includes extents being prepared. */
+		used[i] = pool->mapped[i];
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
+	if (r) {
+		spin_lock_irqsave(&pool->lock, flags);
+		for (i = 0; i < pool->nr_tiers; i++)
+			tier_alloc_commit_end(&pool->alloc[i], false);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		tier_set_mode(pool,
+			      pool->mode == TIER_MODE_WRITE ?
+				      TIER_MODE_READ_ONLY :
+				      TIER_MODE_FAIL,
+			      "metadata commit failed");
+		return -EIO;
+	}
+	pool->commits++;
+	WRITE_ONCE(pool->durable_seq, seq);
+	if (frees)
+		tier_quiesce_old_io(pool, false);
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_alloc_commit_end(&pool->alloc[i], true);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return 0;
+}
+
+/*
+ * Commits run in the worker, the only thread that changes the map, so
+ * nothing is published between a commit's tier flush and its capture of
+ * the map.
+ */
+void tier_request_commit(struct tier_pool *pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->commit_requested = true;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_wake_worker(pool);
+}
+
+#define TIER_PIN_BATCH 4096 /* extents per hold of pool->lock */
+
+u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
+		    u64 *mapped)
+{
+	return tier_set_ext_flags(pool, first, last,
+				  pin ? TIER_EXT_F_PINNED : 0,
+				  pin ? 0 : TIER_EXT_F_PINNED, mapped);
+}
+
+u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
+		       u32 clear, u64 *mapped)
+{
+	u64 v = first, changed = 0, n;
+	unsigned long flags;
+
+	*mapped = 0;
+	while (v <= last) {
+		spin_lock_irqsave(&pool->lock, flags);
+		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
+			if (pool->map.words[v] & TIER_MAPW_MAPPED)
+				(*mapped)++;
+			if (!tier_map_set_flags(&pool->map, tier_vext(v), set,
+						clear))
+				continue;
+			/* Like any map change: the next commit persists it. */
+			WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+			changed++;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+		cond_resched();
+	}
+	return changed;
+}
+
+/* ---- tier health, names, stats ------------------------------------------ */
+
+void tier_note_io_error(struct tier_pool *pool, u32 tier)
+{
+	atomic64_inc(&pool->io_errors[tier]);
+	if (test_and_set_bit(tier, &pool->degraded))
+		return;
+	DMERR_LIMIT("%s: I/O error on tier %u (%s): tier degraded",
+		    pool->tier_name[0], tier, pool->tier_name[tier]);
+	tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
+}
+
+bool tier_tier_recover(struct tier_pool *pool, u32 tier)
+{
+	if (!test_and_clear_bit(tier, &pool->degraded))
+		return false;
+	DMINFO("%s: tier %u (%s) declared healthy again", pool->tier_name[0],
+	       tier, pool->tier_name[tier]);
+	tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
+	return true;
+}
+
+int tier_pool_dm_name(struct tier_pool *pool, char *name)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	/* pool->md is hashed until dev_remove, which precedes the dtr. */
+	if (!pool->ti || dm_copy_name_and_uuid(pool->md, name, NULL))
+		return -ENODEV;
+	strscpy(pool->name, name, sizeof(pool->name));
+	return 0;
+}
+
+void tier_pool_stats_begin(struct tier_pool *pool, struct tier_stats *st)
+{
+	int cpu;
+	u32 i;
+
+	memset(st, 0, sizeof(*st));
+	for_each_possible_cpu(cpu) {
+		struct tier_pcpu_stats *ps = per_cpu_ptr(pool->stats, cpu);
+
+		for (i = 0; i < pool->nr_tiers; i++) {
+			st->tier[i].reads += READ_ONCE(ps->reads[i]);
+			st->tier[i].writes += READ_ONCE(ps->writes[i]);
+		}
+		st->mem_hits += READ_ONCE(ps->mem_hits);
+		st->mem_misses += READ_ONCE(ps->mem_misses);
+	}
+}
+
+void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st)
+{
+	u32 i;
+
+	lockdep_assert_held(&pool->lock);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		st->tier[i].used = pool->alloc[i].nr_used;
+		st->tier[i].total = pool->alloc[i].nr_extents;
+		st->tier[i].mapped = pool->mapped[i];
+		st->mapped += pool->mapped[i];
+	}
+	st->nospc_errors = pool->nospc_errors;
+	st->mode = pool->mode;
+	st->commits = pool->commits;
+}
+
+void tier_pool_stats_end(struct tier_pool *pool, struct tier_stats *st)
+{
+	u32 i;
+
+	if (!st->mem) {
+		/* Counted only while a memory tier exists (a reload drops it). */
+		st->mem_hits = 0;
+		st->mem_misses = 0;
+	}
+	for (i = 0; i < pool->nr_tiers; i++) {
+		st->tier[i].io_errors = atomic64_read(&pool->io_errors[i]);
+		st->tier[i].degraded = test_bit(i, &pool->degraded);
+	}
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+void tier_pool_set_event_ops(const struct tier_event_ops *ops)
+{
+	WRITE_ONCE(tier_ev_ops, ops);
+}
+
+static void tier_pool_ev_work(struct work_struct *ws)
+{
+	const struct tier_event_ops *ops = READ_ONCE(tier_ev_ops);
+
+	if (ops)
+		ops->send(container_of(ws, struct tier_pool, ev_work));
+}
+
+void tier_pool_events_close(struct tier_pool *pool)
+{
+	const struct tier_event_ops *ops = READ_ONCE(tier_ev_ops);
+
+	/*
+	 * No new events: a tier_event() that saw ev_open queued the work
+	 * within its RCU read section, so after the grace period the cancel
+	 * catches it, and nothing queues the work again.
+	 */
+	WRITE_ONCE(pool->ev_open, false);
+	synchronize_rcu();
+	cancel_work_sync(&pool->ev_work);
+	if (ops)
+		ops->gone(pool);
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+static void tier_retry_work(struct work_struct *ws)
+{
+	struct tier_pool *pool =
+		container_of(to_delayed_work(ws), struct tier_pool, retry_work);
+
+	tier_wake_worker(pool);
+}
+
+static void tier_commit_work(struct work_struct *ws)
+{
+	struct tier_pool *pool = container_of(to_delayed_work(ws),
+					      struct tier_pool, commit_work);
+
+	/* In read-only mode only a flush retries the commit. */
+	if ((tier_map_dirty(pool) || tier_pool_heat_due(pool)) &&
+	    READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
+		mutex_lock(&pool->md_lock);
+		tier_pool_commit(pool);
+		mutex_unlock(&pool->md_lock);
+	}
+	spin_lock_irq(&pool->lock);
+	if (pool->periodic)
+		queue_delayed_work(pool->wq, &pool->commit_work,
+				   msecs_to_jiffies(pool->commit_interval_ms));
+	spin_unlock_irq(&pool->lock);
+}
+
+void tier_pool_disarm(struct tier_pool *pool)
+{
+	spin_lock_irq(&pool->lock);
+	pool->periodic = false;
+	spin_unlock_irq(&pool->lock);
+	cancel_delayed_work_sync(&pool->commit_work);
+}
+
+void tier_pool_drain(struct tier_pool *pool)
+{
+	if (pool->wq) {
+		drain_workqueue(pool->wq);
+		cancel_delayed_work_sync(&pool->retry_work);
+		cancel_delayed_work_sync(&pool->commit_work);
+		destroy_workqueue(pool->wq);
+		pool->wq = NULL;
+	}
+}
+
+void tier_pool_free(struct tier_pool *pool)
+{
+	u32 i;
+
+	kvfree(pool->heat_touched);
+	mempool_exit(&pool->job_pool);
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		tier_alloc_destroy(&pool->alloc[i]);
+	tier_map_destroy(&pool->map);
+	tier_md_destroy(pool->meta);
+	free_percpu(pool->stats);
+	kfree(pool);
+}
+
+/* Geometry and identity from the loaded metadata; the heat clock. */
+static int tier_pool_loaded(struct tier_pool *pool, char **error)
+{
+	struct tier_md *md = pool->meta;
+	time64_t now = ktime_get_real_seconds();
+	u64 ctime = tier_md_ctime(md);
+	u32 i;
+
+	pool->extent_shift = tier_md_extent_shift(md);
+	pool->extent_sectors = 1ULL << pool->extent_shift;
+	pool->virt_extents = tier_md_virt_extents(md);
+	/* Fixed once loaded; netlink reads these without md_lock. */
+	tier_md_uuid(md, pool->uuid);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		pool->data_start[i] = tier_md_data_start(md, i);
+		pool->tier_class[i] = tier_md_tier_class(md, i);
+		pool->mapped[i] = pool->alloc[i].nr_used;
+	}
+	pool->heat_touched = kvcalloc(BITS_TO_LONGS(pool->map.nr_blocks),
+				      sizeof(unsigned long), GFP_KERNEL);
+	if (!pool->heat_touched) {
+		*error = "Cannot allocate the migration state";
+		return -ENOMEM;
+	}
+	/* The heat clock counts from the device's creation, like atime. */
+	pool->clock_base =
+		now > (time64_t)ctime ?
+			(u32)min_t(time64_t, now - ctime, U32_MAX / 2) :
+			0;
+	pool->clock_j = jiffies;
+	pool->heat_commit_j = jiffies;
+	pool->fg_alloc_j =
+		jiffies - (unsigned long)TIER_DRAIN_DEADLINE_MAX * HZ;
+	return 0;
+}
+
+struct tier_pool *tier_pool_create(const struct tier_table *tbl,
+				   struct dm_dev *const *devs,
+				   struct mapped_device *md, work_func_t worker,
+				   char **error)
+{
+	const char *names[TIER_MAX_TIERS];
+	struct tier_pool *pool;
+	struct tier_md *meta;
+	u32 i;
+	int r;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool) {
+		*error = "Cannot allocate the pool";
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_init(&pool->md_lock);
+	spin_lock_init(&pool->lock);
+	bio_list_init(&pool->deferred);
+	bio_list_init(&pool->parked);
+	INIT_LIST_HEAD(&pool->busy);
+	INIT_LIST_HEAD(&pool->done);
+	INIT_LIST_HEAD(&pool->targets);
+	pool->md = md;
+	init_waitqueue_head(&pool->drain_wait);
+	INIT_WORK(&pool->worker, worker);
+	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
+	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
+	INIT_WORK(&pool->ev_work, tier_pool_ev_work);
+	pool->ref = 1;
+	/* Like a new mapped device: suspended until its first resume. */
+	pool->suspended = true;
+	pool->nr_tiers = tbl->nr_tiers;
+	for (i = 0; i < pool->nr_tiers; i++) {
+		pool->tier_bdev[i] = devs[i]->bdev;
+		pool->tier_dev_id[i] = devs[i]->bdev->bd_dev;
+		strscpy(pool->tier_name[i], devs[i]->name, BDEVNAME_SIZE);
+		names[i] = pool->tier_name[i];
+	}
+	pool->meta_dev_id = pool->tier_dev_id[0];
+	pool->commit_interval_ms = tbl->commit_interval_ms;
+	pool->cfg = tbl->policy;
+
+	r = mempool_init(&pool->job_pool, 16, tier_job_slab_alloc,
+			 mempool_free_slab, tier_job_cache);
+	if (r) {
+		*error = "Cannot allocate the job pool";
+		goto bad;
+	}
+	r = -ENOMEM;
+	pool->stats = alloc_percpu(struct tier_pcpu_stats);
+	if (!pool->stats) {
+		*error = "Cannot allocate metadata buffers";
+		goto bad;
+	}
+	meta = tier_md_create(pool->nr_tiers, pool->tier_bdev, names, error);
+	if (IS_ERR(meta)) {
+		r = PTR_ERR(meta);
+		goto bad;
+	}
+	pool->meta = meta;
+	pool->wq = alloc_ordered_workqueue("dm-tier-%s", WQ_MEM_RECLAIM,
+					   pool->tier_name[0]);
+	if (!pool->wq) {
+		*error = "Cannot create the workqueue";
+		goto bad;
+	}
+	mutex_lock(&pool->md_lock);
+	r = tier_md_load(pool->meta, tbl, &pool->map, pool->alloc, error);
+	mutex_unlock(&pool->md_lock);
+	if (r)
+		goto bad;
+	r = tier_pool_loaded(pool, error);
+	if (r)
+		goto bad;
+	return pool;
+bad:
+	tier_pool_disarm(pool);
+	tier_pool_drain(pool);
+	tier_pool_free(pool);
+	return ERR_PTR(r);
+}

@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-tier-pool.h - the pool: the state of one tiered device that every
+ * table loaded over it shares (map, allocators, jobs, I/O epochs, commits,
+ * counters, settings), and the data-path functions the layers above build
+ * on: jobs, the I/O-epoch quiesce, the extent switch, commits, flag
+ * changes, stats and settings.
+ *
+ * Layer: above the metadata (dm-tier-metadata.h), below migration,
+ * the memory tier, the target and netlink (docs/ARCHITECTURE.md "Layers").
+ * It calls only down, and up only through what the layers above hand it:
+ * the worker function (tier_pool_create()) and the event sink
+ * (tier_pool_set_event_ops()).
+ *
+ * Locking (see docs/ARCHITECTURE.md "Locking"):
+ *  - tier_pools_mutex: the global list of pools, refcounts, pool->ti, the
+ *    cached names, the active table's settings; ctr/dtr/resume, the "set"
+ *    message, netlink operations and the event work. Never held across I/O.
+ *  - pool->md_lock (mutex): loading and committing metadata; taken by the
+ *    worker, the periodic commit and postsuspend, never on the I/O path.
+ *  - pool->lock (spinlock, irq-safe): map and allocator updates, bio lists,
+ *    busy extents, counters that are not per-cpu, the migration state
+ *    (dm-tier-migrate.c). Never held across I/O.
+ *  - map() reads map words locklessly (READ_ONCE of one u64 per extent);
+ *    every writer of a map word (the worker, the migration tick, netlink
+ *    pin/unpin) holds pool->lock.
+ *  - the memory tier's lock (spinlock, irq-safe, dm-tier-memtier.c): its
+ *    slot table and fill ring; taken in map(), bio completion, the fill
+ *    work and under pool->lock (status), never the other way round; never
+ *    held across I/O, allocation or the hit path's copy.
+ */
+#ifndef DM_TIER_POOL_H
+#define DM_TIER_POOL_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+#include <linux/dm-ioctl.h>
+#include <linux/list.h>
+#include <linux/mempool.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <uapi/linux/dm-tier.h>
+
+#include "dm-tier.h"
+#include "dm-tier-metadata.h"
+#include "core/alloc.h"
+#include "core/extent_map.h"
+#include "core/policy.h"
+#include "core/table.h"
+
+struct tier_mig; /* dm-tier-migrate.c */
+struct tier_memtier; /* dm-tier-memtier.c */
+
+/* What a struct tier_job does. */
+enum tier_job_kind {
+	TIER_JOB_PREPARE, /* unmapped extent: first write or zeroing */
+	TIER_JOB_REDIRECT, /* whole-extent write moved to a fresh tier-0 extent */
+	TIER_JOB_MIGRATE, /* copy to another tier (dm-tier-migrate.c) */
+};
+
+/*
+ * An extent the worker is changing. PREPARE: allocated but not yet in the
+ * map, because its first write (which covers it whole) or its zeroing has
+ * not completed. REDIRECT and MIGRATE: mapped at @src with TIER_MAPW_BUSY
+ * set; reads go to @src, writes wait. In every case other bios for the
+ * extent wait ("parked") until the job ends.
+ */
+struct tier_job {
+	struct list_head list; /* pool->busy, then pool->done */
+	struct tier_pool *pool;
+	struct tier_vext vext;
+	struct tier_loc loc; /* destination */
+	struct tier_loc src; /* REDIRECT, MIGRATE: where the data is now */
+	struct bio *bio; /* PREPARE, REDIRECT: the write, hooked */
+	enum tier_job_kind kind;
+	bool manual; /* MIGRATE: asked for by a "migrate" message */
+	blk_status_t status;
+};
+
+struct tier_pcpu_stats {
+	u64 reads[TIER_MAX_TIERS];
+	u64 writes[TIER_MAX_TIERS];
+	u64 mem_hits; /* reads served by the memory tier */
+	u64 mem_misses; /* reads of mapped extents it did not serve */
+};
+
+/*
+ * One tiered device: its metadata, map, allocators and worker. Shared by
+ * every table loaded over the same metadata device, so that a table reload
+ * keeps the in-memory state of the running one (as dm-cache and dm-thin do).
+ */
+struct tier_pool {
+	struct list_head list; /* tier_pools; tier_pools_mutex */
+	unsigned int ref; /* tables using it; tier_pools_mutex */
+	/*
+	 * The one mapped device whose tables may use the pool (reloads), set
+	 * by the first table; valid while the pool lives, since its tables
+	 * hold the pool. tier_pools_mutex.
+	 */
+	struct mapped_device *md;
+	struct list_head targets; /* the tables' targets; tier_pools_mutex */
+	dev_t meta_dev_id;
+
+	/* Geometry, fixed once loaded. */
+	u32 nr_tiers;
+	u32 extent_shift;
+	sector_t extent_sectors;
+	u64 virt_extents;
+	dev_t tier_dev_id[TIER_MAX_TIERS];
+	struct block_device *tier_bdev[TIER_MAX_TIERS];
+	sector_t data_start[TIER_MAX_TIERS];
+	char tier_name[TIER_MAX_TIERS][BDEVNAME_SIZE];
+	u32 tier_class[TIER_MAX_TIERS]; /* from the superblock, at load */
+	u8 uuid[TIER_UUID_LEN]; /* virtual device UUID, at load */
+
+	/* Identity for netlink; tier_pools_mutex. */
+	u64 id; /* unique, increasing: resumable dumps */
+	/*
+	 * dm name as last seen (ctr, resume, each netlink lookup); requests
+	 * resolve names at request time (tier_pool_dm_name()).
+	 */
+	char name[DM_NAME_LEN];
+	bool announced; /* dev-new queued (first resume) */
+	bool ev_open; /* events are queued (READ_ONCE); announced..teardown */
+
+	/* Tier health (end_io): errors counted, degraded until tier-recover. */
+	atomic64_t io_errors[TIER_MAX_TIERS];
+	unsigned long degraded; /* bit per tier; atomic bitops */
+	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
+
+	/* Pending monitor events (atomic bits) and the work that sends them. */
+	DECLARE_BITMAP(ev_pending, TIER_EV_BITS);
+	struct work_struct ev_work;
+
+	/* Metadata (dm-tier-metadata.c); md_lock. */
+	struct mutex md_lock;
+	struct tier_md *meta;
+	u64 commits; /* commits done since activation */
+
+	/* Mapping state; lock. */
+	spinlock_t lock;
+	struct tier_map map;
+	struct tier_alloc alloc[TIER_MAX_TIERS];
+	u64 mapped[TIER_MAX_TIERS]; /* extents the map points at */
+	/*
+	 * The map is dirty while change_seq != durable_seq: change_seq counts
+	 * map changes (bumped before a new mapping becomes visible), and a
+	 * successful commit sets durable_seq to the count it captured.
+	 */
+	u64 change_seq;
+	u64 durable_seq;
+	bool commit_requested; /* by a message; the worker commits */
+	enum tier_md_mode mode;
+	struct bio_list deferred; /* bios for the worker */
+	struct bio_list parked; /* waiting for a busy extent */
+	struct list_head busy; /* struct tier_job being prepared */
+	struct list_head done; /* jobs whose write completed */
+	mempool_t job_pool;
+	u64 nospc_errors;
+	bool nospc_logged;
+	bool nospc_event; /* near-full sent for this ENOSPC episode */
+
+	/* Quiescing I/O before a freed physical extent is reused. */
+	unsigned int io_epoch;
+	/* Debug builds: every epoch below it has been quiesced. */
+	unsigned int io_drained;
+	atomic_t inflight[2];
+	wait_queue_head_t drain_wait;
+
+	struct tier_pcpu_stats __percpu *stats;
+
+	struct workqueue_struct *wq; /* ordered: worker and commits */
+	struct work_struct worker;
+	struct delayed_work commit_work;
+	struct delayed_work retry_work; /* wakes the worker: no job was left */
+	unsigned int commit_interval_ms;
+	bool periodic; /* periodic commits armed; pool->lock */
+	bool suspended; /* postsuspend..resume: no commit; pool->lock */
+	struct dm_target *ti; /* the active table's target */
+
+	/*
+	 * Migration settings (the active table's); written under pool->lock,
+	 * map() and the memory tier read single fields with READ_ONCE.
+	 */
+	struct tier_policy_cfg cfg;
+	/* Tier 0 last grew by a foreground write; pool->lock. */
+	unsigned long fg_alloc_j;
+
+	/* Heat clock: seconds since the superblock's ctime. */
+	u32 clock_base;
+	unsigned long clock_j;
+	/* Map blocks whose heat changed since the last commit (atomic bits). */
+	unsigned long *heat_touched;
+	bool heat_dirty;
+	bool heat_flush; /* the next commit writes heat even if not due */
+	unsigned long heat_commit_j;
+
+	/* The migration engine (dm-tier-migrate.c); NULL until initialised. */
+	struct tier_mig *mig;
+
+	/*
+	 * The memory tier, or NULL. Replaced only at resume (the device is
+	 * suspended: no map()) under tier_pools_mutex and pool->lock, so
+	 * map() and completions read it with READ_ONCE, status under
+	 * pool->lock, netlink under tier_pools_mutex.
+	 */
+	struct tier_memtier *mem;
+};
+
+#define TIER_JOB_RETRY_MS 10 /* worker retry after no job could be had */
+#define TIER_HEAT_COMMIT_S 30 /* heat alone is committed at most this often */
+
+/*
+ * The pools, newest first (tier_pool.id decreasing). Netlink operations
+ * look pools up under tier_pools_mutex and act while holding it; a pool
+ * leaves the list (and is freed) only under it.
+ */
+extern struct mutex tier_pools_mutex;
+extern struct list_head tier_pools;
+
+/**
+ * tier_map_dirty() - whether the map has changes that are not durable.
+ * @pool: the pool.
+ *
+ * Pairs with the smp_wmb() in the worker: a caller that read a map word
+ * published by the worker and then calls this (after smp_rmb()) sees the
+ * change that published it.
+ *
+ * Context: any.
+ */
+static inline bool tier_map_dirty(struct tier_pool *pool)
+{
+	return READ_ONCE(pool->change_seq) != READ_ONCE(pool->durable_seq);
+}
+
+/**
+ * tier_event() - record a monitor event; the event sink (dm-tier-netlink.c)
+ * sends it later from process context (once per pending (event, tier)
+ * pair).
+ * @pool:  the pool.
+ * @event: enum dm_tier_event.
+ * @tier:  the tier it concerns; 0 for device-wide events.
+ *
+ * Does nothing before the pool's first resume (dev-new) or once its
+ * teardown began. The check and the queueing form one RCU read section:
+ * tier_pool_events_close() closes events, waits for a grace period, and
+ * only then cancels the work, so no caller can queue it after the cancel.
+ *
+ * Context: any (atomic, under pool->lock, irq); never sleeps.
+ */
+static inline void tier_event(struct tier_pool *pool, u32 event, u32 tier)
+{
+	if (event > TIER_EV_MAX || tier >= TIER_MAX_TIERS)
+		return;
+	rcu_read_lock();
+	if (READ_ONCE(pool->ev_open)) {
+		set_bit(event * TIER_MAX_TIERS + tier, pool->ev_pending);
+		queue_work(system_wq, &pool->ev_work);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * tier_clock_now() - the heat clock: seconds since the superblock's ctime.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+static inline u32 tier_clock_now(struct tier_pool *pool)
+{
+	return pool->clock_base + (u32)((jiffies - pool->clock_j) / HZ);
+}
+
+/**
+ * tier_heat_note() - count an access to a mapped extent.
+ * @pool: the pool.
+ * @v:    the extent.
+ *
+ * Lockless and lossy: concurrent accesses to one extent may count once.
+ * Marks the extent's map block so the next commit persists the heat.
+ *
+ * Context: any (map() and the worker).
+ */
+static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
+{
+	struct tier_map *m = &pool->map;
+	u32 now = tier_clock_now(pool);
+	u32 atime = READ_ONCE(m->atime[v.v]);
+	u16 heat = READ_ONCE(m->heat[v.v]);
+	u16 nheat = tier_heat_touch(heat, atime, now,
+				    READ_ONCE(pool->cfg.promote_window));
+	u64 block = tier_map_block_of(v);
+
+	if (nheat == heat && atime == now)
+		return;
+	WRITE_ONCE(m->heat[v.v], nheat);
+	WRITE_ONCE(m->atime[v.v], now);
+	if (!test_bit(block, pool->heat_touched)) {
+		set_bit(block, pool->heat_touched);
+		WRITE_ONCE(pool->heat_dirty, true);
+	}
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+/**
+ * tier_pool_jobs_init() - create the slab of struct tier_job.
+ *
+ * Context: module init (target registration).
+ * Return: 0 or -ENOMEM.
+ */
+int tier_pool_jobs_init(void);
+
+/**
+ * tier_pool_jobs_exit() - destroy it.
+ *
+ * Context: module exit, after the last pool is gone.
+ */
+void tier_pool_jobs_exit(void);
+
+/**
+ * tier_pool_create() - a pool for a table, with its metadata loaded.
+ * @tbl:    the parsed table (device count, options, settings).
+ * @devs:   the table's tier devices, @tbl->nr_tiers of them.
+ * @md:     the mapped device the table belongs to.
+ * @worker: the work function of pool->worker (the target's worker).
+ * @error:  out; a static message for ti->error on failure.
+ *
+ * The pool is suspended (no periodic commit) until the caller resumes it;
+ * migration and the memory tier are the caller's to add.
+ *
+ * Context: process, may sleep (reads all metadata).
+ * Return: the pool (ref 1, not on tier_pools), or an ERR_PTR.
+ */
+struct tier_pool *tier_pool_create(const struct tier_table *tbl,
+				   struct dm_dev *const *devs,
+				   struct mapped_device *md, work_func_t worker,
+				   char **error);
+
+/**
+ * tier_pool_disarm() - disarm and cancel the periodic commit for good
+ * (teardown, step 1 of docs/ARCHITECTURE.md "Teardown").
+ * @pool: the pool (also one whose creation failed part way).
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_pool_disarm(struct tier_pool *pool);
+
+/**
+ * tier_pool_drain() - drain and destroy the workqueue (teardown, step 4:
+ * after everything that queues work on it has stopped).
+ * @pool: the pool, after tier_pool_disarm().
+ *
+ * Context: process, may sleep; not on pool->wq.
+ */
+void tier_pool_drain(struct tier_pool *pool);
+
+/**
+ * tier_pool_free() - free a pool drained by tier_pool_drain(), its events
+ * closed (tier_pool_events_close()) and its migration state destroyed.
+ * @pool: the pool.
+ *
+ * Context: process, may sleep.
+ */
+void tier_pool_free(struct tier_pool *pool);
+
+/* ---- events ---------------------------------------------------------------- */
+
+/**
+ * struct tier_event_ops - where monitor events go (the netlink family).
+ * @send: send the pool's pending events. Context: process (system_wq).
+ * @gone: the pool's events are closed and its work cancelled: send the
+ *        last ones (dev-del). Context: process, may sleep; caller does
+ *        not hold tier_pools_mutex.
+ */
+struct tier_event_ops {
+	void (*send)(struct tier_pool *pool);
+	void (*gone)(struct tier_pool *pool);
+};
+
+/**
+ * tier_pool_set_event_ops() - set the event sink, or none (NULL): events
+ * are then dropped.
+ * @ops: the sink; static, it must outlive every pool.
+ *
+ * Context: module init, before the target is registered, and module exit,
+ * after it is unregistered (no pool exists).
+ */
+void tier_pool_set_event_ops(const struct tier_event_ops *ops);
+
+/**
+ * tier_pool_events_close() - the pool left the list: stop its events,
+ * then hand it to the sink's @gone.
+ * @pool: the pool, off tier_pools, its workqueue drained.
+ *
+ * Context: process, may sleep; caller does not hold tier_pools_mutex.
+ */
+void tier_pool_events_close(struct tier_pool *pool);
+
+/* ---- the data path ------------------------------------------------------- */
+
+/**
+ * tier_wake_worker() - run the worker.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+void tier_wake_worker(struct tier_pool *pool);
+
+/**
+ * tier_job_alloc() - a zeroed job for @pool, without waiting.
+ * @pool: the pool.
+ *
+ * GFP_NOWAIT: jobs are freed by the worker, so the worker (and the
+ * migration tick, on the same ordered workqueue) must never wait for one.
+ * On failure the caller requeues its work and retries once jobs in flight
+ * ended (the worker) or at its next tick (migration).
+ *
+ * Context: any; never sleeps.
+ * Return: the job, or NULL when the slab and the mempool's reserve are
+ * both empty.
+ */
+struct tier_job *tier_job_alloc(struct tier_pool *pool);
+
+/**
+ * tier_job_free() - return a job to the pool's mempool.
+ * @pool: the pool.
+ * @job:  the job, off every list.
+ *
+ * Context: any.
+ */
+void tier_job_free(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_job_end() - the job is over: bios parked behind it go back to the
+ * worker; the job leaves its list.
+ * @pool: the pool.
+ * @job:  the job.
+ *
+ * Context: under pool->lock.
+ */
+void tier_job_end(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_switch_extent() - point @job's extent at @job->loc instead of
+ * @job->src, free @job->src after the next commit, end the job.
+ * @pool: the pool.
+ * @job:  a REDIRECT or MIGRATE job whose data is at @job->loc.
+ *
+ * Context: the worker, under pool->lock.
+ */
+void tier_switch_extent(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_quiesce_old_io() - wait until every bio remapped before now has
+ * completed.
+ * @pool:      the pool.
+ * @expedited: use expedited RCU grace periods (faster, costs IPIs).
+ *
+ * Used before a freed physical extent is reused (commit) and before an
+ * extent is copied (migration), so that no bio that read the map word
+ * earlier still touches it. Two grace periods, one on each side of the
+ * epoch advance (the argument is at the definition and in
+ * docs/ARCHITECTURE.md "Locking").
+ *
+ * Context: process, may sleep; caller runs on pool->wq (or the pool is
+ * suspended): this is the only place that advances the I/O epoch.
+ */
+void tier_quiesce_old_io(struct tier_pool *pool, bool expedited);
+
+/**
+ * tier_note_io_error() - count an I/O error of a tier; the first one marks
+ * it degraded (status, dev-get) and queues tier-error.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any (bio completion, irq).
+ */
+void tier_note_io_error(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_tier_recover() - declare a degraded tier healthy again.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any; queues tier-recovered when it was degraded.
+ * Return: true when it was degraded.
+ */
+bool tier_tier_recover(struct tier_pool *pool, u32 tier);
+
+/* ---- commits and metadata mode ------------------------------------------- */
+
+/**
+ * tier_pool_commit() - make the current map durable (two-phase,
+ * tier_md_commit()).
+ * @pool: the pool.
+ *
+ * Captures the change count, the heat due and the per-tier mapped counts,
+ * and starts the allocators' commit; on success, extents freed before the
+ * commit began become reusable once all I/O issued before the commit has
+ * completed. On failure the device moves to read-only metadata mode (or
+ * fail mode if already read-only).
+ *
+ * Context: process, may sleep; caller holds pool->md_lock and is the worker
+ * (or the pool is suspended), so the map does not change meanwhile: the
+ * tier flush of phase 1 covers every mapping the commit captures.
+ * Return: 0, or -EIO when the device cannot commit (mode not "write").
+ */
+int tier_pool_commit(struct tier_pool *pool);
+
+/**
+ * tier_request_commit() - ask the worker for a commit (as the "commit"
+ * message does), without waiting for it.
+ * @pool: the pool.
+ *
+ * Context: any but hard irq; takes pool->lock.
+ */
+void tier_request_commit(struct tier_pool *pool);
+
+/**
+ * tier_set_mode() - degrade the metadata mode (never upgrades) and tell
+ * userspace with a dm event.
+ * @pool: the pool.
+ * @mode: the new, worse mode.
+ * @why:  reason for the log line.
+ *
+ * Context: process, may sleep: dm_table_event() takes a mutex. Called by
+ * commits (worker, periodic commit, postsuspend); takes pool->lock.
+ */
+void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
+		   const char *why);
+
+/**
+ * tier_pool_heat_capture() - mark the map blocks whose heat changed dirty,
+ * so the commit being prepared writes them.
+ * @pool: the pool.
+ *
+ * Context: commit, under pool->lock.
+ */
+void tier_pool_heat_capture(struct tier_pool *pool);
+
+/**
+ * tier_pool_heat_due() - whether heat changes alone warrant a commit now.
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+bool tier_pool_heat_due(struct tier_pool *pool);
+
+/* ---- flags, names, stats --------------------------------------------------- */
+
+/**
+ * tier_set_pinned() - set or clear TIER_EXT_F_PINNED on the mapped extents
+ * first..last; the next commit persists it.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent, >= @first, < virt_extents.
+ * @pin:   set (true) or clear.
+ * @mapped: out; the mapped extents of the range.
+ *
+ * Context: process, may sleep between batches; takes pool->lock.
+ * Return: the number of extents whose flag changed.
+ */
+u64 tier_set_pinned(struct tier_pool *pool, u64 first, u64 last, bool pin,
+		    u64 *mapped);
+
+/**
+ * tier_set_ext_flags() - change TIER_EXT_F_* flags of the mapped extents
+ * first..last; the next commit persists them.
+ * @pool:   the pool.
+ * @first:  first virtual extent.
+ * @last:   last virtual extent, >= @first, < virt_extents.
+ * @set:    flags to set.
+ * @clear:  flags to clear.
+ * @mapped: out; the mapped extents of the range.
+ *
+ * Context: process, may sleep between batches; takes pool->lock.
+ * Return: the number of extents whose word changed.
+ */
+u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
+		       u32 clear, u64 *mapped);
+
+/**
+ * tier_pool_dm_name() - the device-mapper name (/dev/mapper/NAME) of the
+ * pool's device now, as dmsetup rename last set it; also kept in
+ * @pool->name for notifications.
+ * @pool: the pool.
+ * @name: out, DM_NAME_LEN bytes.
+ *
+ * Context: process, under tier_pools_mutex (takes device-mapper's name
+ * lock for reading).
+ * Return: 0, or -ENODEV when the device has no live table (loaded but
+ * never resumed, or being removed).
+ */
+int tier_pool_dm_name(struct tier_pool *pool, char *name);
+
+/**
+ * tier_pool_stats_begin() - zero @st and add the per-cpu counters: the
+ * first part of a snapshot (tier_stats_get()).
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: any.
+ */
+void tier_pool_stats_begin(struct tier_pool *pool, struct tier_stats *st);
+
+/**
+ * tier_pool_stats_locked() - add the counters under pool->lock.
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: caller holds pool->lock (irqs off).
+ */
+void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st);
+
+/**
+ * tier_pool_stats_end() - add the tier health; the last part.
+ * @pool: the pool.
+ * @st:   out; its memory-tier part filled.
+ *
+ * Context: any.
+ */
+void tier_pool_stats_end(struct tier_pool *pool, struct tier_stats *st);
+
+#endif /* DM_TIER_POOL_H */

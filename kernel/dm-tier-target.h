@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-tier-target.h - the "tier" target (dm-tier-target.c): the dm ops
+ * (ctr/dtr, map(), end_io, suspend/resume, status, messages), the worker,
+ * and the lifetime of a device (pool, migration engine, memory tier).
+ *
+ * Layer: above the pool, migration and the memory tier, which it calls;
+ * called only by netlink and the module init.
+ *
+ * Locking: see dm-tier-pool.h; the table's settings (tier_c.tbl) are under
+ * tier_pools_mutex.
+ */
+#ifndef DM_TIER_TARGET_H
+#define DM_TIER_TARGET_H
+
+#include "dm-tier.h"
+#include "core/table.h"
+
+struct tier_pool;
+
+/**
+ * tier_stats_get() - snapshot the counters that status and dev-get show:
+ * the pool's, the migration engine's and the memory tier's, those under
+ * pool->lock in one hold.
+ * @pool: the pool.
+ * @st:   out.
+ *
+ * Context: any but hard irq; takes pool->lock.
+ */
+void tier_stats_get(struct tier_pool *pool, struct tier_stats *st);
+
+/**
+ * tier_pool_get_table() - copy of the active table's parsed line.
+ * @pool: the pool.
+ * @t:    out.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ * Return: 0, or -ENODEV when no table of the pool is active (resumed).
+ */
+int tier_pool_get_table(struct tier_pool *pool, struct tier_table *t);
+
+/**
+ * tier_pool_set_table() - store new optional settings in the active table
+ * and apply them to the pool, exactly as the "set" message does (so
+ * `dmsetup table` shows them and a reload keeps them).
+ * @pool: the pool.
+ * @t:    a table from tier_pool_get_table() with validated settings.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ * Return: 0, or -ENODEV when no table of the pool is active.
+ */
+int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t);
+
+/**
+ * dm_tier_target_register() - register the "tier" target type.
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int dm_tier_target_register(void);
+
+/**
+ * dm_tier_target_unregister() - unregister it.
+ *
+ * Context: module exit.
+ */
+void dm_tier_target_unregister(void);
+
+#endif /* DM_TIER_TARGET_H */
