@@ -93,7 +93,7 @@ struct case_entry {
 
 /* Like KUNIT_ARRAY_PARAM: name##_params describes @array. */
 #define CASE_PARAMS(name, array, get_desc)                                     \
-	static void name##_desc(const void *elem, char *desc)                  \
+	static void name##_params_desc(const void *elem, char *desc)           \
 	{                                                                      \
 		void (*__get_desc)(const typeof((array)[0]) *, char *) =       \
 			get_desc;                                              \
@@ -102,7 +102,7 @@ struct case_entry {
 	}                                                                      \
 	static const struct case_params name##_params = {                      \
 		array, sizeof(array) / sizeof((array)[0]), sizeof((array)[0]), \
-		name##_desc                                                    \
+		name##_params_desc                                             \
 	}
 #define CASE_RUN(fn)          \
 	{                     \
