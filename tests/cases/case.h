@@ -24,8 +24,12 @@
  * continue after a failure under KUnit (KUNIT_EXPECT_*); CASE_ASSERT_<check>
  * ends the case there (KUNIT_ASSERT_*). cmocka ends the case on any failure.
  *
- *	case_zalloc(size), case_free(p)   zeroed memory; under KUnit it is
- *	                                  also freed when the case ends
+ *	case_zalloc(size), case_free(p)   zeroed memory, freed when the case
+ *	                                  ends if not before
+ *	case_alloc(test, size)            the same, or the case ends
+ *	case_defer(test, fn, arg)         fn(arg) when the case ends (last
+ *	                                  first, memory included); at once,
+ *	                                  and -ENOMEM, if it cannot be queued
  *	CASE_FAULT_INJECTION              1 where allocations can be made to
  *	case_fail_alloc(n)                fail: the Nth from now (1 = next)
  *	case_fail_alloc_left()            fails; 0 when nothing is pending
@@ -50,5 +54,14 @@
 #ifndef CASE_CTX
 #error "include tests/unit/case-cmocka.h or tests/kunit/case-kunit.h first"
 #endif
+
+/* Zeroed memory freed when the case ends, or the case ends now. */
+static inline void *case_alloc(CASE_CTX, size_t size)
+{
+	void *p = case_zalloc(size);
+
+	CASE_ASSERT_NOT_NULL(p);
+	return p;
+}
 
 #endif /* DM_TIER_TEST_CASE_H */

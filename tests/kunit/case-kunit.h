@@ -7,6 +7,7 @@
 #define DM_TIER_CASE_KUNIT_H
 
 #include <kunit/test.h>
+#include <kunit/resource.h>
 
 #define CASE_CTX struct kunit *test
 #define CASE_PARAM (test->param_value)
@@ -50,6 +51,38 @@
 /* Zeroed memory owned by the case: KUnit frees it when the case ends. */
 #define case_zalloc(size) kunit_kzalloc(test, size, GFP_KERNEL)
 #define case_free(p) kunit_kfree(test, p)
+
+/* fn(arg) when the case ends, as a KUnit resource (6.1 has no actions). */
+struct case_deferred {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static inline int case_deferred_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = kmemdup(ctx, sizeof(struct case_deferred), GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static inline void case_deferred_run(struct kunit_resource *res)
+{
+	struct case_deferred *d = res->data;
+
+	d->fn(d->arg);
+	kfree(d);
+}
+
+static inline int case_defer(struct kunit *test, void (*fn)(void *arg),
+			     void *arg)
+{
+	struct case_deferred d = { fn, arg };
+
+	if (kunit_alloc_resource(test, case_deferred_init, case_deferred_run,
+				 GFP_KERNEL, &d))
+		return 0;
+	fn(arg);
+	return -ENOMEM;
+}
 
 /* The kernel's allocator takes no injected faults from the cases. */
 #define CASE_FAULT_INJECTION 0

@@ -70,9 +70,77 @@ case_msg(int ok, const char *expr, const char *file, int line, const char *fmt,
 	_assert_true(0, expr, file, line);
 }
 
-/* Zeroed memory owned by the case, which frees it. */
-#define case_zalloc(size) calloc(1, size)
-#define case_free(p) free(p)
+/*
+ * What the case owns, freed or run when it ends (last first), as KUnit's
+ * resources are, so that a failed check leaks nothing: zeroed memory
+ * (case_zalloc, never subject to case_fail_alloc()) and deferred calls
+ * (case_defer).
+ */
+struct case_res {
+	struct case_res *next;
+	void (*fn)(void *arg);
+	void *arg;
+	max_align_t data[];
+};
+
+static struct case_res *case_res_list;
+
+static inline struct case_res *case_res_add(size_t size)
+{
+	struct case_res *r = calloc(1, sizeof(*r) + size);
+
+	if (r) {
+		r->next = case_res_list;
+		case_res_list = r;
+	}
+	return r;
+}
+
+static inline void *case_zalloc(size_t size)
+{
+	struct case_res *r = case_res_add(size);
+
+	return r ? r->data : NULL;
+}
+
+static inline void case_free(void *p)
+{
+	struct case_res **pr, *r;
+
+	for (pr = &case_res_list; (r = *pr); pr = &r->next) {
+		if (!r->fn && r->data == p) {
+			*pr = r->next;
+			free(r);
+			return;
+		}
+	}
+}
+
+static inline int case_defer(void **test, void (*fn)(void *arg), void *arg)
+{
+	struct case_res *r = case_res_add(0);
+
+	if (!r) {
+		fn(arg);
+		return -ENOMEM;
+	}
+	r->fn = fn;
+	r->arg = arg;
+	return 0;
+}
+
+static inline int case_teardown(void **state)
+{
+	struct case_res *r;
+
+	while ((r = case_res_list)) {
+		case_res_list = r->next;
+		if (r->fn)
+			r->fn(r->arg);
+		free(r);
+	}
+	return 0;
+}
 
 /* tier-internal-user.h's allocator fails the Nth allocation from now. */
 #define CASE_FAULT_INJECTION 1
@@ -133,6 +201,7 @@ static inline int case_run(const char *group, const struct case_entry *cases)
 	for (c = cases, i = 0; c->fn; c++) {
 		for (k = 0; k < (c->params ? c->params->nr : 1); k++, i++) {
 			tests[i].test_func = c->fn;
+			tests[i].teardown_func = case_teardown;
 			if (!c->params) {
 				tests[i].name = strdup(c->name);
 				if (!tests[i].name)
