@@ -30,6 +30,8 @@
  *	case_defer(test, fn, arg)         fn(arg) when the case ends (last
  *	                                  first, memory included); at once,
  *	                                  and -ENOMEM, if it cannot be queued
+ *	case_yield()                      a point where the kernel may
+ *	                                  schedule, in long loops
  *	CASE_FAULT_INJECTION              1 where allocations can be made to
  *	case_fail_alloc(n)                fail: the Nth from now (1 = next)
  *	case_fail_alloc_left()            fails; 0 when nothing is pending

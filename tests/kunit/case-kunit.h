@@ -84,6 +84,9 @@ static inline int case_defer(struct kunit *test, void (*fn)(void *arg),
 	return -ENOMEM;
 }
 
+/* Let the kernel run something else during a long case. */
+#define case_yield() cond_resched()
+
 /* The kernel's allocator takes no injected faults from the cases. */
 #define CASE_FAULT_INJECTION 0
 #define case_fail_alloc(n) ((void)(n))

@@ -42,7 +42,12 @@
 #define CASE_FALSE_MSG(c, ...) \
 	case_msg(!(c), "!(" #c ")", __FILE__, __LINE__, __VA_ARGS__)
 #define CASE_FAIL(...) fail_msg(__VA_ARGS__)
-#define CASE_INFO(...) print_message(__VA_ARGS__)
+/* A line of its own, as kunit_info() prints. */
+#define CASE_INFO(...)                      \
+	do {                                \
+		print_message(__VA_ARGS__); \
+		print_message("\n");        \
+	} while (0)
 
 #define CASE_ASSERT_EQ(a, b) CASE_EQ(a, b)
 #define CASE_ASSERT_NE(a, b) CASE_NE(a, b)
@@ -141,6 +146,9 @@ static inline int case_teardown(void **state)
 	}
 	return 0;
 }
+
+/* Nothing else to run. */
+#define case_yield() ((void)0)
 
 /* tier-internal-user.h's allocator fails the Nth allocation from now. */
 #define CASE_FAULT_INJECTION 1
