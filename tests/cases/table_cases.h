@@ -59,6 +59,10 @@ struct good_case {
 	u32 discard_passdown;
 };
 
+/* Every option but the migration settings. */
+#define OPTS_8 \
+	"8 discard_passdown 0 reserve_pct 10 metadata_dev 8:48 commit_interval_ms 500"
+
 /* clang-format off */
 static const struct good_case good_cases[] = {
 	{ "2048 1 8:16", 2048, 11, 1, NULL, 1000, 2, 1 },
@@ -76,9 +80,9 @@ static const struct good_case good_cases[] = {
 	{ "2048 1 8:16 2 metadata_dev 8:48", 2048, 11, 1, "8:48", 1000, 2, 1 },
 	{ "2048 2 a b 8 discard_passdown 0 reserve_pct 10 metadata_dev c commit_interval_ms 500",
 	  2048, 11, 2, "c", 500, 10, 0 },
-	{ "2048 2 8:16 8:32 8 discard_passdown 0 reserve_pct 10 metadata_dev 8:48 commit_interval_ms 500",
+	{ "2048 2 8:16 8:32 " OPTS_8,
 	  2048, 11, 2, "8:48", 500, 10, 0 },
-	{ "128 1 8:16 8 discard_passdown 0 reserve_pct 10 metadata_dev 8:48 commit_interval_ms 500",
+	{ "128 1 8:16 " OPTS_8,
 	  128, 7, 1, "8:48", 500, 10, 0 },
 	{ "131072 1 a", 131072, 17, 1, NULL, 1000, 2, 1 },
 	{ "128 8 a b c d e f g h 2 metadata_dev i", 128, 7, 8, "i", 1000, 2,
@@ -191,13 +195,17 @@ static void tier_table_parse_policy_test(CASE_CTX)
 	CASE_EQ(t.discard_passdown, 1);
 }
 
+/* Every key, in row order. */
+#define POLICY_ALL_FWD_LINE                                                \
+	"2048 1 a 20 auto_migrate 0 high_watermark 90 low_watermark 10 "   \
+	"demote_age 3600 drain_deadline 60 promote_hits 2 promote_window " \
+	"30 migration_bandwidth 100 migration_inflight 8 redirect_writes 0"
+
 /* Several migration settings at once: they must parse. */
 static const char *const policy_valid_lines[] = {
 	"2048 2 a b 4 high_watermark 100 low_watermark 99",
 	"2048 2 a b 4 low_watermark 0 high_watermark 1",
-	"2048 1 a 20 auto_migrate 0 high_watermark 90 low_watermark 10 "
-	"demote_age 3600 drain_deadline 60 promote_hits 2 promote_window 30 "
-	"migration_bandwidth 100 migration_inflight 8 redirect_writes 0",
+	POLICY_ALL_FWD_LINE,
 };
 
 static void policy_valid_desc(const char *const *line, char *desc)
