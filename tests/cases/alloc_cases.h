@@ -477,7 +477,7 @@ static void tier_alloc_spill_test(CASE_CTX)
 static void tier_alloc_all_full_test(CASE_CTX)
 {
 	static const u64 sizes[TIER_MAX_TIERS] = { 1, 2, 3, 64, 65, 1, 1, 7 };
-	struct tier_alloc t[TIER_MAX_TIERS];
+	struct tier_alloc *t = case_alloc(test, TIER_MAX_TIERS * sizeof(*t));
 	struct tier_loc loc = { 77, 77, { 77 } };
 	u64 total = 0, n = 0, per_tier[TIER_MAX_TIERS] = {};
 	bool rsv;
