@@ -30,6 +30,10 @@
  *	case_defer(test, fn, arg)         fn(arg) when the case ends (last
  *	                                  first, memory included); at once,
  *	                                  and -ENOMEM, if it cannot be queued
+ *	CASE_WARN_OK                      1 where the core may hit a
+ *	                                  WARN_ON (a simulated bug) and go
+ *	                                  on; 0 in a kernel, where the
+ *	                                  warning fails the run
  *	case_yield()                      a point where the kernel may
  *	                                  schedule, in long loops
  *	CASE_FAULT_INJECTION              1 where allocations can be made to
