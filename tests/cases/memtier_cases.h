@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cases for kernel/core/memtier.c: the memory tier's slot bookkeeping
+ * (fills, generations, invalidation, eviction order, resident copies,
+ * readers' references, never the only copy). Run by
+ * tests/unit/test_memtier.c (cmocka) and tests/kunit/memtier_kunit.c
+ * (KUnit); see case.h.
+ */
+#include "case.h"
+#include "format.h"
+#include "extent_map.h"
+#include "policy.h"
+#include "memtier.h"
+
+#define NR_EXT 64
+#define MAPPED(v) (TIER_MAPW_MAPPED | (v))
+
+/* A table of @nr slots with fake frames, every extent mapped. */
+struct fixture {
+	struct tier_mem m;
+	u64 words[NR_EXT];
+	u16 heat[NR_EXT];
+	u32 atime[NR_EXT];
+	struct tier_mem_heat h;
+	char frames[16];
+};
+
+static void setup_n(CASE_CTX, struct fixture *f, u32 nr)
+{
+	u32 s;
+	u64 v;
+
+	memset(f, 0, sizeof(*f));
+	CASE_ASSERT_EQ(tier_mem_init(&f->m, NR_EXT, nr), 0);
+	for (s = 0; s < nr; s++)
+		CASE_EQ(tier_mem_add(&f->m, s, &f->frames[s]), 0);
+	for (v = 0; v < NR_EXT; v++)
+		f->words[v] = MAPPED(v);
+	f->h.heat = f->heat;
+	f->h.atime = f->atime;
+	f->h.now = 1000;
+	f->h.window = 60;
+}
+
+/* Claim a slot for @v (not resident). */
+static u32 claim(struct fixture *f, u64 v, u32 *gen)
+{
+	return tier_mem_claim(&f->m, tier_vext(v), false, &f->h, gen);
+}
+
+/* Claim and publish a copy of @v; returns its slot. */
+static u32 fill(CASE_CTX, struct fixture *f, u64 v, bool resident)
+{
+	u32 gen, s = tier_mem_claim(&f->m, tier_vext(v), resident, &f->h, &gen);
+
+	CASE_ASSERT_NE(s, TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
+	return s;
+}
+
+static void tier_mem_fill_and_read_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, gen, r;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 4);
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(5)), TIER_MEM_NONE);
+	s = tier_mem_claim(&f->m, tier_vext(5), false, &f->h, &gen);
+	CASE_NE(s, TIER_MEM_NONE);
+	/* Not readable while filling; no second claim of the same extent. */
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(5)), TIER_MEM_NONE);
+	CASE_EQ(tier_mem_claim(&f->m, tier_vext(5), false, &f->h, &gen),
+		TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
+	CASE_EQ(f->m.nr_valid, 1);
+	CASE_EQ(f->m.fills, 1);
+	r = tier_mem_get(&f->m, tier_vext(5));
+	CASE_EQ(r, s);
+	CASE_PTR_EQ(f->m.slots[r].frame, &f->frames[s]);
+	tier_mem_put(&f->m, r);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_write_invalidates_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	bool res;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 4);
+	fill(test, f, 7, false);
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(7), &res));
+	CASE_FALSE(res);
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(7)), TIER_MEM_NONE);
+	CASE_EQ(f->m.nr_valid, 0);
+	CASE_EQ(f->m.nr_free, 4);
+	CASE_EQ(f->m.invalidations, 1);
+	/* Nothing to drop: not counted. */
+	CASE_FALSE(tier_mem_invalidate(&f->m, tier_vext(7), NULL));
+	CASE_EQ(f->m.invalidations, 1);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_fill_racing_write_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, s2, gen, gen2;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 4);
+	/* The fill read old data; the write completed before it published. */
+	s = tier_mem_claim(&f->m, tier_vext(3), false, &f->h, &gen);
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(3), NULL));
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	/* A new fill (after the write) may start meanwhile, in another slot. */
+	s2 = tier_mem_claim(&f->m, tier_vext(3), false, &f->h, &gen2);
+	CASE_NE(s2, TIER_MEM_NONE);
+	CASE_NE(s2, s);
+	CASE_FALSE(tier_mem_publish(&f->m, s, gen, true, true));
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(3)), TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&f->m, s2, gen2, true, true));
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(3)), s2);
+	tier_mem_put(&f->m, s2);
+	CASE_EQ(f->m.fills, 1);
+	CASE_EQ(f->m.nr_valid, 1);
+	CASE_EQ(f->m.nr_free, 3);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+
+	/* A failed read publishes nothing and frees the slot. */
+	s = tier_mem_claim(&f->m, tier_vext(4), false, &f->h, &gen);
+	CASE_FALSE(tier_mem_publish(&f->m, s, gen, false, true));
+	CASE_EQ(f->m.slot_of[4], TIER_MEM_NONE);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_never_only_copy_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, gen;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 2);
+	/* Discarded while filling: the home is unmapped at publish time. */
+	s = tier_mem_claim(&f->m, tier_vext(9), false, &f->h, &gen);
+	f->words[9] = 0;
+	CASE_FALSE(tier_mem_publish(&f->m, s, gen, true, false));
+	CASE_EQ(f->m.nr_valid, 0);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	/* The check catches a copy whose home is gone. */
+	fill(test, f, 9, false);
+	CASE_EQ(tier_mem_check(&f->m, f->words), -EUCLEAN);
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(9), NULL));
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_eviction_coldest_first_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 gen, s;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 3);
+	/* Extent 10 hot, 11 cold but recent, 12 cold and oldest. */
+	f->heat[10] = 8;
+	f->atime[10] = 990;
+	f->heat[11] = 1;
+	f->atime[11] = 999;
+	f->heat[12] = 1;
+	f->atime[12] = 900;
+	fill(test, f, 10, false);
+	fill(test, f, 11, false);
+	fill(test, f, 12, false);
+	CASE_EQ(f->m.nr_free, 0);
+	s = tier_mem_claim(&f->m, tier_vext(13), false, &f->h, &gen);
+	CASE_NE(s, TIER_MEM_NONE);
+	CASE_EQ(f->m.evictions, 1);
+	CASE_EQ(f->m.slot_of[12], TIER_MEM_NONE);
+	CASE_NE(f->m.slot_of[11], TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
+	/* Heat decays: 10 untouched for 10 windows is now the coldest. */
+	f->h.now = 990 + 60 * 10;
+	f->heat[11] = 2;
+	f->atime[11] = f->h.now;
+	f->heat[13] = 2;
+	f->atime[13] = f->h.now;
+	s = tier_mem_claim(&f->m, tier_vext(14), false, &f->h, &gen);
+	CASE_NE(s, TIER_MEM_NONE);
+	CASE_EQ(f->m.slot_of[10], TIER_MEM_NONE);
+	CASE_EQ(f->m.evictions, 2);
+	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_resident_never_evicted_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	void *frame;
+	u32 gen;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 2);
+	f->heat[20] = 0; /* coldest, but resident */
+	f->heat[21] = 5;
+	fill(test, f, 20, true);
+	fill(test, f, 21, false);
+	CASE_EQ(f->m.nr_resident, 1);
+	/* Eviction takes 21, the only one it may take. */
+	fill(test, f, 22, false);
+	CASE_EQ(f->m.slot_of[21], TIER_MEM_NONE);
+	CASE_NE(f->m.slot_of[20], TIER_MEM_NONE);
+	/* Full of residents: nothing can be claimed or shrunk away. */
+	tier_mem_set_resident(&f->m, tier_vext(22), true);
+	CASE_EQ(f->m.nr_resident, 2);
+	CASE_EQ(claim(f, 23, &gen), TIER_MEM_NONE);
+	CASE_EQ(tier_mem_remove_one(&f->m, &f->h, &frame), TIER_MEM_NONE);
+	/* Unpinned: evictable again. */
+	tier_mem_set_resident(&f->m, tier_vext(22), false);
+	CASE_EQ(f->m.nr_resident, 1);
+	CASE_NE(claim(f, 23, &gen), TIER_MEM_NONE);
+	CASE_EQ(f->m.slot_of[22], TIER_MEM_NONE);
+	/* A write drops a resident copy too, and says so (refill). */
+	{
+		bool res, dropped;
+
+		dropped = tier_mem_invalidate(&f->m, tier_vext(20), &res);
+		CASE_TRUE(dropped);
+		CASE_TRUE(res);
+	}
+	CASE_EQ(f->m.nr_resident, 0);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_reader_holds_pages_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, r, gen;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 1);
+	s = fill(test, f, 30, false);
+	r = tier_mem_get(&f->m, tier_vext(30));
+	CASE_EQ(r, s);
+	/* Busy copies are not evicted. */
+	CASE_EQ(claim(f, 31, &gen), TIER_MEM_NONE);
+	/* A write drops it, but the pages stay the reader's until put. */
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(30), NULL));
+	CASE_EQ(f->m.slots[s].state, TIER_MEM_DEAD);
+	CASE_EQ(f->m.nr_free, 0);
+	CASE_EQ(claim(f, 31, &gen), TIER_MEM_NONE);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_put(&f->m, r);
+	CASE_EQ(f->m.slots[s].state, TIER_MEM_FREE);
+	CASE_EQ(f->m.nr_free, 1);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_promote_due_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 2);
+	CASE_FALSE(tier_mem_promote_due(&f->m, tier_vext(1), 1, 2));
+	CASE_TRUE(tier_mem_promote_due(&f->m, tier_vext(1), 2, 2));
+	CASE_TRUE(tier_mem_promote_due(&f->m, tier_vext(1), 9, 2));
+	fill(test, f, 1, false);
+	CASE_FALSE(tier_mem_promote_due(&f->m, tier_vext(1), 9, 2));
+	tier_mem_destroy(&f->m);
+}
+
+static void tier_mem_resize_test(CASE_CTX)
+{
+	struct tier_mem_slot *bigger, *old;
+	struct fixture *f = case_zalloc(sizeof(*f));
+	void *frame;
+	u32 s;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 3);
+	f->heat[40] = 9;
+	f->heat[41] = 1;
+	fill(test, f, 40, false);
+	fill(test, f, 41, false);
+	/* Shrinking takes a free slot first, then the coldest copy. */
+	s = tier_mem_remove_one(&f->m, &f->h, &frame);
+	CASE_NE(s, TIER_MEM_NONE);
+	CASE_EQ(f->m.nr_valid, 2);
+	CASE_EQ(f->m.nr_present, 2);
+	s = tier_mem_remove_one(&f->m, &f->h, &frame);
+	CASE_NE(s, TIER_MEM_NONE);
+	CASE_EQ(f->m.slot_of[41], TIER_MEM_NONE);
+	CASE_NE(f->m.slot_of[40], TIER_MEM_NONE);
+	CASE_EQ(f->m.evictions, 1);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	/* Growing: absent slots first, then a bigger array. */
+	s = tier_mem_first_absent(&f->m);
+	CASE_NE(s, TIER_MEM_NONE);
+	CASE_EQ(tier_mem_add(&f->m, s, &f->frames[8]), 0);
+	CASE_EQ(tier_mem_add(&f->m, s, &f->frames[8]), -EINVAL);
+	bigger = tier_zalloc_array(5, sizeof(*bigger));
+	CASE_NULL(tier_mem_swap_slots(&f->m, bigger, 2));
+	old = tier_mem_swap_slots(&f->m, bigger, 5);
+	CASE_NOT_NULL(old);
+	tier_free_array(old);
+	while ((s = tier_mem_first_absent(&f->m)) != TIER_MEM_NONE)
+		CASE_EQ(tier_mem_add(&f->m, s, &f->frames[s + 8]), 0);
+	CASE_EQ(f->m.nr_present, 5);
+	CASE_NE(tier_mem_get(&f->m, tier_vext(40)), TIER_MEM_NONE);
+	tier_mem_put(&f->m, f->m.slot_of[40]);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+/*
+ * Slot visits of tier_mem_first_absent() while @n ABSENT slots get their
+ * frames one at a time, as tier_mem_grow() adds them; stops early once
+ * above @budget (a search from slot 0 for every frame would take minutes
+ * at 2^18).
+ */
+static u64 grow_visits(CASE_CTX, u32 n, u64 budget)
+{
+	static char frame;
+	struct tier_mem m;
+	u64 visits;
+	u32 i, s;
+
+	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n), 0);
+	for (i = 0; i < n && m.absent_visits <= budget; i++) {
+		s = tier_mem_first_absent(&m);
+		CASE_ASSERT_EQ(s, i);
+		CASE_ASSERT_EQ(tier_mem_add(&m, s, &frame), 0);
+		if (!(i & 4095))
+			case_yield();
+	}
+	if (i == n) {
+		CASE_EQ(tier_mem_first_absent(&m), TIER_MEM_NONE);
+		CASE_EQ(m.nr_present, n);
+		CASE_EQ(tier_mem_check(&m, NULL), 0);
+	}
+	visits = m.absent_visits;
+	tier_mem_destroy(&m);
+	return visits;
+}
+
+/* Creating or growing the tier costs linear time in the frames added. */
+static void tier_mem_grow_linear_test(CASE_CTX)
+{
+	u64 small, big;
+
+	small = grow_visits(test, 1U << 16, U64_MAX);
+	big = grow_visits(test, 1U << 18, 5 * small);
+	CASE_INFO("adding 2^16 frames: %llu slot visits; 2^18: %llu%s",
+		  (unsigned long long)small, (unsigned long long)big,
+		  big > 5 * small ? " (gave up)" : "");
+	CASE_GE(small, 1ULL << 16);
+	CASE_LE(big, 5 * small);
+}
+
+/* Shrinking leaves holes; growing again fills them, then the new slots. */
+static void tier_mem_grow_after_shrink_test(CASE_CTX)
+{
+	const u32 n = 1U << 16;
+	struct tier_mem_slot *bigger, *old;
+	struct tier_mem_heat h = {};
+	static char frame;
+	struct tier_mem m;
+	u64 before;
+	void *fr;
+	u32 i, s;
+
+	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n), 0);
+	while ((s = tier_mem_first_absent(&m)) != TIER_MEM_NONE)
+		CASE_ASSERT_EQ(tier_mem_add(&m, s, &frame), 0);
+	for (i = 0; i < n / 2; i++)
+		CASE_ASSERT_NE(tier_mem_remove_one(&m, &h, &fr), TIER_MEM_NONE);
+	CASE_EQ(m.nr_present, n / 2);
+	bigger = tier_zalloc_array(2 * n, sizeof(*bigger));
+	CASE_ASSERT_NOT_NULL(bigger);
+	old = tier_mem_swap_slots(&m, bigger, 2 * n);
+	CASE_ASSERT_NOT_NULL(old);
+	tier_free_array(old);
+	before = m.absent_visits;
+	for (i = 0; i < n + n / 2; i++) {
+		s = tier_mem_first_absent(&m);
+		CASE_ASSERT_NE(s, TIER_MEM_NONE);
+		CASE_ASSERT_EQ(tier_mem_add(&m, s, &frame), 0);
+		if (m.absent_visits - before > 16ULL * n)
+			break;
+	}
+	CASE_LE_MSG(m.absent_visits - before, 16ULL * n,
+		    "quadratic: gave up after %u frames", i);
+	if (i == n + n / 2) {
+		CASE_EQ(tier_mem_first_absent(&m), TIER_MEM_NONE);
+		CASE_EQ(m.nr_present, 2 * n);
+		CASE_EQ(tier_mem_check(&m, NULL), 0);
+	}
+	tier_mem_destroy(&m);
+}
+
+static void tier_mem_init_and_sizes_test(CASE_CTX)
+{
+	struct tier_mem m;
+
+	CASE_EQ(tier_mem_init(&m, 0, 4), -EINVAL);
+	CASE_EQ(tier_mem_init(&m, 4, 0), -EINVAL);
+	if (CASE_FAULT_INJECTION) {
+		case_fail_alloc(1);
+		CASE_EQ(tier_mem_init(&m, 4, 4), -ENOMEM);
+		case_fail_alloc(0);
+	}
+	/* 1 MiB extents (2048 sectors, shift 11). */
+	CASE_EQ(tier_mem_slots_for(4096, 11), 4096);
+	CASE_EQ(tier_mem_slots_for(1, 11), 1);
+	/* 64 MiB extents: 1 MiB holds none. */
+	CASE_EQ(tier_mem_slots_for(1, 17), 0);
+	CASE_EQ(tier_mem_slots_for(TIER_MEM_SIZE_MB_MAX, 7),
+		TIER_MEM_SIZE_MB_MAX * 16U);
+}
+
+static struct case_entry memtier_cases[] = {
+	CASE_RUN(tier_mem_fill_and_read_test),
+	CASE_RUN(tier_mem_write_invalidates_test),
+	CASE_RUN(tier_mem_fill_racing_write_test),
+	CASE_RUN(tier_mem_never_only_copy_test),
+	CASE_RUN(tier_mem_eviction_coldest_first_test),
+	CASE_RUN(tier_mem_resident_never_evicted_test),
+	CASE_RUN(tier_mem_reader_holds_pages_test),
+	CASE_RUN(tier_mem_promote_due_test),
+	CASE_RUN(tier_mem_resize_test),
+	CASE_RUN(tier_mem_init_and_sizes_test),
+	CASE_RUN(tier_mem_grow_linear_test),
+	CASE_RUN(tier_mem_grow_after_shrink_test),
+	{}
+};
