@@ -159,7 +159,7 @@ static inline int case_teardown(void **state)
 /* WARN_ON in the core only prints (tier-internal-user.h): cases may. */
 #define CASE_WARN_OK 1
 
-/* tier-internal-user.h's allocator fails the Nth allocation from now. */
+/* The test allocator (tests/unit/tier-test-hooks.h) fails the Nth allocation from now. */
 #define CASE_FAULT_INJECTION 1
 #define case_fail_alloc(n) (tier_test_fail_alloc = (n))
 #define case_fail_alloc_left() tier_test_fail_alloc
