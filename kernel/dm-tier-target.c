@@ -1470,9 +1470,23 @@ static void tier_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
+	unsigned int extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
+
+	/*
+	 * The extent is the unit of allocation: a first write smaller than
+	 * an extent zeroes the rest of it in the worker. Advertise it as
+	 * io_min and io_opt (as dm-thin does with its block size), so that
+	 * mkfs.xfs (sunit/swidth) and mkfs.ext4 (stride) align to extents
+	 * and large writes fill whole ones. A tier's io_opt that is already
+	 * a multiple of the extent is kept.
+	 */
+	if (limits->io_opt < extent_bytes || limits->io_opt % extent_bytes) {
+		limits->io_min = max(limits->io_min, extent_bytes);
+		limits->io_opt = extent_bytes;
+	}
 
 	/* Discards unmap whole extents, whatever the tiers support. */
-	limits->discard_granularity = pool->extent_sectors << SECTOR_SHIFT;
+	limits->discard_granularity = extent_bytes;
 	tier_compat_set_max_discard(limits, min_t(u64, UINT_MAX,
 						  pool->extent_sectors * 64));
 }
