@@ -104,6 +104,7 @@ step_alias() {
 
 step_commit() {
 	local d=/dev/mapper/cm i rc fails=0 n=60
+	: >/tmp/cm.err
 	tierctl create cm --tier "$DMT_NVME0" --extent-size 64K --force >/dev/null || fail "create cm"
 	# New extents all the time: 4 KiB into every 64 KiB extent, then
 	# discard them all and start again.
@@ -121,8 +122,9 @@ PY
 	sleep 1
 	for i in $(seq $n); do
 		rc=0
-		dmsetup message cm 0 commit 2>/tmp/cm.err || rc=$?
-		[ "$rc" = 0 ] || fails=$((fails + 1))
+		dmsetup message cm 0 commit 2>/tmp/cm.err1 || rc=$?
+		# Keep every failure's message (errno), not only the last call's.
+		[ "$rc" = 0 ] || { fails=$((fails + 1)); cat /tmp/cm.err1 >>/tmp/cm.err; }
 	done
 	touch /tmp/cm.stop
 	wait
