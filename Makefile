@@ -4,6 +4,7 @@
 #   make            userspace tools + dm-tier.ko for KDIR
 #   make check      all tests (unit, KUnit, VM); ends with "N passed, N failed"
 #   make check-crash  VM test 032 over every crash state of a long run (>= 200 flush points)
+#   make check-long   the VM layer with the long variants of the heavy tests
 #   make demo       boots the VM bench and shows dm-tier at work
 # See README.md and docs/TESTING.md.
 
@@ -51,7 +52,7 @@ LIBTIER := $(BUILD)/user/libtier.a
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
 USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
-.PHONY: uapi all user modules check check-crash unit kunit vm-tests demo bench deps lint clean \
+.PHONY: uapi all user modules check check-long check-crash unit kunit vm-tests demo bench deps lint clean \
 	install dkms-install dkms-build help FORCE
 
 all: user modules
@@ -136,6 +137,11 @@ check: | $(DEPS_STAMP)
 # about 25 minutes under TCG (215 states of 306 flush points, measured).
 check-crash: user | $(DEPS_STAMP)
 	@DMT_CRASH_STATES=all DMT_VM_TEST_TIMEOUT=$${DMT_VM_TEST_TIMEOUT:-15000} tests/vm/run 032
+
+# The VM layer with the long variants of the heavy tests (more power cuts,
+# crash states and migration passes than `make check` runs; docs/TESTING.md).
+check-long: user | $(DEPS_STAMP)
+	@DMT_VM_LONG=1 tests/vm/run
 
 demo: | $(DEPS_STAMP)
 	@tools/demo

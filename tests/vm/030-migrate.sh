@@ -337,7 +337,7 @@ migrator() { # start nr stop
 }
 
 step_fio() { # region: 32 MiB at 256 MiB, on an empty device
-	local secs=${DMT_MIG_FIO_SECS:-40} seed=0 mig t0 ok busy s0
+	local secs=${DMT_MIG_FIO_SECS:-$(long_or_short 40 20)} seed=0 mig t0 ok busy s0
 	step_raw
 	tier_set_wm $DEV 30 20
 	tier_set $DEV promote_hits 2

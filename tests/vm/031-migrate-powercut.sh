@@ -16,7 +16,7 @@
 # extent leaked (used = mapped per tier once idle). At the end, a migrate
 # of the whole region still works.
 . "$(dirname "$0")/lib.sh"
-CUTS=${DMT_MIGRATE_CUTS:-6}
+CUTS=${DMT_MIGRATE_CUTS:-$(long_or_short 6 3)} # make check-long: 6
 DEV=pm
 D=/dev/mapper/$DEV
 ES=2048 # sectors per 1 MiB extent

@@ -22,6 +22,13 @@ vm() {
 
 in_guest() { [ "${DMT_IN_VM:-}" = 1 ]; }
 
+# The heavy tests (power cuts, crash states, migrations) have a short
+# variant that `make check` runs, within its time budget, and a long one,
+# `make check-long` (DMT_VM_LONG=1). Prints LONG or SHORT accordingly.
+long_or_short() { # long short
+	if [ "${DMT_VM_LONG:-0}" = 1 ]; then echo "$1"; else echo "$2"; fi
+}
+
 # Inside the guest, "$0 PHASE" runs guest_PHASE and exits with its status.
 run_guest_phase() {
 	if in_guest; then
