@@ -53,7 +53,7 @@ LIBTIER := $(BUILD)/user/libtier.a
 USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
 
 .PHONY: uapi all user modules check check-long check-crash unit kunit vm-tests demo bench deps lint clean \
-	install dkms-install dkms-build help FORCE
+	install uninstall dkms-install dkms-build man completion help FORCE
 
 all: user modules
 
@@ -153,11 +153,37 @@ bench: | $(DEPS_STAMP)
 lint: | $(DEPS_STAMP)
 	@tools/lint
 
+# ---- man pages and completion --------------------------------------------
+# Generated from docs/ (tools/md2man), so the manual has one source.
+MAN_PAGES := $(BUILD)/man/tierctl.8 $(BUILD)/man/tierd.8 $(BUILD)/man/tierd.conf.5 \
+	$(BUILD)/man/dm-tier.7
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+man: $(MAN_PAGES)
+$(BUILD)/man/tierctl.8: docs/tierctl.md tools/md2man
+	@mkdir -p $(@D)
+	tools/md2man $< $@ --version $(VERSION) --date $(MAN_DATE)
+$(BUILD)/man/%: docs/man/%.md docs/tierd.md docs/ARCHITECTURE.md docs/FORMAT.md tools/md2man
+	@mkdir -p $(@D)
+	tools/md2man $< $@ --version $(VERSION) --date $(MAN_DATE)
+
+# Generated from tierctl's command table.
+completion: $(BUILD)/completion/tierctl
+$(BUILD)/completion/tierctl: $(BUILD)/user/tierctl
+	@mkdir -p $(@D)
+	$< completion bash >$@.tmp && mv $@.tmp $@
+
 # ---- install ---------------------------------------------------------------
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSTEMD_UNITDIR ?= /lib/systemd/system
-install: all
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# What `make install` puts in place, for `make uninstall` (the module aside).
+INSTALLED := $(PREFIX)/sbin/tierctl $(PREFIX)/sbin/tierd $(PREFIX)/bin/ckpt \
+	$(SYSTEMD_UNITDIR)/tierd.service /usr/share/doc/dm-tier/tierd.conf.example \
+	$(MANDIR)/man8/tierctl.8 $(MANDIR)/man8/tierd.8 $(MANDIR)/man5/tierd.conf.5 \
+	$(MANDIR)/man7/dm-tier.7 $(BASHCOMPDIR)/tierctl
+install: all man completion
 	install -D -m 0755 $(BUILD)/user/tierctl $(DESTDIR)$(PREFIX)/sbin/tierctl
 	install -D -m 0755 $(BUILD)/user/tierd $(DESTDIR)$(PREFIX)/sbin/tierd
 	install -D -m 0755 $(BUILD)/user/ckpt $(DESTDIR)$(PREFIX)/bin/ckpt
@@ -167,17 +193,36 @@ install: all
 	install -D -m 0644 dist/tierd.conf.example \
 		$(DESTDIR)/usr/share/doc/dm-tier/tierd.conf.example
 	install -d -m 0755 $(DESTDIR)/etc/dm-tier/policies.d
+	install -D -m 0644 $(BUILD)/man/tierctl.8 $(DESTDIR)$(MANDIR)/man8/tierctl.8
+	install -D -m 0644 $(BUILD)/man/tierd.8 $(DESTDIR)$(MANDIR)/man8/tierd.8
+	install -D -m 0644 $(BUILD)/man/tierd.conf.5 $(DESTDIR)$(MANDIR)/man5/tierd.conf.5
+	install -D -m 0644 $(BUILD)/man/dm-tier.7 $(DESTDIR)$(MANDIR)/man7/dm-tier.7
+	install -D -m 0644 $(BUILD)/completion/tierctl $(DESTDIR)$(BASHCOMPDIR)/tierctl
 	install -D -m 0644 dm-tier.ko $(DESTDIR)/lib/modules/$(KVER)/updates/dm-tier.ko
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	@tools/module-copies $(KVER) $(DESTDIR)
+
+# Removes what `make install` installed (the module of KVER included); leaves
+# /etc/dm-tier (configuration, recorded connections) and the DKMS copy.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-tier.ko
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 # DKMS: copies the module sources to /usr/src/dm-tier-$(VERSION), then builds
-# and installs for every kernel with headers (see docs/INSTALL.md).
+# and installs for every kernel with headers (see docs/INSTALL.md). A version
+# DKMS already knows is not added again; any other `dkms add` error stops.
 DKMS_SRC := $(DESTDIR)/usr/src/dm-tier-$(VERSION)
 dkms-install: | $(DEPS_STAMP)
 	@tools/dkms-stage $(DKMS_SRC)
-	dkms add -m dm-tier -v $(VERSION) 2>/dev/null || true
+	@if dkms status -m dm-tier -v $(VERSION) 2>/dev/null | grep -q .; then \
+		echo "dkms: dm-tier/$(VERSION) already added"; \
+	else \
+		dkms add -m dm-tier -v $(VERSION); \
+	fi
 	dkms build -m dm-tier -v $(VERSION) -k $(KVER)
 	dkms install -m dm-tier -v $(VERSION) -k $(KVER) --force
+	@tools/module-copies $(KVER) $(DESTDIR)
 
 clean:
 	rm -rf $(BUILD) dm-tier.ko

@@ -7,7 +7,15 @@
 . "$(dirname "$0")/lib.sh"
 
 guest_main() {
-	local a=$DMT_NVME0 b=$DMT_NVME1
+	local a=$DMT_NVME0 b=$DMT_NVME1 v
+	# With the module loaded, version names every side's version.
+	v=$(tierctl version --json) || fail "tierctl version"
+	python3 -c 'import json, sys
+v = json.loads(sys.argv[1])
+assert v["module"] == v["version"], v
+assert len(v["target_version"].split(".")) == 3, v
+assert v["netlink_family_version"] == v["netlink_family_version_tierctl"] == 1, v
+assert v["format_version"] == 1, v' "$v" || fail "tierctl version --json: $v"
 	expect_status 2 'power of two' tierctl create x --tier "$a" --tier "$b" --extent-size 3M
 	expect_status 2 '64 ?K|range|between' tierctl create x --tier "$a" --extent-size 32K
 	expect_status 2 'twice|more than once|same' tierctl create x --tier "$a" --tier "$a"

@@ -50,6 +50,13 @@ bool tl_dm_available(void)
 
 bool tl_dm_target_loaded(const char *type)
 {
+	uint32_t ver[3];
+
+	return tl_dm_target_version(type, ver);
+}
+
+bool tl_dm_target_version(const char *type, uint32_t ver[3])
+{
 	struct dm_versions *t, *last;
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_LIST_VERSIONS);
 	bool found = false;
@@ -62,6 +69,7 @@ bool tl_dm_target_loaded(const char *type)
 	do {
 		last = t;
 		if (!strcmp(t->name, type)) {
+			memcpy(ver, t->version, 3 * sizeof(uint32_t));
 			found = true;
 			break;
 		}

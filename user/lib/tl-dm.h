@@ -45,6 +45,8 @@ const char *tl_dm_last_error(void);
 bool tl_dm_available(void);
 /* Whether the kernel has registered target @type (e.g. "tier"). */
 bool tl_dm_target_loaded(const char *type);
+/* The version of target @type into @ver; false when it is not registered. */
+bool tl_dm_target_version(const char *type, uint32_t ver[3]);
 
 /**
  * tl_dm_query() - info plus the first target's table (@status false) or

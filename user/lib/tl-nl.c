@@ -9,6 +9,7 @@
 
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -1061,4 +1062,29 @@ int tl_nl_next_event(struct tl_nl *nl, struct tl_nl_dev *ev, int timeout_ms,
 	nl_cb_put(cb);
 	*ev = nl->queue[nl->queue_head++];
 	return TL_OK;
+}
+
+int tl_nl_family_version(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct genl_family *family;
+	struct nl_cache *cache;
+	int ver;
+
+	if (!sk)
+		return -ENOMEM;
+	if (genl_connect(sk) || genl_ctrl_alloc_cache(sk, &cache)) {
+		nl_socket_free(sk);
+		return -EIO;
+	}
+	family = genl_ctrl_search_by_name(cache, DM_TIER_FAMILY_NAME);
+	if (family) {
+		ver = (int)genl_family_get_version(family);
+		genl_family_put(family);
+	} else {
+		ver = -ENOENT;
+	}
+	nl_cache_free(cache);
+	nl_socket_free(sk);
+	return ver;
 }

@@ -129,6 +129,12 @@ int tl_nl_extent_dump(struct tl_nl *nl, const char *name, uint64_t start,
 		      uint64_t len,
 		      int (*cb)(const struct tl_nl_extent *ext, void *arg),
 		      void *arg, struct tl_err *err);
+/*
+ * The version the kernel's dm-tier family reports (its DM_TIER_FAMILY_VERSION),
+ * or a negative errno (-ENOENT: no such family, the module is not loaded).
+ * Opens its own socket; needs no privilege.
+ */
+int tl_nl_family_version(void);
 /* The -errno the kernel answered the last request with (0: none), e.g. to
  * retry after -EBUSY. */
 int tl_nl_last_error(struct tl_nl *nl);

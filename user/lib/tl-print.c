@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1
+// SPDX-License-Identifier: GPL-2.0
 /* Text/JSON printer shared by tierctl and tierd; see tl-print.h. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1 */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tl-print.h - one print call serves text and JSON output (the iproute2 way),
  * so the two can never drift apart.

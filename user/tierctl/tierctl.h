@@ -69,6 +69,7 @@ bool parse_json_opt(const char *cmd, int argc, char **argv, bool *json,
 
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_create(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
 int cmd_list(int argc, char **argv);
