@@ -17,6 +17,7 @@
 #   migrate   a file's device range moved to tier 1: `where` shows tier 1
 #   unpin     `where` shows the files unpinned; paths off the device refused
 #   end       status/list JSON (state, io_errors), every checksum intact
+#   ynl       the kernel's ynl CLI reads dev-get and policy-get from our spec
 . "$(dirname "$0")/lib.sh"
 DEV=ctl
 D=/dev/mapper/$DEV
@@ -205,6 +206,24 @@ step_end() {
 	echo "end: status/list JSON ok, checksums intact"
 }
 
+# The kernel's own YNL CLI (tools/net/ynl from linux-source-6.12, fetched on
+# the host by tools/ynl-locate) drives the family from our spec alone.
+step_ynl() {
+	local ynl cli
+	ynl=$("$TOP/tools/ynl-locate" --cached) || fail "ynl: no YNL copy in the cache"
+	cli=(python3 "$ynl/tools/net/ynl/cli.py" --spec "$TOP/tools/netlink/dm-tier.yaml"
+		--schema "$ynl/Documentation/netlink/genetlink-legacy.yaml" --output-json)
+	"${cli[@]}" --do dev-get --json '{"name": "'$DEV'"}' >/tmp/ynl.json 2>&1 ||
+		fail "ynl: dev-get: $(cat /tmp/ynl.json)"
+	jcheck "ynl: dev-get: $(cat /tmp/ynl.json)" \
+		'd["name"] == "'$DEV'" and d["nr-tiers"] == 2 and len(d["tiers"]) == 2 and d["metadata-mode"] == "rw"' </tmp/ynl.json
+	"${cli[@]}" --do policy-get --json '{"name": "'$DEV'"}' >/tmp/ynl.json 2>&1 ||
+		fail "ynl: policy-get: $(cat /tmp/ynl.json)"
+	jcheck "ynl: policy-get disagrees with tierctl policy: $(cat /tmp/ynl.json)" \
+		'd["policy"]["high-watermark"] == '"$(tierctl policy $DEV --json | jget '["high_watermark"]')" </tmp/ynl.json
+	echo "ynl: the kernel's ynl CLI reads the device and its policy from tools/netlink/dm-tier.yaml"
+}
+
 guest_main() {
 	local s t0
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
@@ -216,15 +235,16 @@ guest_main() {
 	mkfs.xfs -q $D
 	mkdir -p $MNT
 	mount $D $MNT
-	for s in policy pin burst migrate unpin end; do
+	for s in policy pin burst migrate unpin end ynl; do
 		t0=$(now_ms)
 		"step_$s"
 		echo "[$s done in $(fmt_ms $(($(now_ms) - t0))) s]"
 	done
 	umount $MNT
 	tierctl remove $DEV
-	echo "control: watch policy pin burst migrate unpin ok"
+	echo "control: watch policy pin burst migrate unpin ynl ok"
 }
 run_guest_phase "$@"
 
+"$TOP/tools/ynl-locate" >/dev/null || fail "tools/ynl-locate could not fetch the YNL CLI"
 vm --fresh --nvme 64M --nvme 256M --timeout 600 -- "$0" main

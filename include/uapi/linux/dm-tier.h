@@ -192,6 +192,7 @@ enum {
 	DM_TIER_CMD_UNSPEC,
 	/* One device (do, by name) or all of them (dump). */
 	DM_TIER_CMD_DEV_GET, /* do/dump */
+	/* The migration settings of one device. */
 	DM_TIER_CMD_POLICY_GET, /* do */
 	/* Change some settings; the others keep their values. All or nothing. */
 	DM_TIER_CMD_POLICY_SET, /* do, admin-perm */
