@@ -14,7 +14,8 @@
 #   burst     `watch --count 1` in the background sees watermark-high while
 #             a burst fills tier 0; the engine drains tier 0 to its low
 #             watermark, the pinned files stay on tier 0 (where + status)
-#   migrate   a file's device range moved to tier 1: `where` shows tier 1
+#   migrate   a file's device ranges moved to tier 1 with --wait (a progress
+#             line on a terminal, none off it): `where` shows tier 1
 #   unpin     `where` shows the files unpinned; paths off the device refused
 #   end       status/list JSON (state, io_errors), every checksum intact
 #   ynl       the kernel's ynl CLI reads dev-get and policy-get from our spec
@@ -158,14 +159,34 @@ step_migrate() {
 	ranges=$(tierctl where $DEV $MNT/mv --json |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%d:%d" % (e["device_offset"], e["length"]) for f in d["files"] for e in f["extents"] if not e["pinned"]))')
 	[ -n "$ranges" ] || fail "migrate: no extents for $MNT/mv"
+	# --wait follows each request's moves to their end: on a terminal
+	# (script(1) gives it one) with a progress line, else silently.
+	local first=1 cmd
 	for r in $ranges; do
 		for _ in $(seq 100); do
 			rc=0
-			tierctl migrate $DEV "$r" --to 1 2>/tmp/m.err || rc=$?
+			cmd="tierctl migrate $DEV --range $r --tier 1 --wait"
+			if [ $first = 1 ]; then
+				script -qec "$cmd" /tmp/m.tty >/dev/null 2>&1 || rc=$?
+				cp /tmp/m.tty /tmp/m.err
+			else
+				$cmd --json >/tmp/m.json 2>/tmp/m.err || rc=$?
+			fi
 			[ $rc = 1 ] && grep -q "still running" /tmp/m.err && { sleep 0.2; continue; }
 			break
 		done
-		expect_eq "$rc" 0 "migrate $r --to 1 (stderr: $(cat /tmp/m.err))"
+		expect_eq "$rc" 0 "migrate --range $r --tier 1 --wait (output: $(cat /tmp/m.err))"
+		if [ $first = 1 ]; then
+			grep -qE 'migrate: [0-9]+/[0-9]+ extents \(' /tmp/m.tty ||
+				fail "migrate --wait on a terminal showed no progress line: $(cat /tmp/m.tty)"
+		else
+			[ ! -s /tmp/m.err ] || fail "migrate --wait off a terminal printed progress: $(cat /tmp/m.err)"
+			jcheck "migrate --wait --json: $(cat /tmp/m.json)" 'd["waited"] is True and d["errors"] == 0' </tmp/m.json
+		fi
+		# Returned: its moves are done, nothing explicit is left.
+		tier_eval $DEV
+		expect_eq "$manual_pending" 0 "manual_pending right after migrate --wait returned"
+		first=0
 	done
 	tier_wait $DEV 60 "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ]" ||
 		fail "migrate: not done in 60 s: $(tier_summary $DEV)"

@@ -239,7 +239,7 @@ step_slab() {
 				tier_msg $DEV migrate $((64 * MB)) $((64 * MB)) $tier 2>/tmp/mg.err || r=$?
 			else
 				# An earlier request still running: exit 1, "still running".
-				tierctl migrate $DEV 64M:64M --to $tier >/dev/null 2>/tmp/mg.err || r=$?
+				tierctl migrate $DEV --range 64M:64M --tier $tier >/dev/null 2>/tmp/mg.err || r=$?
 				[ $r != 1 ] || ! grep -q 'still running' /tmp/mg.err || r=16
 			fi
 			case $r in 0) echo move ;; 16) echo busy ;; *) echo "bad migrate $r: $(cat /tmp/mg.err)" ;; esac

@@ -9,28 +9,38 @@
 int cmd_migrate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "to", required_argument, NULL, 't' },
+		{ "tier", required_argument, NULL, 't' },
+		{ "to", required_argument, NULL, 't' }, /* 0.1 spelling */
+		{ "range", required_argument, NULL, 'r' },
+		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], c_[TL_SIZE_STR_LEN];
+	struct wait_result waited = { 0 };
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev;
-	const char *name, *range;
-	u64 start, len, done = 0;
-	bool json = tierctl_json, have_tier = false;
+	const char *name, *range = NULL;
+	u64 start, len, done = 0, errors_before;
+	bool json = tierctl_json, have_tier = false, wait = false;
 	struct tl_nl *nl;
 	u32 tier = 0;
 	int c, rc;
 
 	opts_reset();
-	while ((c = next_opt("migrate", argc, argv, "t:jH", longopts)) != -1) {
+	while ((c = next_opt("migrate", argc, argv, "t:r:wjH", longopts)) != -1) {
 		switch (c) {
 		case 't':
 			if (parse_tier_arg("migrate", optarg, &tier))
 				return TIERCTL_EXIT_USAGE;
 			have_tier = true;
+			break;
+		case 'r':
+			range = optarg;
+			break;
+		case 'w':
+			wait = true;
 			break;
 		case 'j':
 			json = true;
@@ -44,14 +54,18 @@ int cmd_migrate(int argc, char **argv)
 			return TIERCTL_EXIT_USAGE;
 		}
 	}
-	if (argc - optind < 2)
-		return usage_error("migrate: needs NAME and RANGE (START:LEN or all)");
-	if (argc - optind > 2)
-		return usage_error("migrate: unexpected argument '%s'", argv[optind + 2]);
+	if (argc - optind < 1)
+		return usage_error("migrate: no device NAME given");
+	name = argv[optind++];
+	/* The range as --range (as pin and where take it), or positional. */
+	if (!range && optind < argc)
+		range = argv[optind++];
+	if (optind < argc)
+		return usage_error("migrate: unexpected argument '%s'", argv[optind]);
+	if (!range)
+		return usage_error("migrate: no --range START:LEN (or all) given");
 	if (!have_tier)
-		return usage_error("migrate: no --to TIER given");
-	name = argv[optind];
-	range = argv[optind + 1];
+		return usage_error("migrate: no --tier TIER given");
 	if (parse_range("migrate", range, true, &start, &len))
 		return TIERCTL_EXIT_USAGE;
 
@@ -60,11 +74,20 @@ int cmd_migrate(int argc, char **argv)
 		return rc;
 	if (!len)	/* "all" */
 		len = dev->size_bytes;
+	errors_before = dev->migration.errors;
 	rc = tl_nl_migrate(nl, name, start, len, tier, &done, &err);
+	if (rc) {
+		tl_nl_close(nl);
+		free(dev);
+		return report(rc, &err);
+	}
+	if (wait && done)
+		rc = wait_for_moves(nl, "migrate", name, done, dev->extent_bytes,
+				    errors_before, &waited);
 	tl_nl_close(nl);
 	if (rc) {
 		free(dev);
-		return report(rc, &err);
+		return rc;
 	}
 
 	print_open(json);
@@ -75,11 +98,22 @@ int cmd_migrate(int argc, char **argv)
 		       tl_size_str(done * dev->extent_bytes, a));
 	print_u64_text("range_start", " of range %s", start, bytes_text(start, b));
 	print_u64_text("range_len", ":%s", len, bytes_text(len, c_));
-	print_u64("target_tier", " are moving to tier %llu", tier);
-	print_text(" (in the background: 'tierctl status %s' shows the progress)\n",
-		   name);
+	if (wait) {
+		print_u64("target_tier", " moved to tier %llu", tier);
+		print_bool("waited", NULL, true);
+		print_u64("elapsed_ms", " in %llu ms", waited.elapsed_ms);
+		print_u64("errors", ", %llu migration errors\n", waited.errors);
+	} else {
+		print_u64("target_tier", " are moving to tier %llu", tier);
+		print_bool("waited", NULL, false);
+		print_text(" (in the background: 'tierctl status %s' shows the progress)\n",
+			   name);
+	}
 	print_obj_end();
 	print_close();
 	free(dev);
+	if (waited.errors)
+		return fail("migrate: %llu extents could not be moved (migration errors; see 'tierctl status %s' and dmesg)",
+			    (unsigned long long)waited.errors, name);
 	return TIERCTL_EXIT_OK;
 }

@@ -89,6 +89,7 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "tier", required_argument, NULL, 't' },
 		{ "range", required_argument, NULL, 'r' },
+		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "human", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,17 +100,24 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev = NULL;
 	struct tl_nl *nl = NULL;
-	bool json = tierctl_json;
-	u64 start, len, done, total = 0;
+	struct wait_result waited = { 0 };
+	bool json = tierctl_json, wait = false;
+	u64 wait_errors = 0;
+	u64 start, len, done, total = 0, errors_before;
 	const char *name;
 	int tier = -1, c, i, rc;
 	dev_t devt = 0;
 	size_t k;
 
 	opts_reset();
-	while ((c = next_opt(cmd, argc, argv, pin ? "t:r:jH" : "r:jH",
+	while ((c = next_opt(cmd, argc, argv, pin ? "t:r:wjH" : "r:jH",
 			     longopts)) != -1) {
 		switch (c) {
+		case 'w':
+			if (!pin)
+				return usage_error("unpin: --wait is for pin --tier");
+			wait = true;
+			break;
 		case 't':
 			if (!pin)
 				return usage_error("unpin: --tier is for pin");
@@ -139,6 +147,10 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	}
 	if (optind >= argc) {
 		usage_error("%s: no device NAME given", cmd);
+		goto usage;
+	}
+	if (wait && (tier == -1 || tier == PIN_TIER_MEM)) {
+		usage_error("pin: --wait follows a move: give --tier N as well");
 		goto usage;
 	}
 	name = argv[optind++];
@@ -171,6 +183,7 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	}
 	/* Whole extents, merged: one request per run of extents. */
 	tl_ranges_normalize(&rs, dev->extent_bytes);
+	errors_before = dev->migration.errors;
 	for (k = 0; k < rs.nr; k++) {
 		rc = pin_range(nl, pin, name, &rs.r[k], tier, &done, &err);
 		if (rc) {
@@ -182,6 +195,20 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 			goto out;
 		}
 		total += done;
+		/*
+		 * One explicit move runs at a time: with --wait, each range's
+		 * moves are followed to their end before the next range is
+		 * sent (without it, pin_range() retries the next one while
+		 * the kernel answers EBUSY).
+		 */
+		if (wait && done) {
+			rc = wait_for_moves(nl, cmd, name, done, dev->extent_bytes,
+					    errors_before, &waited);
+			if (rc)
+				goto out;
+			errors_before += waited.errors;
+			wait_errors += waited.errors;
+		}
 	}
 
 	print_open(json);
@@ -197,13 +224,19 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 			  ", keeping them resident in the memory tier (tier %llu)",
 			  tier);
 	else if (pin && tier >= 0)
-		print_u64("target_tier", ", moving to tier %llu", tier);
+		print_u64("target_tier", wait ? ", moved to tier %llu" : ", moving to tier %llu",
+			  tier);
 	else if (pin)
 		print_null("target_tier", ", where they are");
+	if (wait)
+		print_u64("errors", ", %llu migration errors", wait_errors);
 	print_text("\n");
 	print_obj_end();
 	print_close();
 	rc = TIERCTL_EXIT_OK;
+	if (wait_errors)
+		rc = fail("pin: %llu extents could not be moved (migration errors; see 'tierctl status %s' and dmesg)",
+			  (unsigned long long)wait_errors, name);
 out:
 	tl_nl_close(nl);
 	tl_ranges_free(&rs);

@@ -44,10 +44,12 @@ static const struct tierctl_cmd commands[] = {
 	  "show a device's tiers, usage and counters" },
 	{ "policy", cmd_policy, "policy NAME [KEY[=VALUE]...] [--json]",
 	  "show or change the migration settings (all changes at once)" },
-	{ "migrate", cmd_migrate, "migrate NAME RANGE --to TIER [--json]",
-	  "move the mapped extents of RANGE (START:LEN or all) to TIER" },
+	{ "migrate", cmd_migrate,
+	  "migrate NAME --range START:LEN|all --tier N [--wait] [--json] [-H]",
+	  "move the mapped extents of the range to tier N; --wait follows\n"
+	  "      the moves to their end (progress on a terminal)" },
 	{ "pin", cmd_pin,
-	  "pin NAME PATH... | --range START:LEN... [--tier N|mem] [--json] [-H]",
+	  "pin NAME PATH... | --range START:LEN... [--tier N|mem [--wait]] [--json] [-H]",
 	  "keep files' extents where they are (or move them to tier N,\n"
 	  "      or keep copies resident in the memory tier)" },
 	{ "unpin", cmd_unpin,

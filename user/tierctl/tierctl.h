@@ -70,6 +70,24 @@ bool parse_json_opt(const char *cmd, int argc, char **argv, bool *json,
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
+
+/* What wait_for_moves() saw. */
+struct wait_result {
+	u64 moved;	/* extents of the request examined or moved */
+	u64 errors;	/* migration errors counted meanwhile */
+	u64 elapsed_ms;
+};
+
+/*
+ * wait_for_moves() - poll device @name until the kernel has no explicit
+ * move left (migration manual_pending 0), showing "@cmd: 3/40 extents ...,
+ * ETA" on stderr when it is a terminal. @total: the extents the request
+ * covered; @errors_before: the device's migration error count before it.
+ * Returns TIERCTL_EXIT_OK with @res filled, or an exit code after a message.
+ */
+int wait_for_moves(struct tl_nl *nl, const char *cmd, const char *name,
+		   u64 total, u64 extent_bytes, u64 errors_before,
+		   struct wait_result *res);
 int cmd_create(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for user/lib/tl-progress.c: the progress line of --wait. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tl-progress.h"
+
+#define MIB (1ULL << 20)
+
+static void test_counts_rate_eta(void **state)
+{
+	char b[TL_PROGRESS_LEN];
+
+	(void)state;
+	/* 12 of 40 1 MiB extents in 4 s: 3 MiB/s, 28 left: 9.33 s -> 10 s. */
+	assert_string_equal(tl_progress_line(b, "extents", 12, 40, MIB, 4000),
+			    "12/40 extents (12 MiB of 40 MiB), 3 MiB/s, ETA 10 s");
+	/* Long ETAs in minutes, rounded up. */
+	assert_string_equal(tl_progress_line(b, "extents", 1, 1000, MIB, 1000),
+			    "1/1000 extents (1 MiB of 1000 MiB), 1 MiB/s, ETA 17 min");
+}
+
+static void test_start_and_end(void **state)
+{
+	char b[TL_PROGRESS_LEN];
+
+	(void)state;
+	/* Nothing done yet: no rate, no ETA (no division by zero). */
+	assert_string_equal(tl_progress_line(b, "extents", 0, 40, MIB, 0),
+			    "0/40 extents (0 B of 40 MiB)");
+	assert_string_equal(tl_progress_line(b, "extents", 0, 40, MIB, 5000),
+			    "0/40 extents (0 B of 40 MiB)");
+	/* Done: the rate, no ETA; more than total is clamped. */
+	assert_string_equal(tl_progress_line(b, "extents", 41, 40, MIB, 2000),
+			    "40/40 extents (40 MiB of 40 MiB), 20 MiB/s");
+	/* Unknown total: counts and rate only. */
+	assert_string_equal(tl_progress_line(b, "blocks", 3, 0, 4096, 1000),
+			    "3 blocks (12 KiB), 12 KiB/s");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_rate_eta),
+		cmocka_unit_test(test_start_and_end),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

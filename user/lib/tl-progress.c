@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Progress lines of long operations; see tl-progress.h. */
+#include <stdio.h>
+
+#include "tl.h"
+#include "tl-progress.h"
+
+const char *tl_progress_line(char *buf, const char *what, uint64_t done,
+			     uint64_t total, uint64_t unit_bytes,
+			     uint64_t elapsed_ms)
+{
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], r[TL_SIZE_STR_LEN];
+	uint64_t rate, left_ms;
+	int n;
+
+	if (total && done > total)
+		done = total;
+	if (total)
+		n = snprintf(buf, TL_PROGRESS_LEN, "%llu/%llu %s (%s of %s)",
+			     (unsigned long long)done, (unsigned long long)total,
+			     what, tl_size_str(done * unit_bytes, a),
+			     tl_size_str(total * unit_bytes, b));
+	else
+		n = snprintf(buf, TL_PROGRESS_LEN, "%llu %s (%s)",
+			     (unsigned long long)done, what,
+			     tl_size_str(done * unit_bytes, a));
+	if (n < 0 || n >= TL_PROGRESS_LEN || !elapsed_ms || !done)
+		return buf;
+	rate = done * unit_bytes * 1000 / elapsed_ms;
+	n += snprintf(buf + n, TL_PROGRESS_LEN - n, ", %s/s",
+		      tl_size_str(rate, r));
+	if (!total || done == total || n >= TL_PROGRESS_LEN)
+		return buf;
+	left_ms = (total - done) * elapsed_ms / done;
+	if (left_ms > 120000)
+		snprintf(buf + n, TL_PROGRESS_LEN - n, ", ETA %llu min",
+			 (unsigned long long)((left_ms + 59999) / 60000));
+	else
+		snprintf(buf + n, TL_PROGRESS_LEN - n, ", ETA %llu s",
+			 (unsigned long long)((left_ms + 999) / 1000));
+	return buf;
+}

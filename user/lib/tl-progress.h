@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tl-progress.h - one line of progress for a long operation (moves of
+ * `migrate --wait` and `pin --tier --wait`, formatting in `create`): done
+ * and total units, bytes, rate and ETA. Pure: numbers in, text out.
+ */
+#ifndef DM_TIER_TL_PROGRESS_H
+#define DM_TIER_TL_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TL_PROGRESS_LEN 128
+
+/**
+ * tl_progress_line() - "12/40 extents (12 MiB of 40 MiB), 3.0 MiB/s, ETA 9 s".
+ * @buf:        TL_PROGRESS_LEN bytes.
+ * @what:       the unit's name, plural ("extents").
+ * @done:       units done so far (clamped to @total).
+ * @total:      units in all; 0 prints "done" counts only.
+ * @unit_bytes: bytes per unit (for the byte counts and the rate).
+ * @elapsed_ms: time since the start; the rate and ETA need more than 0.
+ *
+ * The ETA is left out until something is done; it is rounded up to whole
+ * seconds and shown as minutes past 120 s.
+ *
+ * Return: @buf.
+ */
+const char *tl_progress_line(char *buf, const char *what, uint64_t done,
+			     uint64_t total, uint64_t unit_bytes,
+			     uint64_t elapsed_ms);
+
+#endif /* DM_TIER_TL_PROGRESS_H */
