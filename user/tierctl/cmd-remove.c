@@ -5,6 +5,7 @@
 
 #include "tierctl.h"
 #include "tl-dm.h"
+#include "tl-print.h"
 #include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
 #include "tl-status.h"
@@ -71,7 +72,7 @@ static int disconnect_remote_tiers(const char *name,
 		}
 		for (j = 0; j < n; j++) {
 			tl_nvmf_format_uri(&uris[j], text, sizeof(text));
-			printf("disconnected %s\n", text);
+			print_str(NULL, "disconnected %s\n", text);
 			if (tl_nvmf_record_del(&uris[j], &err))
 				rc = fail("%s; 'tierctl activate' will connect %s again: remove its line from %s",
 					  err.msg, text, tl_nvmf_record_path());
@@ -84,6 +85,7 @@ int cmd_remove(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "disconnect", no_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -91,15 +93,19 @@ int cmd_remove(int argc, char **argv)
 	struct tl_dm_dev d;
 	struct table_devs td = { .nr = 0 };
 	const char *name;
-	bool disconnect = false;
+	bool disconnect = false, json = tierctl_json;
 	int c, ret, tries;
 
 	opts_reset();
-	while ((c = next_opt("remove", argc, argv, "", longopts)) != -1) {
+	while ((c = next_opt("remove", argc, argv, "j", longopts)) != -1) {
 		if (c == 'h')
 			return TIERCTL_EXIT_OK;
 		if (c == 'd') {
 			disconnect = true;
+			continue;
+		}
+		if (c == 'j') {
+			json = true;
 			continue;
 		}
 		return TIERCTL_EXIT_USAGE;
@@ -151,8 +157,15 @@ int cmd_remove(int argc, char **argv)
 			    name, d.open_count, d.open_count == 1 ? "" : "s");
 	if (tl_dm_remove(name, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
-	printf("removed /dev/mapper/%s\n", name);
-	if (disconnect)
-		return disconnect_remote_tiers(name, &td);
-	return TIERCTL_EXIT_OK;
+	/* JSON: {"name": ..., "removed": true, "disconnected": [URI...]}. */
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "removed /dev/mapper/%s\n", name);
+	print_bool("removed", NULL, true);
+	print_arr_begin("disconnected", NULL);
+	ret = disconnect ? disconnect_remote_tiers(name, &td) : TIERCTL_EXIT_OK;
+	print_arr_end();
+	print_obj_end();
+	print_close();
+	return ret;
 }
