@@ -273,6 +273,51 @@ static void test_write_batches(void **state)
 	write_and_verify(sz, 2, 0, TIER_EXTENT_SHIFT_MIN);
 }
 
+/* What the progress callback saw. */
+struct progress_seen {
+	u64 calls, last_done, last_total;
+	bool backwards;
+};
+
+static void progress_cb(uint64_t done, uint64_t total, void *arg)
+{
+	struct progress_seen *p = arg;
+
+	if (done < p->last_done || done > total)
+		p->backwards = true;
+	p->calls++;
+	p->last_done = done;
+	p->last_total = total;
+}
+
+static void test_write_progress(void **state)
+{
+	static const u64 sz[] = { GiB_SECTORS, 4 * GiB_SECTORS };
+	struct progress_seen seen = { 0 };
+	struct tl_create_req req;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	struct files fs;
+
+	(void)state;
+	req_init(&req, 2, sz);
+	req.extent_shift = TIER_EXTENT_SHIFT_MIN;
+	assert_int_equal(tl_create_plan(&req, &f, &err), TL_OK);
+	assert_int_equal(tl_create_new_ids(&f, &err), TL_OK);
+	files_open(&fs, &f);
+	assert_int_equal(tl_create_write_progress(&f, fs.fd, fs.p, progress_cb,
+						  &seen, &err),
+			 TL_OK);
+	verify(&f, &fs);
+	files_close(&fs);
+	/* Several batches: called more than once, never backwards, and
+	 * last with everything written. */
+	assert_true(seen.calls > 2);
+	assert_false(seen.backwards);
+	assert_int_equal(seen.last_done, tier_fresh_nr_blocks(&f));
+	assert_int_equal(seen.last_total, tier_fresh_nr_blocks(&f));
+}
+
 static void test_write_meta_dev(void **state)
 {
 	static const u64 sz[] = { 64 * MiB_SECTORS, 64 * MiB_SECTORS,
@@ -399,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_plan_classes),
 		cmocka_unit_test(test_write_small),
 		cmocka_unit_test(test_write_batches),
+		cmocka_unit_test(test_write_progress),
 		cmocka_unit_test(test_write_meta_dev),
 		cmocka_unit_test(test_write_then_group),
 		cmocka_unit_test(test_read_errors),

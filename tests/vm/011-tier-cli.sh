@@ -58,12 +58,29 @@ assert v["format_version"] == 1, v' "$v" || fail "tierctl version --json: $v"
 
 	# A capacity tier over NVMe-oF: activation must use the fabric
 	# namespace, not the drive this host's own nvmet target exports.
-	tierctl create f --tier "$a" --tier "$DMT_NVMF0" --force >/dev/null
+	# create, remove and activate answer in JSON with --json.
+	tierctl create f --tier "$a" --tier "$DMT_NVMF0" --force --json >/tmp/c.json ||
+		fail "create --json"
+	python3 -c 'import json, sys
+d = json.load(open("/tmp/c.json"))
+assert d["name"] == "f" and d["nr_tiers"] == 2 and len(d["tiers"]) == 2, d
+assert d["tiers"][1]["device"] == sys.argv[1] and d["tiers"][1]["class"] == "nvmf", d
+assert d["mem"] is None and d["metadata_dev"] is None and d["size_bytes"] > 0, d' "$DMT_NVMF0" ||
+		fail "create --json: $(cat /tmp/c.json)"
 	expect_eq "$(jfield f '["tiers"][1]["class"]')" nvmf "class of the fabric tier"
 	dd if=/dev/urandom of=/tmp/f bs=1M count=100 status=none
 	dd if=/tmp/f of=/dev/mapper/f bs=1M oflag=direct conv=fsync status=none
-	tierctl remove f >/dev/null
-	tierctl activate f
+	[ "$(tierctl --json remove f)" = '{"name":"f","removed":true,"disconnected":[]}' ] ||
+		fail "remove --json: $(tierctl --json remove f 2>&1)"
+	tierctl activate f --json >/tmp/a.json || fail "activate --json"
+	python3 -c 'import json
+d = json.load(open("/tmp/a.json"))
+assert [(e["name"], e["state"], e["nr_tiers"]) for e in d["devices"]] == [("f", "activated", 2)], d' ||
+		fail "activate --json: $(cat /tmp/a.json)"
+	tierctl activate f --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert [(e["name"], e["state"]) for e in d["devices"]] == [("f", "already-active")], d' ||
+		fail "activate --json of an active device"
 	expect_eq "$(jfield f '["tiers"][1]["device"]')" "$DMT_NVMF0" "fabric tier after activation"
 	cmp /tmp/f <(dd if=/dev/mapper/f bs=1M count=100 iflag=direct status=none) ||
 		fail "data over NVMe-oF differs"

@@ -169,6 +169,13 @@ static int flush_batch(const int *fds, const char *const *paths, u32 dev,
 int tl_create_write(const struct tier_fresh *f, const int *fds,
 		    const char *const *paths, struct tl_err *err)
 {
+	return tl_create_write_progress(f, fds, paths, NULL, NULL, err);
+}
+
+int tl_create_write_progress(const struct tier_fresh *f, const int *fds,
+			     const char *const *paths, tl_create_progress_fn cb,
+			     void *arg, struct tl_err *err)
+{
 	u64 n, total = tier_fresh_nr_blocks(f), count = 0;
 	struct tier_blk_loc loc, start = { 0 };
 	char *buf = tl_block_alloc(TL_WRITE_BATCH);
@@ -195,6 +202,8 @@ int tl_create_write(const struct tier_fresh *f, const int *fds,
 				if (rc)
 					goto out;
 				count = 0;
+				if (cb)
+					cb(n + 1, total, arg);
 			}
 			continue;
 		}
@@ -214,6 +223,8 @@ int tl_create_write(const struct tier_fresh *f, const int *fds,
 	rc = flush_batch(fds, paths, start.dev, buf, count, start.sector, err);
 	if (rc)
 		goto out;
+	if (cb)
+		cb(total, total, arg);
 	for (i = 0; i < TIER_MAX_DEVS; i++) {
 		bool used = i < f->lo.nr_tiers ||
 			    (i == TIER_META_DEV && f->lo.meta_ext);

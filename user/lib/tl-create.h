@@ -77,4 +77,16 @@ int tl_create_new_ids(struct tier_fresh *f, struct tl_err *err);
 int tl_create_write(const struct tier_fresh *f, const int *fds,
 		    const char *const *paths, struct tl_err *err);
 
+/*
+ * A progress callback: @done of @total metadata blocks written so far;
+ * called after each batch (and once at the end) with the caller's @arg.
+ */
+typedef void (*tl_create_progress_fn)(uint64_t done, uint64_t total,
+				      void *arg);
+
+/* tl_create_write() that reports its progress to @cb (NULL: none). */
+int tl_create_write_progress(const struct tier_fresh *f, const int *fds,
+			     const char *const *paths, tl_create_progress_fn cb,
+			     void *arg, struct tl_err *err);
+
 #endif /* DM_TIER_TL_CREATE_H */

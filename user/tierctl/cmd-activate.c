@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tierctl.h"
+#include "tl-print.h"
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-group.h"
@@ -158,8 +159,11 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 	tl_dm_uuid(g->uuid, dm_uuid);
 	ret = tl_dm_query(NULL, dm_uuid, false, &d, &err);
 	if (!ret) {
-		printf("%s: already active as /dev/mapper/%s\n", g->name,
-		       d.name);
+		print_obj_begin(NULL);
+		print_str("name", "%s: ", g->name);
+		print_str("state", NULL, "already-active");
+		print_str("dm_name", "already active as /dev/mapper/%s\n", d.name);
+		print_obj_end();
 		tl_dm_dev_free(&d);
 		return TIERCTL_EXIT_OK;
 	}
@@ -195,13 +199,26 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 				 &err))
 			return report(TIERCTL_EXIT_FAIL, &err);
 	}
-	printf("activated /dev/mapper/%s: %s, %u tier%s", g->name,
-	       tl_size_str(sectors << TIER_SECTOR_SHIFT, size), g->nr_tiers,
-	       g->nr_tiers == 1 ? "" : "s");
-	if (mem.on)
-		printf(" + a memory tier of %s on NUMA node %u",
-		       tl_size_str((u64)mem.size_mb << 20, size), mem.node);
-	printf("\n");
+	print_obj_begin(NULL);
+	print_str("name", "activated /dev/mapper/%s: ", g->name);
+	print_str("state", NULL, "activated");
+	print_str("dm_name", NULL, g->name);
+	print_u64_text("size_bytes", "%s, ", sectors << TIER_SECTOR_SHIFT,
+		       tl_size_str(sectors << TIER_SECTOR_SHIFT, size));
+	print_u64("nr_tiers", "%llu tier", g->nr_tiers);
+	print_text("%s", g->nr_tiers == 1 ? "" : "s");
+	if (mem.on) {
+		print_obj_begin("mem");
+		print_u64_text("size_bytes", " + a memory tier of %s",
+			       (u64)mem.size_mb << 20,
+			       tl_size_str((u64)mem.size_mb << 20, size));
+		print_u64("node", " on NUMA node %llu", mem.node);
+		print_obj_end();
+	} else {
+		print_null("mem", NULL);
+	}
+	print_text("\n");
+	print_obj_end();
 	return TIERCTL_EXIT_OK;
 }
 
@@ -230,20 +247,24 @@ int cmd_activate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl_groups gs;
 	const char *name = NULL;
 	size_t i, scanned = 0;
-	bool all = false;
+	bool all = false, json = tierctl_json;
 	int c, rc, idx;
 
 	opts_reset();
-	while ((c = next_opt("activate", argc, argv, "a", longopts)) != -1) {
+	while ((c = next_opt("activate", argc, argv, "aj", longopts)) != -1) {
 		switch (c) {
 		case 'a':
 			all = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			return TIERCTL_EXIT_OK;
@@ -264,6 +285,11 @@ int cmd_activate(int argc, char **argv)
 	rc = scan_labels(&gs, &scanned);
 	if (rc)
 		goto out;
+	/* JSON: {"devices": [{name, state, dm_name, ...}], "scanned": N}; a
+	 * device that fails is reported on stderr (exit 1) and not listed. */
+	print_open(json);
+	print_obj_begin(NULL);
+	print_arr_begin("devices", NULL);
 	if (name) {
 		idx = tl_groups_find_name(&gs, name);
 		if (idx == -1) {
@@ -275,15 +301,20 @@ int cmd_activate(int argc, char **argv)
 		} else {
 			rc = activate_group(&gs, &gs.group[idx]);
 		}
-		goto out;
+		goto done;
 	}
-	if (!gs.nr_groups)
-		printf("no dm-tier devices found on %zu block device%s\n",
-		       scanned, scanned == 1 ? "" : "s");
 	for (i = 0; i < gs.nr_groups; i++) {
 		if (activate_group(&gs, &gs.group[i]))
 			rc = TIERCTL_EXIT_FAIL;
 	}
+	if (!gs.nr_groups)
+		print_text("no dm-tier devices found on %zu block device%s\n",
+			   scanned, scanned == 1 ? "" : "s");
+done:
+	print_arr_end();
+	print_u64("scanned", NULL, scanned);
+	print_obj_end();
+	print_close();
 out:
 	tl_groups_free(&gs);
 	return rc;

@@ -20,6 +20,8 @@
 #include "tl-mem.h"
 #include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
+#include "tl-print.h"
+#include "tl-progress.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
@@ -159,7 +161,13 @@ static void close_members(struct create_member *m, int n)
 	}
 }
 
-static void print_created(const char *name, const struct tier_fresh *f,
+/*
+ * Text as before; JSON: name, size_bytes, extent_bytes, uuid, tiers [{index,
+ * device, class, capacity_bytes, uri (nvmf:// or null)}], mem ({node,
+ * size_bytes} or null), metadata_dev (or null).
+ */
+static void print_created(bool json, const char *name,
+			  const struct tier_fresh *f,
 			  const struct create_member *m,
 			  const struct create_remote_tier *rt,
 			  const struct tl_mem_cfg *mem)
@@ -167,27 +175,55 @@ static void print_created(const char *name, const struct tier_fresh *f,
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
 	char hex[TL_UUID_HEX_LEN + 1];
 	u32 shift = f->lo.extent_shift + TIER_SECTOR_SHIFT, i;
+	u64 size = f->lo.virt_extents << shift;
 
 	tl_uuid_hex(f->uuid, hex);
-	printf("created /dev/mapper/%s: %s, %u tier%s, %s extents, uuid %s\n",
-	       name, tl_size_str(f->lo.virt_extents << shift, a),
-	       f->lo.nr_tiers, f->lo.nr_tiers == 1 ? "" : "s",
-	       tl_size_str(1ULL << shift, b), hex);
-	for (i = 0; i < f->lo.nr_tiers; i++)
-		printf("  tier %u  %-20s %-8s %s%s%s\n", i, m[i].dev->path,
-		       tl_class_name(f->tier_class[i]),
-		       tl_size_str(f->lo.tier[i].nr_extents << shift, a),
-		       rt[i].is_remote ? "  " : "",
-		       rt[i].is_remote ? rt[i].uri_text : "");
-	if (mem->on)
-		printf("  tier %u  %-20s %-8s %s  (not durable: clean copies of hot extents)\n",
-		       f->lo.nr_tiers, "numa node", "mem",
-		       tl_size_str((u64)mem->size_mb << 20, a));
-	if (mem->on)
-		printf("          node %u; recorded in %s for 'tierctl activate'\n",
-		       mem->node, tl_mem_record_path());
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "created /dev/mapper/%s: ", name);
+	print_u64_text("size_bytes", "%s, ", size, tl_size_str(size, a));
+	print_u64("nr_tiers", "%llu tier", f->lo.nr_tiers);
+	print_text("%s, ", f->lo.nr_tiers == 1 ? "" : "s");
+	print_u64_text("extent_bytes", "%s extents, ", 1ULL << shift,
+		       tl_size_str(1ULL << shift, b));
+	print_str("uuid", "uuid %s\n", hex);
+	print_arr_begin("tiers", NULL);
+	for (i = 0; i < f->lo.nr_tiers; i++) {
+		u64 cap = f->lo.tier[i].nr_extents << shift;
+
+		print_obj_begin(NULL);
+		print_u64("index", "  tier %llu  ", i);
+		print_str("device", "%-20s ", m[i].dev->path);
+		print_str("class", "%-8s ", tl_class_name(f->tier_class[i]));
+		print_u64_text("capacity_bytes", "%s", cap, tl_size_str(cap, a));
+		if (rt[i].is_remote)
+			print_str("uri", "  %s", rt[i].uri_text);
+		else
+			print_null("uri", "");
+		print_text("\n");
+		print_obj_end();
+	}
+	print_arr_end();
+	if (mem->on) {
+		print_obj_begin("mem");
+		print_text("  tier %u  %-20s %-8s ", f->lo.nr_tiers, "numa node", "mem");
+		print_u64_text("size_bytes", "%s  (not durable: clean copies of hot extents)\n",
+			       (u64)mem->size_mb << 20,
+			       tl_size_str((u64)mem->size_mb << 20, a));
+		print_u64("node", "          node %llu; ", mem->node);
+		print_text("recorded in %s for 'tierctl activate'\n",
+			   tl_mem_record_path());
+		print_obj_end();
+	} else {
+		print_null("mem", NULL);
+	}
 	if (f->lo.meta_ext)
-		printf("  metadata %s\n", m[f->lo.nr_tiers].dev->path);
+		print_str("metadata_dev", "  metadata %s\n",
+			  m[f->lo.nr_tiers].dev->path);
+	else
+		print_null("metadata_dev", NULL);
+	print_obj_end();
+	print_close();
 }
 
 /* --mem-promote-hits: 1..65535. */
@@ -285,6 +321,7 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
 		{ "reconnect-delay", required_argument, NULL, 'R' },
 		{ "mem-promote-hits", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -296,14 +333,18 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 
 	memset(cc, 0, sizeof(*cc));
 	cc->req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	cc->json = tierctl_json;
 	opts_reset();
-	while ((c = next_opt("create", argc, argv, "t:e:s:c:m:f",
+	while ((c = next_opt("create", argc, argv, "t:e:s:c:m:fj",
 			     longopts)) != -1) {
 		switch (c) {
 		case 0:
 			return TL_USAGE;
 		case 'h':
 			return CREATE_HELP_SHOWN;
+		case 'j':
+			cc->json = true;
+			break;
 		case 't':
 			if (cc->nr_tiers == TIER_MAX_TIERS)
 				return tl_fail(err, TL_USAGE,
@@ -550,8 +591,42 @@ int create_preflight_devices(struct create_cmd *cc, struct tl_err *err)
 	return TL_OK;
 }
 
+/*
+ * Formatting progress on a terminal (stderr), once it has taken more than
+ * a second: large devices have map copies of many MiB to write.
+ */
+struct format_progress {
+	struct timespec start;
+	bool shown;
+};
+
+static u64 ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (u64)(now.tv_sec - t0->tv_sec) * 1000 +
+	       (u64)(now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void format_progress_cb(uint64_t done, uint64_t total, void *arg)
+{
+	struct format_progress *p = arg;
+	char line[TL_PROGRESS_LEN];
+	u64 ms = ms_since(&p->start);
+
+	if (ms < 1000 && !p->shown)
+		return;
+	p->shown = true;
+	fprintf(stderr, "\rcreate: formatting: %s\033[K%s",
+		tl_progress_line(line, "metadata blocks", done, total,
+				 TIER_BLOCK_SIZE, ms),
+		done == total ? "\n" : "");
+}
+
 int create_format(struct create_cmd *cc, struct tl_err *err)
 {
+	struct format_progress progress = { .shown = false };
 	struct create_member *m = cc->m;
 	int i, n = cc->nr_members, rc, fds[TIER_MAX_DEVS];
 
@@ -582,7 +657,14 @@ int create_format(struct create_cmd *cc, struct tl_err *err)
 		fds[TIER_META_DEV] = m[n - 1].io_fd;
 		cc->paths[TIER_META_DEV] = m[n - 1].dev->path;
 	}
-	rc = tl_create_write(&cc->fresh, fds, cc->paths, err);
+	clock_gettime(CLOCK_MONOTONIC, &progress.start);
+	rc = tl_create_write_progress(&cc->fresh, fds, cc->paths,
+				      isatty(STDERR_FILENO) ?
+					      format_progress_cb :
+					      NULL,
+				      &progress, err);
+	if (rc && progress.shown)
+		fputc('\n', stderr);
 	if (rc)
 		return rc;
 	/* dm opens the devices exclusively: let go of them. */
@@ -669,6 +751,6 @@ int cmd_create(int argc, char **argv)
 		create_undo(&cc);
 		return report(rc, &err);
 	}
-	print_created(cc.name, &cc.fresh, cc.m, cc.rt, &cc.mem);
+	print_created(cc.json, cc.name, &cc.fresh, cc.m, cc.rt, &cc.mem);
 	return record_remote_tiers(cc.name, cc.rt, cc.nr_tiers, &cc.nvmf_opts);
 }

@@ -75,6 +75,7 @@ struct create_cmd {
 	int nr_classes;
 	const char *meta_arg;
 	bool force;
+	bool json;	/* --json (or the global one): JSON result on stdout */
 	struct tl_mem_cfg mem;
 	struct create_remote_tier rt[TIER_MAX_TIERS];
 	int nr_remote;
