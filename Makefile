@@ -50,7 +50,7 @@ USER_OBJ := $(BUILD)/user/obj
 user_objs = $(patsubst %.c,$(USER_OBJ)/%.o,$(1))
 LIBTIER := $(BUILD)/user/libtier.a
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
-USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 2>/dev/null) -lnvme
+USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 json-c 2>/dev/null) -lnvme
 
 .PHONY: uapi all user modules check check-long check-crash unit kunit vm-tests demo bench deps lint clean \
 	install uninstall dkms-install dkms-build man completion help FORCE

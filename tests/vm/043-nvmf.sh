@@ -16,12 +16,18 @@
 #   missing   with the target's port closed, activate warns about the record
 #             and fails naming the missing tier; it works again once the
 #             port is back
-#   remove    remove --disconnect drops the controller and the record line
+#   autoconnect  create also wrote the target into /etc/nvme/config.json:
+#             after remove + nvme disconnect-all, nvme-cli's own
+#             `nvme connect-all` (what nvmf-autoconnect.service runs at boot)
+#             connects it, and activate reuses that connection
+#   remove    remove --disconnect drops the controller, the record line and
+#             the config.json entry
 . "$(dirname "$0")/lib.sh"
 DEV=rt
 D=/dev/mapper/$DEV
 MNT=/mnt/rt
 CONF=/etc/dm-tier/nvmf.conf
+NVME_JSON=/etc/nvme/config.json
 CFS=/sys/kernel/config/nvmet
 
 expect_ctrls() { # count where
@@ -39,7 +45,7 @@ guest_main() {
 	local uri="nvmf://tcp/127.0.0.1:4420/$DMT_NVMF_NQN" hot=$DMT_NVME0 ctrl size dev1 mapped_before
 	command -v nvme >/dev/null || skip "nvme-cli is not installed"
 	[ -n "${DMT_NVMF_NQN:-}" ] || fail "the bench exported no NVMe-oF subsystem"
-	rm -f "$CONF"
+	rm -f "$CONF" "$NVME_JSON"
 	nvme disconnect-all >/dev/null
 	expect_ctrls 0 "after nvme disconnect-all"
 
@@ -60,6 +66,7 @@ guest_main() {
 	expect_status 1 'ext4.*--force' tierctl create $DEV --tier "$hot" --tier "$uri"
 	expect_ctrls 0 "after a create that failed once connected"
 	[ ! -e "$CONF" ] || { cat "$CONF"; fail "failed creates recorded a connection"; }
+	[ ! -e "$NVME_JSON" ] || { cat "$NVME_JSON"; fail "failed creates wrote $NVME_JSON"; }
 
 	# ---- create
 	tierctl create $DEV --tier "$hot" --tier "$uri" --ctrl-loss-tmo 60 --reconnect-delay 1 --force | tee /tmp/create.out
@@ -72,6 +79,14 @@ guest_main() {
 	fi
 	grep -qxF "$uri ctrl_loss_tmo=60 reconnect_delay=1" "$CONF" || { cat "$CONF"; fail "connection not recorded"; }
 	expect_eq "$(grep -c '^nvmf://' "$CONF")" 1 "record lines"
+	python3 - "$NVME_JSON" "$DMT_NVMF_NQN" <<'PY' || { cat "$NVME_JSON"; fail "$NVME_JSON: no entry for the remote tier"; }
+import json, sys
+hosts = json.load(open(sys.argv[1]))
+ports = [p for h in hosts for s in h.get("subsystems", []) if s["nqn"] == sys.argv[2]
+         for p in s.get("ports", [])]
+assert [(p["transport"], p["traddr"], p["trsvcid"], p["ctrl_loss_tmo"], p["reconnect_delay"])
+        for p in ports] == [("tcp", "127.0.0.1", "4420", 60, 1)], ports
+PY
 	expect_eq "$(jfield $DEV '["tiers"][1]["class"]')" nvmf "class of the remote tier"
 	dev1=$(jfield $DEV '["tiers"][1]["device"]')
 	[[ $dev1 == /dev/nvme*n1 ]] || fail "tier 1 is $dev1, not the fabric namespace"
@@ -112,6 +127,17 @@ guest_main() {
 	expect_ctrls 1 "after a second activate"
 	echo "reboot: reconnected from $CONF, reassembled, data intact, xfs_repair clean"
 
+	# ---- autoconnect: nvme-cli connects from config.json by itself
+	tierctl remove $DEV >/dev/null
+	nvme disconnect-all >/dev/null
+	expect_ctrls 0 "before nvme connect-all"
+	nvme connect-all >/tmp/connect-all.out 2>&1 || { cat /tmp/connect-all.out; fail "nvme connect-all failed"; }
+	expect_ctrls 1 "after nvme connect-all (from $NVME_JSON)"
+	tierctl activate $DEV >/dev/null
+	expect_ctrls 1 "after activate over nvme-cli's connection"
+	mount $D $MNT && check_files $MNT && umount $MNT
+	echo "autoconnect: nvme connect-all brought the remote tier up from $NVME_JSON"
+
 	# ---- missing
 	tierctl remove $DEV >/dev/null
 	nvme disconnect-all >/dev/null
@@ -128,6 +154,7 @@ guest_main() {
 	grep -qF "disconnected $uri" /tmp/remove.out || fail "remove --disconnect did not say what it disconnected"
 	expect_ctrls 0 "after remove --disconnect"
 	! grep -q '^nvmf://' "$CONF" || { cat "$CONF"; fail "remove --disconnect left the record line"; }
+	! grep -qF "$DMT_NVMF_NQN" "$NVME_JSON" || { cat "$NVME_JSON"; fail "remove --disconnect left the $NVME_JSON entry"; }
 	# Nothing recorded: activate connects nothing and finds the device
 	# incomplete.
 	expect_status 1 'missing' tierctl activate $DEV

@@ -18,6 +18,7 @@
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-mem.h"
+#include "tl-nvmf-autoconnect.h"
 #include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
 #include "tl-print.h"
@@ -294,6 +295,13 @@ static int record_remote_tiers(const char *name,
 
 		if (!rt[i].is_remote)
 			continue;
+		/* nvme-cli's autoconnect first; tierctl's record is the
+		 * fallback that activate and tierd replay. */
+		if (tl_nvmf_autoconnect_add(&rt[i].uri, o, &err)) {
+			warn("%s; at boot only 'tierctl activate' will connect %s (dm-tier-activate-nvmf.service)",
+			     err.msg, rt[i].uri_text);
+			err.msg[0] = '\0';
+		}
 		if (!tl_nvmf_record_add(&rt[i].uri, o, &err))
 			continue;
 		e.uri = rt[i].uri;

@@ -6,6 +6,7 @@
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "tl-print.h"
+#include "tl-nvmf-autoconnect.h"
 #include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
 #include "tl-status.h"
@@ -73,6 +74,11 @@ static int disconnect_remote_tiers(const char *name,
 		for (j = 0; j < n; j++) {
 			tl_nvmf_format_uri(&uris[j], text, sizeof(text));
 			print_str(NULL, "disconnected %s\n", text);
+			if (tl_nvmf_autoconnect_del(&uris[j], &err)) {
+				rc = fail("%s; nvme-cli will connect %s again at boot: remove it from %s",
+					  err.msg, text, tl_nvmf_autoconnect_path());
+				err.msg[0] = '\0';
+			}
 			if (tl_nvmf_record_del(&uris[j], &err))
 				rc = fail("%s; 'tierctl activate' will connect %s again: remove its line from %s",
 					  err.msg, text, tl_nvmf_record_path());

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-tier's NVMe-oF tiers in /etc/nvme/config.json; see the header.
+ *
+ * The file is libnvme's format: an array of hosts ({"hostnqn", "hostid",
+ * "subsystems": [{"nqn", "ports": [{"transport", "traddr", "trsvcid",
+ * options...}]}]}). It is edited with json-c rather than through libnvme's
+ * tree, which also holds the live topology and writes back what it scanned:
+ * entries that are not ours stay exactly as they were. Written to a
+ * temporary file and renamed, so a crash never leaves half a file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <nvme/fabrics.h>
+
+#include "tl-nvmf-autoconnect.h"
+
+const char *tl_nvmf_autoconnect_path(void)
+{
+	const char *p = getenv("TIER_NVME_CONFIG");
+
+	return p && *p ? p : "/etc/nvme/config.json";
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+			       json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) :
+		       NULL;
+}
+
+static bool jeq(struct json_object *o, const char *key, const char *want)
+{
+	const char *v = jstr(o, key);
+
+	return v && !strcmp(v, want);
+}
+
+/* The array member @key of @o, created empty when missing. */
+static struct json_object *jarray(struct json_object *o, const char *key)
+{
+	struct json_object *a;
+
+	if (json_object_object_get_ex(o, key, &a) &&
+	    json_object_is_type(a, json_type_array))
+		return a;
+	a = json_object_new_array();
+	json_object_object_add(o, key, a);
+	return a;
+}
+
+/* The whole file (an empty array when it does not exist). */
+static struct json_object *read_config(const char *path, struct tl_err *err)
+{
+	struct json_object *root;
+
+	if (access(path, F_OK) && errno == ENOENT)
+		return json_object_new_array();
+	root = json_object_from_file(path);
+	if (!root || !json_object_is_type(root, json_type_array)) {
+		tl_fail(err, TL_FAIL,
+			"cannot read %s: %s; fix or move it (its NVMe-oF connections are nvme-cli's)",
+			path, root ? "not a JSON array of hosts" :
+				     json_util_get_last_err());
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int write_config(struct json_object *root, const char *path,
+			struct tl_err *err)
+{
+	char tmp[4096], *dir, *slash;
+	int fd;
+
+	/* /etc/nvme exists only once nvme-cli is installed. */
+	dir = strdup(path);
+	if (dir && (slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	free(dir);
+	snprintf(tmp, sizeof(tmp), "%s.dm-tier.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 ||
+	    json_object_to_fd(fd, root, JSON_C_TO_STRING_PRETTY |
+						JSON_C_TO_STRING_NOSLASHESCAPE) ||
+	    fsync(fd)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return tl_fail(err, TL_FAIL, "cannot write %s: %s", path,
+			       strerror(e));
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return tl_fail(err, TL_FAIL, "cannot replace %s: %s", path,
+			       strerror(e));
+	}
+	return TL_OK;
+}
+
+static bool same_port(struct json_object *port, const struct tl_nvmf_uri *u)
+{
+	return jeq(port, "transport", u->transport) &&
+	       jeq(port, "traddr", u->traddr) &&
+	       jeq(port, "trsvcid", u->trsvcid);
+}
+
+/* The host entry of this node's host NQN, created when missing. */
+static struct json_object *this_host(struct json_object *root)
+{
+	char *nqn = nvmf_hostnqn_from_file(), *id = nvmf_hostid_from_file();
+	struct json_object *h = NULL;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(root); i++) {
+		struct json_object *e = json_object_array_get_idx(root, i);
+
+		if (nqn ? jeq(e, "hostnqn", nqn) : !jstr(e, "hostnqn")) {
+			h = e;
+			break;
+		}
+	}
+	if (!h) {
+		h = json_object_new_object();
+		if (nqn)
+			json_object_object_add(h, "hostnqn",
+					       json_object_new_string(nqn));
+		if (id)
+			json_object_object_add(h, "hostid",
+					       json_object_new_string(id));
+		json_object_array_add(root, h);
+	}
+	free(nqn);
+	free(id);
+	return h;
+}
+
+int tl_nvmf_autoconnect_add(const struct tl_nvmf_uri *u,
+			    const struct tl_nvmf_opts *o, struct tl_err *err)
+{
+	const char *path = tl_nvmf_autoconnect_path();
+	struct json_object *root, *subs, *sub = NULL, *ports, *port = NULL;
+	size_t i;
+	int rc;
+
+	root = read_config(path, err);
+	if (!root)
+		return TL_FAIL;
+	subs = jarray(this_host(root), "subsystems");
+	for (i = 0; i < json_object_array_length(subs) && !sub; i++)
+		if (jeq(json_object_array_get_idx(subs, i), "nqn", u->subsysnqn))
+			sub = json_object_array_get_idx(subs, i);
+	if (!sub) {
+		sub = json_object_new_object();
+		json_object_object_add(sub, "nqn",
+				       json_object_new_string(u->subsysnqn));
+		json_object_array_add(subs, sub);
+	}
+	ports = jarray(sub, "ports");
+	for (i = 0; i < json_object_array_length(ports) && !port; i++)
+		if (same_port(json_object_array_get_idx(ports, i), u))
+			port = json_object_array_get_idx(ports, i);
+	if (!port) {
+		port = json_object_new_object();
+		json_object_object_add(port, "transport",
+				       json_object_new_string(u->transport));
+		json_object_object_add(port, "traddr",
+				       json_object_new_string(u->traddr));
+		json_object_object_add(port, "trsvcid",
+				       json_object_new_string(u->trsvcid));
+		json_object_array_add(ports, port);
+	}
+	json_object_object_add(port, "ctrl_loss_tmo",
+			       json_object_new_int(o->ctrl_loss_tmo));
+	json_object_object_add(port, "reconnect_delay",
+			       json_object_new_int(o->reconnect_delay));
+	rc = write_config(root, path, err);
+	json_object_put(root);
+	return rc;
+}
+
+int tl_nvmf_autoconnect_del(const struct tl_nvmf_uri *u, struct tl_err *err)
+{
+	const char *path = tl_nvmf_autoconnect_path();
+	struct json_object *root;
+	bool changed = false;
+	size_t h, s, p;
+	int rc = TL_OK;
+
+	root = read_config(path, err);
+	if (!root)
+		return TL_FAIL;
+	for (h = 0; h < json_object_array_length(root); h++) {
+		struct json_object *subs =
+			jarray(json_object_array_get_idx(root, h), "subsystems");
+
+		for (s = json_object_array_length(subs); s-- > 0;) {
+			struct json_object *sub = json_object_array_get_idx(subs, s);
+			struct json_object *ports;
+
+			if (!jeq(sub, "nqn", u->subsysnqn))
+				continue;
+			ports = jarray(sub, "ports");
+			for (p = json_object_array_length(ports); p-- > 0;) {
+				if (!same_port(json_object_array_get_idx(ports, p), u))
+					continue;
+				json_object_array_del_idx(ports, p, 1);
+				changed = true;
+			}
+			if (!json_object_array_length(ports))
+				json_object_array_del_idx(subs, s, 1);
+		}
+	}
+	if (changed)
+		rc = write_config(root, path, err);
+	json_object_put(root);
+	return rc;
+}
