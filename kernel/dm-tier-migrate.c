@@ -32,6 +32,14 @@
 #define TIER_MIG_SCAN_URGENT_MS 1000 /* rescan period while draining */
 #define TIER_MIG_SCAN_IDLE_MS 5000 /* rescan period otherwise */
 #define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
+/*
+ * Displacement (tier_policy_displace()): candidates kept per role and
+ * scan, and swaps planned per scan at most. Scans come every 5 s when
+ * nothing drains (never while tier 0 drains), so this also caps the swap
+ * rate: a hot set larger than tier 0 cannot make extents thrash.
+ */
+#define TIER_MIG_SWAP_CAND 16
+#define TIER_MIG_SWAPS 8
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
@@ -54,6 +62,15 @@ struct tier_mig {
 	u32 nr_cand;
 	u32 cand_pos;
 	unsigned long scan_j;
+
+	/*
+	 * Swaps of the last scan: pairs (demotion of a cold tier-0 extent,
+	 * promotion of the hot one that displaces it); tick only. A pair
+	 * whose demotion cannot go ahead is dropped whole.
+	 */
+	struct tier_work *swap;
+	u32 nr_swap;
+	u32 swap_pos;
 
 	u32 inflight; /* copies in flight */
 	u64 out[TIER_MAX_TIERS]; /* copies in flight away from each tier */
@@ -80,6 +97,7 @@ struct tier_mig {
 	u64 moved_bytes;
 	u64 errors;
 	u64 above_high_ms;
+	u64 swaps; /* promotions that displaced a tier-0 extent */
 };
 
 static void tier_mig_tick(struct work_struct *ws);
@@ -115,7 +133,10 @@ int tier_mig_init(struct tier_pool *pool, char **error)
 	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
 	init_waitqueue_head(&mg->idle_wait);
 	INIT_DELAYED_WORK(&mg->tick, tier_mig_tick);
-	mg->cand = kvcalloc(2 * TIER_MIG_CAND, sizeof(*mg->cand), GFP_KERNEL);
+	/* The two candidate lists, the displacement ones, the swaps. */
+	mg->cand = kvcalloc(2 * TIER_MIG_CAND + 2 * TIER_MIG_SWAP_CAND +
+				    2 * TIER_MIG_SWAPS,
+			    sizeof(*mg->cand), GFP_KERNEL);
 	if (!mg->cand) {
 		*error = "Cannot allocate the migration state";
 		return -ENOMEM;
@@ -128,6 +149,7 @@ int tier_mig_init(struct tier_pool *pool, char **error)
 		*error = "Cannot create the kcopyd client for migrations";
 		return r;
 	}
+	mg->swap = mg->cand + 2 * TIER_MIG_CAND + 2 * TIER_MIG_SWAP_CAND;
 	mg->tick_j = jiffies;
 	mg->fg_seen_j = jiffies - HZ;
 	return 0;
@@ -319,23 +341,28 @@ static void tier_mig_scan(struct tier_pool *pool,
 			  const struct tier_policy_cfg *cfg)
 {
 	struct tier_mig *mg = pool->mig;
-	struct tier_cand_heap down, up;
+	struct tier_cand_heap down, up, hot, cold;
 	u32 now = tier_clock_now(pool);
+	struct tier_work *sw = mg->cand + 2 * TIER_MIG_CAND;
 	struct tier_work w;
 	struct tier_loc loc;
 	u64 v, word;
+	u16 heat;
+	u32 atime;
 
 	tier_cand_init(&down, mg->cand, TIER_MIG_CAND);
 	tier_cand_init(&up, mg->cand + TIER_MIG_CAND, TIER_MIG_CAND);
+	tier_cand_init(&hot, sw, TIER_MIG_SWAP_CAND);
+	tier_cand_init(&cold, sw + TIER_MIG_SWAP_CAND, TIER_MIG_SWAP_CAND);
 	for (v = 0; v < pool->virt_extents; v++) {
 		word = READ_ONCE(pool->map.words[v]);
 		if (!tier_map_word_decode(word, &loc) ||
 		    (word & TIER_MAPW_BUSY))
 			continue;
+		heat = READ_ONCE(pool->map.heat[v]);
+		atime = READ_ONCE(pool->map.atime[v]);
 		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
-					     READ_ONCE(pool->map.heat[v]),
-					     READ_ONCE(pool->map.atime[v]), now,
-					     &w)) {
+					     heat, atime, now, &w)) {
 		case TIER_WORK_DEMOTE:
 			tier_cand_offer(&down, &w);
 			break;
@@ -343,6 +370,19 @@ static void tier_mig_scan(struct tier_pool *pool,
 			tier_cand_offer(&up, &w);
 			break;
 		default:
+			/* Nothing plain to do: maybe a swap. */
+			switch (tier_policy_displace(cfg, &mg->plan,
+						     tier_vext(v), &loc, heat,
+						     atime, now, &w)) {
+			case TIER_WORK_PROMOTE:
+				tier_cand_offer(&hot, &w);
+				break;
+			case TIER_WORK_DEMOTE:
+				tier_cand_offer(&cold, &w);
+				break;
+			default:
+				break;
+			}
 			break;
 		}
 		if (!(v & 8191))
@@ -354,7 +394,56 @@ static void tier_mig_scan(struct tier_pool *pool,
 	memmove(mg->cand + down.nr, up.w, up.nr * sizeof(*mg->cand));
 	mg->nr_cand = down.nr + up.nr;
 	mg->cand_pos = 0;
+	tier_cand_sort(&hot);
+	tier_cand_sort(&cold);
+	mg->nr_swap = 2 * tier_policy_pair_swaps(hot.w, hot.nr, cold.w, cold.nr,
+						 TIER_MIG_SWAPS, mg->swap);
+	mg->swap_pos = 0;
 	mg->scan_j = jiffies;
+}
+
+/* @w (a swap item) still applies: its extent is where it was, idle, unpinned. */
+static bool tier_mig_swap_valid(struct tier_pool *pool,
+				const struct tier_work *w)
+{
+	u64 word = READ_ONCE(pool->map.words[w->vext]);
+	struct tier_loc loc;
+
+	return tier_map_word_decode(word, &loc) && !(word & TIER_MAPW_BUSY) &&
+	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from;
+}
+
+/*
+ * The next half of a planned swap, or false. A pair starts only when both
+ * of its extents are still as planned; its promotion follows only when its
+ * demotion was claimed (@drop_pair: the tick could not claim it). Tick
+ * only, under lock.
+ */
+static bool tier_mig_next_swap(struct tier_pool *pool, bool drop_pair,
+			       struct tier_work *w)
+{
+	struct tier_mig *mg = pool->mig;
+
+	if (drop_pair && mg->swap_pos & 1)
+		mg->swap_pos++;
+	while (mg->swap_pos < mg->nr_swap) {
+		const struct tier_work *s = &mg->swap[mg->swap_pos];
+
+		if (!(mg->swap_pos & 1) &&
+		    (!tier_mig_swap_valid(pool, &s[0]) ||
+		     !tier_mig_swap_valid(pool, &s[1]))) {
+			mg->swap_pos += 2;
+			continue;
+		}
+		if ((mg->swap_pos & 1) && !tier_mig_swap_valid(pool, s)) {
+			mg->swap_pos++;
+			continue;
+		}
+		*w = *s;
+		mg->swap_pos++;
+		return true;
+	}
+	return false;
 }
 
 /* The next explicit request item, or false. Tick only, under lock. */
@@ -619,6 +708,7 @@ static void tier_mig_tick(struct work_struct *ws)
 	bool urgent, scanned = false;
 	struct tier_job *job;
 	struct tier_work w;
+	bool swap_failed = false;
 	int r;
 
 	if (!READ_ONCE(mg->running))
@@ -630,7 +720,7 @@ static void tier_mig_tick(struct work_struct *ws)
 	/* tier_mig_claim() counts each copy in mg->inflight. */
 	while (mg->inflight < mg->pace.max_inflight && n < ARRAY_SIZE(batch) &&
 	       (!mg->pace.rate || mg->tokens > 0)) {
-		bool manual;
+		bool manual, swap = false;
 
 		/* No job now (memory pressure): the next tick tries again. */
 		job = tier_job_alloc(pool);
@@ -638,7 +728,11 @@ static void tier_mig_tick(struct work_struct *ws)
 			break;
 		spin_lock_irq(&pool->lock);
 		manual = tier_mig_next_manual(pool, &w);
-		if (!manual && cfg.auto_migrate &&
+		if (!manual && cfg.auto_migrate) {
+			swap = tier_mig_next_swap(pool, swap_failed, &w);
+			swap_failed = false;
+		}
+		if (!manual && !swap && cfg.auto_migrate &&
 		    !tier_mig_next_auto(pool, &cfg, &w)) {
 			if (!scanned && tier_mig_scan_due(pool, urgent)) {
 				spin_unlock_irq(&pool->lock);
@@ -677,6 +771,8 @@ static void tier_mig_tick(struct work_struct *ws)
 				mg->errors++;
 				tier_mig_manual_check(pool);
 			}
+			/* No room for the cold half: no swap. */
+			swap_failed = swap && w.kind == TIER_WORK_DEMOTE;
 			spin_unlock_irq(&pool->lock);
 			tier_job_free(pool, job);
 			if (manual)
@@ -686,7 +782,9 @@ static void tier_mig_tick(struct work_struct *ws)
 		}
 		if (manual)
 			mg->man_next++;
-		else
+		else if (swap && w.kind == TIER_WORK_PROMOTE)
+			mg->swaps++;
+		else if (!swap)
 			tier_mig_account(&mg->plan, &w);
 		spin_unlock_irq(&pool->lock);
 		batch[n++] = job;
@@ -707,6 +805,7 @@ out:
 	if (mg->running) {
 		bool busy = mg->inflight || mg->man_active ||
 			    mg->cand_pos < mg->nr_cand ||
+			    mg->swap_pos < mg->nr_swap ||
 			    mg->pace.mode != TIER_PACE_IDLE;
 
 		queue_delayed_work(pool->wq, &mg->tick,
@@ -753,6 +852,7 @@ void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st)
 	st->moved_bytes = mg->moved_bytes;
 	st->mig_inflight = mg->inflight;
 	st->mig_errors = mg->errors;
+	st->mig_swaps = mg->swaps;
 	st->man_pending = mg->man_inflight;
 	if (mg->man_active)
 		st->man_pending += mg->man_last - mg->man_next + 1;

@@ -282,7 +282,9 @@ static int tier_nl_put_migration(struct sk_buff *skb,
 	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_ERRORS, st->mig_errors,
 			    pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_MANUAL_PENDING,
-			    st->man_pending, pad)) {
+			    st->man_pending, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_SWAPS, st->mig_swaps,
+			    pad)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -1227,6 +1227,7 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  *   misses: reads of mapped extents that were not; fills: copies made;
  *   evictions: copies dropped for room; invalidations: copies (or fills in
  *   flight) dropped by writes and discards.
+ * then <swaps>: promotions that displaced a cold tier-0 extent.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1265,6 +1266,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       st->mem_bytes_max, st->mem_bytes_used, st->mem_copies,
 		       st->mem_hits, st->mem_misses, st->mem_fills,
 		       st->mem_evictions, st->mem_invalidations);
+		DMEMIT(" %llu", st->mig_swaps);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;

@@ -60,6 +60,7 @@ struct tier_stats {
 	u64 demotions;
 	u64 moved_bytes;
 	u64 mig_errors;
+	u64 mig_swaps; /* promotions that displaced a tier-0 extent */
 	u64 above_high_ms;
 	u64 man_pending;
 	u32 mig_inflight;

@@ -183,6 +183,66 @@ enum tier_work_kind tier_policy_classify(const struct tier_policy_cfg *cfg,
 	return TIER_WORK_NONE;
 }
 
+/* ---- displacement ------------------------------------------------------- */
+
+enum tier_work_kind tier_policy_displace(const struct tier_policy_cfg *cfg,
+					 const struct tier_policy_plan *plan,
+					 struct tier_vext v,
+					 const struct tier_loc *loc, u16 heat,
+					 u32 atime, u32 now,
+					 struct tier_work *w)
+{
+	u32 from = loc->tier, nr = min_t(u32, plan->nr_tiers, TIER_MAX_TIERS);
+	u32 t;
+	u16 h;
+
+	if (!cfg->auto_migrate || !cfg->promote_hits || nr < 2 ||
+	    (loc->flags & TIER_EXT_F_PINNED) || from >= nr || plan->draining[0])
+		return TIER_WORK_NONE;
+	h = tier_heat_decay(heat, atime, now, cfg->promote_window);
+	w->vext = v.v;
+	w->from = from;
+	if (!from) {
+		/* Touched within the window: not a victim (hysteresis). */
+		if (now < atime || now - atime < cfg->promote_window)
+			return TIER_WORK_NONE;
+		w->to = from;
+		w->kind = TIER_WORK_DEMOTE;
+		w->key = (u64)h << 32 | atime;
+		return TIER_WORK_DEMOTE;
+	}
+	if (h < cfg->promote_hits)
+		return TIER_WORK_NONE;
+	/* Plain promotion applies (tier_policy_classify()): not blocked. */
+	for (t = 0; t < from; t++)
+		if (plan->accept_promote[t])
+			return TIER_WORK_NONE;
+	w->to = 0;
+	w->kind = TIER_WORK_PROMOTE;
+	w->key = (u64)(TIER_HEAT_MAX - h) << 32 | (U32_MAX - atime);
+	return TIER_WORK_PROMOTE;
+}
+
+u32 tier_policy_pair_swaps(const struct tier_work *hot, u32 nr_hot,
+			   const struct tier_work *cold, u32 nr_cold, u32 max,
+			   struct tier_work *out)
+{
+	u32 i, n = min_t(u32, min_t(u32, nr_hot, nr_cold), max);
+
+	for (i = 0; i < n; i++) {
+		u64 hot_heat = TIER_HEAT_MAX - (hot[i].key >> 32);
+		u64 cold_heat = cold[i].key >> 32;
+
+		/* Sorted: once a pair fails, every later one does. */
+		if (hot_heat <= 2 * cold_heat)
+			break;
+		out[2 * i] = cold[i];
+		out[2 * i].to = hot[i].from;
+		out[2 * i + 1] = hot[i];
+	}
+	return i;
+}
+
 /* ---- candidates --------------------------------------------------------- */
 
 void tier_cand_init(struct tier_cand_heap *h, struct tier_work *storage,

@@ -251,6 +251,59 @@ enum tier_work_kind tier_policy_classify(const struct tier_policy_cfg *cfg,
 					 struct tier_work *w);
 
 /**
+ * tier_policy_displace() - an extent's part in displacement: a hot extent
+ * on a slower tier swaps with a cold one of tier 0 when promotion alone
+ * cannot bring it up (tier 0 at or above its low watermark), as smq does.
+ * @cfg:   settings.
+ * @plan:  current plan.
+ * @v:     the extent.
+ * @loc:   where it is (pinned extents never take part).
+ * @heat:  its stored heat.
+ * @atime: its stored last access.
+ * @now:   heat clock now.
+ * @w:     out; filled when the return is not TIER_WORK_NONE.
+ *
+ * TIER_WORK_PROMOTE: @v is hot (decayed heat >= promote_hits) on a tier
+ * below 0, and no tier above it accepts a promotion while tier 0 is not
+ * draining: a candidate to displace a tier-0 extent (@w->to 0, key hottest
+ * first, as tier_policy_classify() orders promotions).
+ * TIER_WORK_DEMOTE: @v is on tier 0 and was not accessed within the last
+ * promote_window seconds: a candidate to be displaced (@w->to its
+ * destination is chosen when paired, key coldest first, then least recently
+ * used). Nothing when auto_migrate or promote_hits is 0, or with one tier.
+ *
+ * Context: any.
+ * Return: the candidate's role, TIER_WORK_NONE for none.
+ */
+enum tier_work_kind tier_policy_displace(const struct tier_policy_cfg *cfg,
+					 const struct tier_policy_plan *plan,
+					 struct tier_vext v,
+					 const struct tier_loc *loc, u16 heat,
+					 u32 atime, u32 now,
+					 struct tier_work *w);
+
+/**
+ * tier_policy_pair_swaps() - pair displacement candidates into swaps.
+ * @hot:     TIER_WORK_PROMOTE candidates of tier_policy_displace(),
+ *           sorted (hottest first), @nr_hot of them.
+ * @cold:    TIER_WORK_DEMOTE candidates, sorted (coldest first), @nr_cold.
+ * @max:     swaps wanted at most (the rate cap).
+ * @out:     room for @max pairs: out[2i] the cold extent's demotion (@to:
+ *           the hot extent's tier), out[2i+1] the hot extent's promotion.
+ *
+ * The i-th hottest pairs with the i-th coldest while the hot one's heat is
+ * more than twice the cold one's (hysteresis: two extents of similar heat
+ * never trade places back and forth; a displaced extent has to get that
+ * much hotter than what is then on tier 0 to come back).
+ *
+ * Context: any.
+ * Return: the number of swaps (pairs) in @out.
+ */
+u32 tier_policy_pair_swaps(const struct tier_work *hot, u32 nr_hot,
+			   const struct tier_work *cold, u32 nr_cold, u32 max,
+			   struct tier_work *out);
+
+/**
  * struct tier_cand_heap - the @cap lowest-key work items offered.
  * @w:   storage for @cap items (caller-owned).
  * @nr:  items held.

@@ -526,6 +526,109 @@ static void tier_policy_promote_test(CASE_CTX)
 	expect_work(test, &w, DEMOTE, 1, 2);
 }
 
+static u32 displace(const struct tier_policy_cfg *cfg,
+		    const struct tier_policy_plan *p, u32 tier, u32 flags,
+		    u16 heat, u32 atime, u32 now, struct tier_work *w)
+{
+	struct tier_loc loc = { .tier = tier,
+				.flags = flags,
+				.pext = tier_pext(3) };
+
+	memset(w, 0x5a, sizeof(*w));
+	return tier_policy_displace(cfg, p, tier_vext(77), &loc, heat, atime,
+				    now, w);
+}
+
+/* Who takes part in a displacement (a swap with a cold tier-0 extent). */
+static void tier_policy_displace_test(CASE_CTX)
+{
+	static const u64 low0[] = { 60, 10, 0 }; /* tier 0 at its low wm */
+	static const u64 room0[] = { 10, 70, 0 };
+	static const u64 high0[] = { 90, 10, 0 }; /* tier 0 draining */
+	struct tier_policy_cfg cfg;
+	struct tier_policy_plan p;
+	struct tier_work w;
+
+	tier_policy_cfg_init(&cfg);
+	plan_of(&cfg, &p, 2, low0, NULL);
+	/* Hot on tier 1, tier 0 accepts no promotion: displaces. */
+	CASE_EQ(displace(&cfg, &p, 1, 0, 4, 500, 500, &w), PROMOTE);
+	expect_work(test, &w, PROMOTE, 1, 0);
+	CASE_EQ(w.key, (u64)(TIER_HEAT_MAX - 4) << 32 | (U32_MAX - 500));
+	/* Not hot enough, or pinned: no. */
+	CASE_EQ(displace(&cfg, &p, 1, 0, 3, 500, 500, &w), NONE);
+	CASE_EQ(displace(&cfg, &p, 1, PINNED, 100, 500, 500, &w), NONE);
+	/*
+	 * A tier-0 extent untouched for promote_window: a victim, coldest
+	 * (then least recently used) first; touched within it: not.
+	 */
+	CASE_EQ(displace(&cfg, &p, 0, 0, 2, 400, 460, &w), DEMOTE);
+	CASE_EQ(w.from, 0);
+	CASE_EQ(w.key, (u64)1 << 32 | 400); /* heat 2 halved once */
+	CASE_EQ(displace(&cfg, &p, 0, 0, 2, 401, 460, &w), NONE);
+	CASE_EQ(displace(&cfg, &p, 0, PINNED, 0, 0, 460, &w), NONE);
+	/* Plain promotion has room: no displacement. */
+	plan_of(&cfg, &p, 3, room0, NULL);
+	CASE_EQ(displace(&cfg, &p, 1, 0, 4, 500, 500, &w), NONE);
+	/* Tier 0 draining, promotion off, auto_migrate off, one tier: no. */
+	plan_of(&cfg, &p, 2, high0, NULL);
+	CASE_TRUE(p.draining[0]);
+	CASE_EQ(displace(&cfg, &p, 1, 0, 100, 500, 500, &w), NONE);
+	CASE_EQ(displace(&cfg, &p, 0, 0, 0, 0, 500, &w), NONE);
+	plan_of(&cfg, &p, 2, low0, NULL);
+	cfg.promote_hits = 0;
+	CASE_EQ(displace(&cfg, &p, 1, 0, 100, 500, 500, &w), NONE);
+	cfg.promote_hits = 4;
+	cfg.auto_migrate = 0;
+	CASE_EQ(displace(&cfg, &p, 1, 0, 100, 500, 500, &w), NONE);
+	cfg.auto_migrate = 1;
+	plan_of(&cfg, &p, 1, low0, NULL);
+	CASE_EQ(displace(&cfg, &p, 0, 0, 0, 0, 500, &w), NONE);
+}
+
+static struct tier_work dwork(u64 vext, u32 from, u32 kind, u16 heat)
+{
+	struct tier_work w = {
+		.vext = vext, .from = from, .to = 0, .kind = kind
+	};
+
+	w.key = kind == TIER_WORK_PROMOTE ? (u64)(TIER_HEAT_MAX - heat) << 32 :
+					    (u64)heat << 32;
+	return w;
+}
+
+/* Pairs: hottest with coldest while hot > 2 x cold; capped at @max. */
+static void tier_policy_pair_swaps_test(CASE_CTX)
+{
+	struct tier_work hot[3], cold[3], out[6];
+
+	hot[0] = dwork(10, 1, TIER_WORK_PROMOTE, 20);
+	hot[1] = dwork(11, 2, TIER_WORK_PROMOTE, 9);
+	hot[2] = dwork(12, 1, TIER_WORK_PROMOTE, 6);
+	cold[0] = dwork(1, 0, TIER_WORK_DEMOTE, 0);
+	cold[1] = dwork(2, 0, TIER_WORK_DEMOTE, 4);
+	cold[2] = dwork(3, 0, TIER_WORK_DEMOTE, 5);
+	/* 20 > 0, 9 > 8, 6 <= 10: two swaps. */
+	CASE_EQ(tier_policy_pair_swaps(hot, 3, cold, 3, 3, out), 2);
+	CASE_EQ(out[0].vext, 1);
+	CASE_EQ(out[0].kind, TIER_WORK_DEMOTE);
+	CASE_EQ(out[0].to, 1); /* to where the hot one comes from */
+	CASE_EQ(out[1].vext, 10);
+	CASE_EQ(out[1].kind, TIER_WORK_PROMOTE);
+	CASE_EQ(out[1].to, 0);
+	CASE_EQ(out[2].vext, 2);
+	CASE_EQ(out[2].to, 2);
+	CASE_EQ(out[3].vext, 11);
+	/* The cap, and nothing to pair with. */
+	CASE_EQ(tier_policy_pair_swaps(hot, 3, cold, 3, 1, out), 1);
+	CASE_EQ(tier_policy_pair_swaps(hot, 3, cold, 0, 3, out), 0);
+	CASE_EQ(tier_policy_pair_swaps(hot, 0, cold, 3, 3, out), 0);
+	/* Equal heat never swaps (no ping-pong of look-alikes). */
+	hot[0] = dwork(10, 1, TIER_WORK_PROMOTE, 4);
+	cold[0] = dwork(1, 0, TIER_WORK_DEMOTE, 2);
+	CASE_EQ(tier_policy_pair_swaps(hot, 1, cold, 1, 3, out), 0);
+}
+
 /* Demotion: colder first, then older. Promotion: hotter, then newer. */
 static void tier_policy_keys_test(CASE_CTX)
 {
@@ -777,6 +880,8 @@ static struct case_entry policy_cases[] = {
 	CASE_RUN(tier_policy_demote_test),
 	CASE_RUN(tier_policy_targets_test),
 	CASE_RUN(tier_policy_promote_test),
+	CASE_RUN(tier_policy_displace_test),
+	CASE_RUN(tier_policy_pair_swaps_test),
 	CASE_RUN(tier_policy_keys_test),
 	CASE_RUN(tier_cand_model_test),
 	CASE_RUN(tier_cand_small_test),

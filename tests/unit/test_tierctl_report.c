@@ -287,7 +287,7 @@ static void test_status_json_migration(void **state)
 		"\"mapped_extents\":300,\"mapped_bytes\":314572800",
 		"\"discard_passdown\":true",
 		"\"migration\":{\"pace\":\"full\",\"in_flight\":3,"
-		"\"promotions\":12,\"demotions\":40,\"bytes_moved\":1610612736,"
+		"\"promotions\":12,\"swaps\":0,\"demotions\":40,\"bytes_moved\":1610612736,"
 		"\"above_high_ms\":4100,\"errors\":0,\"manual_pending\":0}",
 		"\"free_bytes\":52428800,\"mapped_extents\":140,\"read_ios\":11",
 		"\"state\":\"degraded\"",

@@ -16,6 +16,9 @@
 #   redirect  whole-extent overwrites of tier-1 data land on tier 0 without a
 #             copy; a partial write, or redirect_writes 0, leaves them there
 #   age       demote_age 3 moves every unread extent down, under the watermarks
+#   displace  tier 0 at its low watermark with cold data: a region on tier 1
+#             read over and over swaps in (the cold extents go down), tier 0's
+#             use stays where it was, no swap back once it is up; contents
 #   throttle  32 MiB at migration_bandwidth 2 takes >= 2x (and >= 10 s) what
 #             it takes unthrottled; a second migrate meanwhile gets EBUSY
 #   fio       4 jobs with crc32c verify while migrate ping-pongs their region
@@ -284,6 +287,65 @@ step_age() { # regions of promote and redirect: 30 extents on tier 0
 	tier_sane $DEV age
 }
 
+# Promotion that displaces (smq's swaps): when tier 0 sits at its low
+# watermark full of cold data, a hot extent of tier 1 trades places with
+# the coldest one instead of waiting for room that never comes.
+step_displace() { # regions: 24 MiB at 160 MiB (cold), 8 MiB at 192 MiB (hot)
+	local reader s0 s1 u0
+	step_raw
+	tier_set $DEV auto_migrate 0
+	head -c 24M /dev/urandom >/tmp/e.cold
+	head -c 8M /dev/urandom >/tmp/e.hot
+	put /tmp/e.cold 160
+	put /tmp/e.hot 192
+	tier_msg $DEV migrate $((192 * ES)) $((8 * ES)) 1 || fail "displace: migrate to tier 1 (status $?)"
+	wait_moved displace 1 8 60
+	tier_eval $DEV
+	u0=$mapped0
+	expect_eq "$u0" 24 "displace: cold extents on tier 0"
+	# Tier 0 above its low watermark: plain promotion has no room.
+	tier_set_wm $DEV 90 30
+	tier_set $DEV promote_hits 3
+	tier_set $DEV promote_window 2
+	sleep 3 # the cold extents untouched for a window: they may go
+	s0=$(tierctl status $DEV --json | jget '["migration"]["swaps"]')
+	tier_set $DEV auto_migrate 1
+	# A region read over and over (as a model's weights are).
+	( while [ ! -e /tmp/e.stop ]; do
+		dd if=$D of=/dev/null bs=1M skip=192 count=8 iflag=direct status=none
+		sleep 0.3
+	done ) &
+	reader=$!
+	rm -f /tmp/e.stop
+	local i up=0
+	for i in $(seq 120); do
+		up=$(tierctl where $DEV --range 192M:8M --json | jget '["tiers"][0]["bytes"]')
+		[ "$up" = $((8 << 20)) ] && break
+		sleep 0.5
+	done
+	touch /tmp/e.stop
+	wait $reader
+	[ "$up" = $((8 << 20)) ] ||
+		fail "displace: the hot region is not all on tier 0 after 60 s of reads ($up bytes): $(tier_summary $DEV)"
+	tier_wait $DEV 30 "[ \$in_flight = 0 ]" || fail "displace: copies still in flight: $(tier_summary $DEV)"
+	tier_eval $DEV
+	s1=$(tierctl status $DEV --json | jget '["migration"]["swaps"]')
+	echo "displace: 8 hot extents swapped in for cold ones ($((s1 - s0)) swaps): $(tier_summary $DEV)"
+	[ $((s1 - s0)) -ge 8 ] || fail "displace: swaps $s0 -> $s1 for 8 hot extents"
+	expect_eq "$mapped0" "$u0" "displace: extents on tier 0 (a swap keeps its use)"
+	expect_eq "$mapped1" 8 "displace: extents on tier 1 (the displaced cold ones)"
+	# No swap back: the displaced extents are cold, the promoted ones
+	# are not victims while they are read, and nothing else is hot.
+	sleep 8
+	expect_eq "$(tierctl status $DEV --json | jget '["migration"]["swaps"]')" "$s1" "displace: swaps 8 s later"
+	expect_eq "$(dev_sha 160 24)" "$(file_sha /tmp/e.cold)" "displace: contents of the cold region"
+	expect_eq "$(dev_sha 192 8)" "$(file_sha /tmp/e.hot)" "displace: contents of the hot region"
+	tier_set $DEV promote_window 60
+	tier_set $DEV promote_hits 4
+	tier_set_wm $DEV 80 60
+	tier_sane $DEV displace
+}
+
 step_throttle() { # region: 32 MiB at 128 MiB, on an empty device
 	local m0 m1 t0 slow fast rc
 	step_raw
@@ -373,7 +435,7 @@ step_fio() { # region: 32 MiB at 256 MiB, on an empty device
 }
 
 guest_main() {
-	local steps=${DMT_MIG_STEPS:-settings burst deadline raw promote redirect age throttle fio} s t0
+	local steps=${DMT_MIG_STEPS:-settings burst deadline raw promote redirect age displace throttle fio} s t0
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
 	tier_stats $DEV >/dev/null || fail "no migration fields in the status: is this the migration module?"
 	mkdir -p $MNT

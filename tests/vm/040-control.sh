@@ -29,8 +29,6 @@ jcheck() { # what expression
 	python3 -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 if ($2) else 1)" ||
 		fail "$1"
 }
-# A value out of a JSON document on stdin: jget '["tiers"][0]["state"]'.
-jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
 
 # Every extent of `tierctl where --json` for PATH: on tier TIER, pinned
 # PINNED (True, False, or any: an extent may be shared with a pinned file).

@@ -22,6 +22,9 @@ vm() {
 
 in_guest() { [ "${DMT_IN_VM:-}" = 1 ]; }
 
+# A value out of a JSON document on stdin: jget '["tiers"][0]["state"]'.
+jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
+
 # The heavy tests (power cuts, crash states, migrations) have a short
 # variant that `make check` runs, within its time budget, and a long one,
 # `make check-long` (DMT_VM_LONG=1). Prints LONG or SHORT accordingly.

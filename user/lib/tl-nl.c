@@ -196,6 +196,7 @@ static int parse_migration(struct nlattr *nest, struct tl_nl_migration *m)
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_ABOVE_HIGH_MS, &m->above_high_ms);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_ERRORS, &m->errors);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_MANUAL_PENDING, &m->manual_pending);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_SWAPS, &m->swaps);
 	return ret;
 }
 
@@ -343,6 +344,7 @@ void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st)
 		st->mig.above_high_ms = m->above_high_ms;
 		st->mig.errors = m->errors;
 		st->mig.manual_pending = m->manual_pending;
+		st->mig.swaps = m->swaps;
 	}
 	status_word(st->mig.pace, m->pace);
 	st->mem = dev->mem;

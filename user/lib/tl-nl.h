@@ -52,6 +52,7 @@ struct tl_nl_migration {
 	uint64_t above_high_ms;
 	uint64_t errors;
 	uint64_t manual_pending;
+	uint64_t swaps;		/* promotions that displaced a tier-0 extent */
 };
 
 /* Settings; index = DM_TIER_A_POLICY_* - 1. @set has bit i when v[i] is present. */

@@ -157,6 +157,7 @@ static void print_migration(const struct tl_status_migration *m)
 	print_str("pace", "  migration: pace %s", m->pace);
 	print_u64("in_flight", ", %llu in flight", m->in_flight);
 	print_u64("promotions", ", %llu up", m->promotions);
+	print_u64("swaps", m->swaps ? " (%llu by displacing)" : NULL, m->swaps);
 	print_u64("demotions", ", %llu down", m->demotions);
 	print_u64_text("bytes_moved", ", %s moved", m->moved_bytes,
 		       tl_size_str(m->moved_bytes, a));

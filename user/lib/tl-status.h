@@ -104,6 +104,8 @@ int tl_mem_hit_permille(const struct tl_mem_stats *m);
  * @above_high_ms:  ms tier 0 spent above its high watermark.
  * @errors:         failed copies.
  * @manual_pending: extents a "migrate" message still has to move.
+ * @swaps:          promotions that displaced a cold tier-0 extent (netlink
+ *                  only; 0 from the status line).
  */
 struct tl_status_migration {
 	bool present;
@@ -115,6 +117,7 @@ struct tl_status_migration {
 	u64 above_high_ms;
 	u64 errors;
 	u64 manual_pending;
+	u64 swaps;
 };
 
 /**

@@ -132,6 +132,11 @@ enum {
 	DM_TIER_A_MIGRATION_MANUAL_PENDING, /* u64 */
 	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
 	DM_TIER_A_MIGRATION_PAD, /* pad */
+	/*
+	 * Promotions that displaced a cold tier-0 extent (a swap) since
+	 * activation.
+	 */
+	DM_TIER_A_MIGRATION_SWAPS, /* u64 */
 
 	__DM_TIER_A_MIGRATION_MAX,
 	DM_TIER_A_MIGRATION_MAX = (__DM_TIER_A_MIGRATION_MAX - 1)
