@@ -176,6 +176,8 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 {
 	struct tier_mig *mg = pool->mig;
 
+	if (pool->read_only)
+		return -EROFS;
 	spin_lock_irq(&pool->lock);
 	if (mg->man_active) {
 		spin_unlock_irq(&pool->lock);
@@ -624,7 +626,8 @@ static void tier_mig_tick(struct work_struct *ws)
 	if (!READ_ONCE(mg->running))
 		return;
 	tier_mig_sample(pool, &cfg, &urgent);
-	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+	/* Nothing moves in read-only metadata mode or activation. */
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
 		goto out;
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */

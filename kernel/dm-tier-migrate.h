@@ -90,7 +90,8 @@ void tier_mig_set_cfg(struct tier_pool *pool,
  * @tier:  destination tier, < nr_tiers.
  *
  * Context: process; takes pool->lock.
- * Return: 0, or -EBUSY while an earlier request is still running.
+ * Return: 0, -EBUSY while an earlier request is still running, or -EROFS
+ * when the pool is activated read-only.
  */
 int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier);
 

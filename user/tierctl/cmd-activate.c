@@ -144,7 +144,8 @@ static void add_mem_tier(const struct tl_group *g, char *params, size_t len,
 	}
 }
 
-static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
+static int activate_group(const struct tl_groups *gs, const struct tl_group *g,
+			  bool read_only)
 {
 	char dm_uuid[TL_DM_UUID_LEN + 1], params[4096], size[TL_SIZE_STR_LEN];
 	char base[sizeof(params)];
@@ -157,9 +158,18 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 
 	tl_dm_uuid(g->uuid, dm_uuid);
 	ret = tl_dm_query(NULL, dm_uuid, false, &d, &err);
+	if (!ret && d.read_only != read_only) {
+		/* The kernel would refuse it too: one mode at a time. */
+		ret = fail("cannot activate '%s' %s: it is active %s as /dev/mapper/%s; 'tierctl remove %s' first",
+			   g->name, read_only ? "read-only" : "read-write",
+			   d.read_only ? "read-only" : "read-write", d.name,
+			   d.name);
+		tl_dm_dev_free(&d);
+		return ret;
+	}
 	if (!ret) {
-		printf("%s: already active as /dev/mapper/%s\n", g->name,
-		       d.name);
+		printf("%s: already active%s as /dev/mapper/%s\n", g->name,
+		       d.read_only ? " read-only" : "", d.name);
 		tl_dm_dev_free(&d);
 		return TIERCTL_EXIT_OK;
 	}
@@ -182,7 +192,8 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 		return report(TIERCTL_EXIT_FAIL, &err);
 	memcpy(base, params, sizeof(base));
 	add_mem_tier(g, params, sizeof(params), &mem);
-	if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, params, &err)) {
+	if (tl_dm_create_mode(g->name, dm_uuid, sectors, TL_DM_TARGET, params,
+			      read_only, &err)) {
 		if (!mem.on)
 			return report(TIERCTL_EXIT_FAIL, &err);
 		/* A module without the memory tier refuses its keys: the
@@ -191,11 +202,12 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 		     g->name, err.msg);
 		mem.on = false;
 		err.msg[0] = '\0';
-		if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, base,
-				 &err))
+		if (tl_dm_create_mode(g->name, dm_uuid, sectors, TL_DM_TARGET,
+				      base, read_only, &err))
 			return report(TIERCTL_EXIT_FAIL, &err);
 	}
-	printf("activated /dev/mapper/%s: %s, %u tier%s", g->name,
+	printf("activated /dev/mapper/%s%s: %s, %u tier%s", g->name,
+	       read_only ? " read-only" : "",
 	       tl_size_str(sectors << TIER_SECTOR_SHIFT, size), g->nr_tiers,
 	       g->nr_tiers == 1 ? "" : "s");
 	if (mem.on)
@@ -226,39 +238,55 @@ static void connect_recorded_remote_tiers(void)
 	}
 }
 
-int cmd_activate(int argc, char **argv)
+int activate_parse(int argc, char **argv, struct activate_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "readonly", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tl_groups gs;
-	const char *name = NULL;
-	size_t i, scanned = 0;
-	bool all = false;
-	int c, rc, idx;
+	int c;
 
+	memset(o, 0, sizeof(*o));
 	opts_reset();
-	while ((c = next_opt("activate", argc, argv, "a", longopts)) != -1) {
+	while ((c = next_opt("activate", argc, argv, "ar", longopts)) != -1) {
 		switch (c) {
 		case 'a':
-			all = true;
+			o->all = true;
+			break;
+		case 'r':
+			o->read_only = true;
 			break;
 		case 'h':
+			o->help = true;
 			return TIERCTL_EXIT_OK;
 		default:
 			return TIERCTL_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
-		name = argv[optind];
+		o->name = argv[optind];
 	if (optind + 1 < argc)
 		return usage_error("activate: unexpected argument '%s'",
 				   argv[optind + 1]);
-	if (name && all)
+	if (o->name && o->all)
 		return usage_error("activate: give a NAME or --all, not both");
+	return TIERCTL_EXIT_OK;
+}
 
+int cmd_activate(int argc, char **argv)
+{
+	struct activate_opts o;
+	struct tl_groups gs;
+	const char *name;
+	size_t i, scanned = 0;
+	int rc, idx;
+
+	rc = activate_parse(argc, argv, &o);
+	if (rc || o.help)
+		return rc;
+	name = o.name;
 	connect_recorded_remote_tiers();
 	tl_groups_init(&gs);
 	rc = scan_labels(&gs, &scanned);
@@ -273,7 +301,7 @@ int cmd_activate(int argc, char **argv)
 			rc = fail("several dm-tier devices are named '%s' (different uuids); activate with 'tierctl activate --all' after wiping the stale one",
 				  name);
 		} else {
-			rc = activate_group(&gs, &gs.group[idx]);
+			rc = activate_group(&gs, &gs.group[idx], o.read_only);
 		}
 		goto out;
 	}
@@ -281,7 +309,7 @@ int cmd_activate(int argc, char **argv)
 		printf("no dm-tier devices found on %zu block device%s\n",
 		       scanned, scanned == 1 ? "" : "s");
 	for (i = 0; i < gs.nr_groups; i++) {
-		if (activate_group(&gs, &gs.group[i]))
+		if (activate_group(&gs, &gs.group[i], o.read_only))
 			rc = TIERCTL_EXIT_FAIL;
 	}
 out:

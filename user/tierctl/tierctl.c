@@ -32,7 +32,7 @@ static const struct tierctl_cmd commands[] = {
 	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC]\n"
 	  "         [--mem-promote-hits N]",
 	  "format devices as a new dm-tier device and activate it" },
-	{ "activate", cmd_activate, "activate [NAME | --all]",
+	{ "activate", cmd_activate, "activate [NAME | --all] [--readonly]",
 	  "find member devices by their labels and activate the device(s)" },
 	{ "remove", cmd_remove, "remove NAME [--disconnect]",
 	  "deactivate a dm-tier device (the data stays on the tiers);\n"
