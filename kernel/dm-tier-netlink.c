@@ -578,14 +578,16 @@ static int tier_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return r;
 }
 
+#define TIER_NL_MSG_READ_ONLY \
+	"the device is activated read-only: nothing can change (activate it read-write to change it)"
+
 /* A read-only activation refuses every request that changes something. */
 static int tier_nl_check_writable(struct genl_info *info,
 				  struct tier_pool *pool)
 {
 	if (!pool->read_only)
 		return 0;
-	NL_SET_ERR_MSG(info->extack,
-		       "the device is activated read-only: nothing can change (activate it read-write to change it)");
+	NL_SET_ERR_MSG(info->extack, TIER_NL_MSG_READ_ONLY);
 	return -EROFS;
 }
 

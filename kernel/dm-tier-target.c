@@ -873,6 +873,8 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are already used by another mapped device"
 #define TIER_MSG_TWO_TARGETS \
 	"The tier devices are used by two targets of this table"
+#define TIER_MSG_READ_ONLY \
+	"the device is activated read-only: nothing can change"
 #define TIER_MSG_ACTIVE_RO \
 	"The tier devices are active read-only; remove that device before loading a read-write table"
 #define TIER_MSG_ACTIVE_RW \
@@ -1442,8 +1444,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_pool *pool = tc->pool;
 
 	if (argc && pool->read_only) {
-		DMERR_LIMIT("%s: %s: the device is activated read-only: nothing can change",
-			    pool->tier_name[0], argv[0]);
+		DMERR_LIMIT("%s: %s: %s", pool->tier_name[0], argv[0],
+			    TIER_MSG_READ_ONLY);
 		return -EROFS;
 	}
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
