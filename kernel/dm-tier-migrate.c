@@ -723,6 +723,9 @@ void tier_mig_start(struct tier_pool *pool)
 {
 	struct tier_mig *mg = pool->mig;
 
+	/* Activated read-only: nothing ever moves (status: pace idle). */
+	if (pool->read_only)
+		return;
 	mg->tick_j = jiffies;
 	spin_lock_irq(&pool->lock);
 	mg->running = true;

@@ -53,7 +53,8 @@ void tier_mig_teardown(struct tier_pool *pool);
 void tier_mig_destroy(struct tier_pool *pool);
 
 /**
- * tier_mig_start() - arm the migration tick (resume).
+ * tier_mig_start() - arm the migration tick (resume); not for a pool
+ * activated read-only, where nothing moves.
  * @pool: the pool.
  *
  * Context: process.

@@ -108,6 +108,7 @@ step_ro() {
 	check "commits 0 in the status line" test "$commits" = 0
 	check "commits 0 in tierctl status --json" test "$(jfield $DEV '["commits"]')" = 0
 	check "nothing promoted or demoted" test "$promotions$demotions$moved_bytes" = 000
+	check "the migration engine is idle" test "$pace" = idle
 	check "no write counted on any tier" test "$writes0$writes1" = 00
 }
 
@@ -124,7 +125,7 @@ step_refused() {
 	check "a plain write is refused" refused '.' dd if=/dev/zero of=$D bs=1M count=1 oflag=direct status=none
 	# A read-write device stacked on it: the block layer only warns when
 	# its writes reach the read-only device, so map() must refuse them.
-	if dmsetup create over --table "0 $((16 << 11)) linear $D 0" 2>/tmp/over.err; then
+	if dmsetup create over --table "0 $(blockdev --getsz $D) linear $D 0" 2>/tmp/over.err; then
 		check "a write through a stacked device fails" \
 			refused '.' dd if=/dev/zero of=/dev/mapper/over bs=1M count=4 oflag=direct conv=fsync status=none
 		check "a write to an unmapped extent through it fails" \
