@@ -70,7 +70,7 @@ step_setup() {
 	tier_wait $DEV 120 '[ $manual_pending = 0 ] && [ $in_flight = 0 ]' ||
 		fail "setup: the move to tier 1 did not end: $(tier_summary $DEV)"
 	tier_eval $DEV
-	[ "$mapped1" -ge 32 ] && [ "$mapped0" -ge 1 ] ||
+	[ "$mapped1" -ge 16 ] && [ "$mapped0" -ge 16 ] ||
 		fail "setup: data not on both tiers: $mapped0 on tier 0, $mapped1 on tier 1"
 	echo "setup: $mapped0 extents on tier 0, $mapped1 on tier 1"
 	tierctl remove $DEV >/dev/null
