@@ -13,6 +13,7 @@
 #define DM_TIER_COMPAT_H
 
 #include <linux/blkdev.h>
+#include <linux/device-mapper.h>
 #include <linux/dm-io.h>
 #include <net/genetlink.h>
 
@@ -26,6 +27,20 @@ static inline int tier_compat_dm_io(struct dm_io_request *req,
 	return dm_io(req, num_regions, where, sync_error_bits, IOPRIO_DEFAULT);
 #else
 	return dm_io(req, num_regions, where, sync_error_bits);
+#endif
+}
+
+/*
+ * Whether @ti's table was loaded read-write (not "dmsetup create
+ * --readonly"): the table's mode is an fmode_t with FMODE_WRITE on 6.1, a
+ * blk_mode_t with BLK_OPEN_WRITE since 6.5.
+ */
+static inline bool tier_compat_table_writable(struct dm_target *ti)
+{
+#ifdef BLK_OPEN_WRITE
+	return !!(dm_table_get_mode(ti->table) & BLK_OPEN_WRITE);
+#else
+	return !!(dm_table_get_mode(ti->table) & FMODE_WRITE);
 #endif
 }
 

@@ -198,6 +198,8 @@ int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
 {
 	struct tier_mig *mg = pool->mig;
 
+	if (pool->read_only)
+		return -EROFS;
 	spin_lock_irq(&pool->lock);
 	if (mg->man_active) {
 		spin_unlock_irq(&pool->lock);
@@ -714,7 +716,8 @@ static void tier_mig_tick(struct work_struct *ws)
 	if (!READ_ONCE(mg->running))
 		return;
 	tier_mig_sample(pool, &cfg, &urgent);
-	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+	/* Nothing moves in read-only metadata mode or activation. */
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
 		goto out;
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */
@@ -819,6 +822,9 @@ void tier_mig_start(struct tier_pool *pool)
 {
 	struct tier_mig *mg = pool->mig;
 
+	/* Activated read-only: nothing ever moves (status: pace idle). */
+	if (pool->read_only)
+		return;
 	mg->tick_j = jiffies;
 	spin_lock_irq(&pool->lock);
 	mg->running = true;

@@ -53,7 +53,8 @@ void tier_mig_teardown(struct tier_pool *pool);
 void tier_mig_destroy(struct tier_pool *pool);
 
 /**
- * tier_mig_start() - arm the migration tick (resume).
+ * tier_mig_start() - arm the migration tick (resume); not for a pool
+ * activated read-only, where nothing moves.
  * @pool: the pool.
  *
  * Context: process.
@@ -90,7 +91,8 @@ void tier_mig_set_cfg(struct tier_pool *pool,
  * @tier:  destination tier, < nr_tiers.
  *
  * Context: process; takes pool->lock.
- * Return: 0, or -EBUSY while an earlier request is still running.
+ * Return: 0, -EBUSY while an earlier request is still running, or -EROFS
+ * when the pool is activated read-only.
  */
 int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier);
 

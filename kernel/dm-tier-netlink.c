@@ -580,6 +580,19 @@ static int tier_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return r;
 }
 
+#define TIER_NL_MSG_READ_ONLY \
+	"the device is activated read-only: nothing can change (activate it read-write to change it)"
+
+/* A read-only activation refuses every request that changes something. */
+static int tier_nl_check_writable(struct genl_info *info,
+				  struct tier_pool *pool)
+{
+	if (!pool->read_only)
+		return 0;
+	NL_SET_ERR_MSG(info->extack, TIER_NL_MSG_READ_ONLY);
+	return -EROFS;
+}
+
 /*
  * All or nothing: each attribute is range-checked as the table key of the
  * same name (tier_table_set_u32()), the result cross-checked once
@@ -613,6 +626,9 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 		r = -ENOENT;
 		goto out;
 	}
+	r = tier_nl_check_writable(info, pool);
+	if (r)
+		goto out;
 	r = tier_pool_get_table(pool, &t);
 	if (r) {
 		NL_SET_ERR_MSG(extack, "the device has no active table");
@@ -706,6 +722,10 @@ static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 
 static int tier_nl_check_rw(struct genl_info *info, struct tier_pool *pool)
 {
+	int r = tier_nl_check_writable(info, pool);
+
+	if (r)
+		return r;
 	if (READ_ONCE(pool->mode) == TIER_MODE_WRITE)
 		return 0;
 	NL_SET_ERR_MSG(info->extack,

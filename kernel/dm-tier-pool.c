@@ -229,6 +229,9 @@ int tier_pool_commit(struct tier_pool *pool)
 	int r;
 
 	lockdep_assert_held(&pool->md_lock);
+	/* Activated read-only: no commit ever, heat and first commit included. */
+	if (pool->read_only)
+		return -EROFS;
 	/* Read-only mode still tries: a second failure means fail mode. */
 	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
 		return -EIO;

@@ -157,6 +157,12 @@ struct tier_pool {
 	u64 durable_seq;
 	bool commit_requested; /* by a message; the worker commits */
 	enum tier_md_mode mode;
+	/*
+	 * Activated read-only (the first table's mode; every table of the
+	 * pool has it): nothing is ever written to a member. Fixed before
+	 * the pool is resumed.
+	 */
+	bool read_only;
 	struct bio_list deferred; /* bios for the worker */
 	struct bio_list parked; /* waiting for a busy extent */
 	struct list_head busy; /* struct tier_job being prepared */
@@ -510,7 +516,8 @@ bool tier_tier_recover(struct tier_pool *pool, u32 tier);
  * Context: process, may sleep; caller holds pool->md_lock and is the worker
  * (or the pool is suspended), so the map does not change meanwhile: the
  * tier flush of phase 1 covers every mapping the commit captures.
- * Return: 0, or -EIO when the device cannot commit (mode not "write").
+ * Return: 0, -EIO when the device cannot commit (mode not "write"), or
+ * -EROFS, writing nothing, when the pool is activated read-only.
  */
 int tier_pool_commit(struct tier_pool *pool);
 

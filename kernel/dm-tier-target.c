@@ -162,6 +162,24 @@ static bool tier_can_remap(struct tier_pool *pool, struct bio *bio, u64 word,
 		 READ_ONCE(pool->cfg.redirect_writes));
 }
 
+/*
+ * A write, discard or flush to a read-only activation. dm core marks the
+ * disk read-only, but the block layer only warns about writes to it, so a
+ * stacked device or a kernel user can still send one: it fails here,
+ * before anything is allocated or mapped. An empty flush has nothing of
+ * ours to make durable.
+ */
+static int tier_map_read_only(struct tier_pool *pool, struct bio *bio)
+{
+	if (op_is_flush(bio->bi_opf) && !bio_sectors(bio)) {
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	DMERR_LIMIT("%s: write to a read-only activation refused",
+		    pool->tier_name[0]);
+	return DM_MAPIO_KILL;
+}
+
 static int tier_map(struct dm_target *ti, struct bio *bio)
 {
 	struct tier_c *tc = ti->private;
@@ -181,6 +199,8 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 
 	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL))
 		return DM_MAPIO_KILL;
+	if (unlikely(pool->read_only) && op_is_write(bio_op(bio)))
+		return tier_map_read_only(pool, bio);
 	if (bio->bi_opf & REQ_PREFLUSH || bio_op(bio) == REQ_OP_DISCARD) {
 		tier_defer_bio(pool, bio);
 		return DM_MAPIO_SUBMITTED;
@@ -675,7 +695,7 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 	mutex_lock(&pool->md_lock);
 	if (tier_map_dirty(pool))
 		r = tier_pool_commit(pool);
-	else
+	else if (!pool->read_only)
 		r = tier_md_flush_tiers(pool->meta);
 	mutex_unlock(&pool->md_lock);
 	if (r)
@@ -839,6 +859,7 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 				error);
 	if (IS_ERR(pool))
 		return pool;
+	pool->read_only = !tier_compat_table_writable(tc->ti);
 	r = tier_mig_init(pool, error);
 	if (r) {
 		tier_dev_stop(pool);
@@ -852,6 +873,12 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are already used by another mapped device"
 #define TIER_MSG_TWO_TARGETS \
 	"The tier devices are used by two targets of this table"
+#define TIER_MSG_READ_ONLY \
+	"the device is activated read-only: nothing can change"
+#define TIER_MSG_ACTIVE_RO \
+	"The tier devices are active read-only; remove that device before loading a read-write table"
+#define TIER_MSG_ACTIVE_RW \
+	"The tier devices are active read-write; remove that device before loading a read-only table"
 
 /*
  * The pool of the device whose metadata is on @tc's tier 0, shared with a
@@ -868,6 +895,12 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 	list_for_each_entry(pool, &tier_pools, list) {
 		if (pool->meta_dev_id != meta)
 			continue;
+		/* Never written through one table and frozen by another. */
+		if (pool->read_only == tier_compat_table_writable(tc->ti)) {
+			*error = pool->read_only ? TIER_MSG_ACTIVE_RO :
+						   TIER_MSG_ACTIVE_RW;
+			return ERR_PTR(-EBUSY);
+		}
 		/*
 		 * Shared only by tables of one mapped device (reloads), one
 		 * target per table: checked here, at load, since two devices
@@ -1228,6 +1261,9 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  *   evictions: copies dropped for room; invalidations: copies (or fills in
  *   flight) dropped by writes and discards.
  * then <swaps>: promotions that displaced a cold tier-0 extent.
+ * then <activation>: rw, or ro for a table loaded read-only (dmsetup
+ *   --readonly), which writes nothing to any member: no commit, no
+ *   migration, messages fail with EROFS. Not the metadata mode.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1267,6 +1303,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       st->mem_hits, st->mem_misses, st->mem_fills,
 		       st->mem_evictions, st->mem_invalidations);
 		DMEMIT(" %llu", st->mig_swaps);
+		DMEMIT(" %s", pool->read_only ? "ro" : "rw");
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1408,6 +1445,11 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
 
+	if (argc && pool->read_only) {
+		DMERR_LIMIT("%s: %s: %s", pool->tier_name[0], argv[0],
+			    TIER_MSG_READ_ONLY);
+		return -EROFS;
+	}
 	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
 		/* What changed before the message must be durable after it. */
 		u64 seq = READ_ONCE(pool->change_seq);

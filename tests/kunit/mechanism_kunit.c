@@ -3,9 +3,9 @@
  * KUnit suite dm_tier_mechanism: kernel-side helpers of the pool layer
  * (kernel/dm-tier-pool.[ch]) and the metadata layer (kernel/dm-tier-metadata.c)
  * that need no device: the metadata mode state machine, the dirty test of
- * the FUA fast path, commits refused in fail mode, and the map switch and
- * heat persistence that migration and commits rely on. The I/O paths are
- * exercised by the VM tests.
+ * the FUA fast path, commits refused in fail mode and on a read-only
+ * activation, and the map switch and heat persistence that migration and
+ * commits rely on. The I/O paths are exercised by the VM tests.
  */
 #include <kunit/test.h>
 
@@ -75,6 +75,28 @@ static void commit_refused_in_fail_mode_test(struct kunit *test)
 	mutex_unlock(&pool->md_lock);
 	KUNIT_EXPECT_TRUE(test, tier_map_dirty(pool));
 	KUNIT_EXPECT_EQ(test, pool->commits, 0ULL);
+}
+
+/*
+ * Activated read-only: a commit returns -EROFS before touching anything
+ * (no device here either), with map changes and heat due, and leaves the
+ * metadata mode alone: nothing failed.
+ */
+static void commit_refused_read_only_test(struct kunit *test)
+{
+	struct tier_pool *pool = fake_pool(test);
+
+	pool->read_only = true;
+	pool->change_seq = 1;
+	pool->heat_dirty = true;
+	pool->heat_flush = true;
+	mutex_lock(&pool->md_lock);
+	KUNIT_EXPECT_EQ(test, tier_pool_commit(pool), -EROFS);
+	mutex_unlock(&pool->md_lock);
+	KUNIT_EXPECT_TRUE(test, tier_map_dirty(pool));
+	KUNIT_EXPECT_TRUE(test, pool->heat_flush);
+	KUNIT_EXPECT_EQ(test, pool->commits, 0ULL);
+	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_WRITE);
 }
 
 /* A pool with a map and two allocators, as tier_md_load() leaves it. */
@@ -262,6 +284,7 @@ static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(mode_only_degrades_test),
 	KUNIT_CASE(map_dirty_test),
 	KUNIT_CASE(commit_refused_in_fail_mode_test),
+	KUNIT_CASE(commit_refused_read_only_test),
 	KUNIT_CASE(switch_extent_test),
 	KUNIT_CASE(switch_keeps_current_flags_test),
 	KUNIT_CASE(heat_capture_test),

@@ -249,7 +249,7 @@ static void test_status_json(void **state)
 		"\"metadata_mode\":\"rw\"",
 		"\"commits\":42",
 		"\"metadata_device\":null",
-		"\"suspended\":false",
+		"\"suspended\":false,\"read_only\":false",
 		"\"mapped_extents\":300",
 		"\"mapped_bytes\":314572800",
 		"\"commit_interval_ms\":1000",
@@ -360,6 +360,28 @@ static void test_status_text(void **state)
 	tl_table_free(&c.tt);
 }
 
+/* A read-only activation: said on the metadata line and in JSON; the
+ * status line's appended <activation> field does not upset the parser. */
+static void test_status_read_only(void **state)
+{
+	struct status_case c;
+
+	(void)state;
+	status_case(&c, "rw 0 2048 1000 300 1 ok 1000 300 11 0 0 "
+		    "0 0 0 0 idle 0 0 0 300 - 0 0 0 0 0 0 0 0 0 ro",
+		    "2048 1 259:0");
+	c.v.read_only = true;
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "metadata:  rw, 0 commits, on tier 0, READ-ONLY (nothing is written)\n"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"suspended\":false,\"read_only\":true"));
+	c.v.read_only = false;
+	capture(false, do_status, &c.v);
+	assert_null(strstr(out, "READ-ONLY"));
+	tl_table_free(&c.tt);
+}
+
 /* A memory tier: one more "tiers" element and one more row, the same
  * printer for the status line and for netlink. */
 static void test_status_mem(void **state)
@@ -430,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_read_only),
 		cmocka_unit_test(test_status_mem),
 	};
 

@@ -238,6 +238,14 @@ void tl_dm_names_free(char **names, size_t n)
 int tl_dm_create(const char *name, const char *dm_uuid, u64 sectors,
 		 const char *type, const char *params, struct tl_err *err)
 {
+	return tl_dm_create_mode(name, dm_uuid, sectors, type, params, false,
+				 err);
+}
+
+int tl_dm_create_mode(const char *name, const char *dm_uuid, u64 sectors,
+		      const char *type, const char *params, bool read_only,
+		      struct tl_err *err)
+{
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
 	int ok = 0;
@@ -248,6 +256,7 @@ int tl_dm_create(const char *name, const char *dm_uuid, u64 sectors,
 		return no_task(err);
 	if (!dm_task_set_name(dmt, name) ||
 	    (dm_uuid && !dm_task_set_uuid(dmt, dm_uuid)) ||
+	    (read_only && !dm_task_set_ro(dmt)) ||
 	    !dm_task_add_target(dmt, 0, sectors, type, params) ||
 	    !dm_task_set_cookie(dmt, &cookie, 0)) {
 		dm_task_destroy(dmt);

@@ -74,6 +74,17 @@ int tl_dm_create(const char *name, const char *dm_uuid, u64 sectors,
 		 const char *type, const char *params, struct tl_err *err);
 
 /**
+ * tl_dm_create_mode() - tl_dm_create(), with the table loaded read-only
+ * when @read_only (dm_task_set_ro(), as "dmsetup create --readonly"): the
+ * device refuses writes, and the tier target then writes nothing to its
+ * members.
+ * Return: TL_OK or TL_FAIL (@err: what to do).
+ */
+int tl_dm_create_mode(const char *name, const char *dm_uuid, u64 sectors,
+		      const char *type, const char *params, bool read_only,
+		      struct tl_err *err);
+
+/**
  * tl_dm_remove() - remove @name, waiting for udev.
  * Return: TL_OK, or TL_FAIL (busy: says so).
  */

@@ -203,6 +203,9 @@ void tl_print_status(const struct tl_status_view *v)
 		print_null("metadata_device", ", on tier 0");
 	print_bool("suspended", v->suspended ? ", SUSPENDED" : NULL,
 		   v->suspended);
+	print_bool("read_only",
+		   v->read_only ? ", READ-ONLY (nothing is written)" : NULL,
+		   v->read_only);
 	print_text("\n");
 	print_u64("mapped_extents", "  mapped:    %llu", st->mapped_extents);
 	print_u64_text("mapped_bytes", " extents (%s)", st->mapped_extents * ext,

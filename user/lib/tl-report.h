@@ -40,6 +40,8 @@ void tl_print_list(const struct tl_list_entry *v, size_t n);
  * @name, @uuid:  DM name and uuid.
  * @size_bytes:   device size.
  * @suspended:    DM suspended flag.
+ * @read_only:    DM read-only flag: the table was loaded read-only
+ *                ("tierctl activate --readonly"); the kernel writes nothing.
  * @st:           parsed status line.
  * @tt:           parsed table line (options, devices).
  * @tier_path:    "/dev/..." of each tier (or the table's word).
@@ -51,6 +53,7 @@ struct tl_status_view {
 	const char *uuid;
 	u64 size_bytes;
 	bool suspended;
+	bool read_only;
 	const struct tl_status *st;
 	const struct tl_table *tt;
 	const char *tier_path[TIER_MAX_TIERS];
@@ -61,7 +64,7 @@ struct tl_status_view {
 /*
  * JSON object: name, uuid, dm_device, size_bytes, extent_bytes,
  * virt_extents, nr_tiers, metadata_mode, commits, metadata_device (null when
- * on tier 0), suspended, mapped_extents, mapped_bytes, commit_interval_ms,
+ * on tier 0), suspended, read_only, mapped_extents, mapped_bytes, commit_interval_ms,
  * reserve_pct, discard_passdown, migration {pace, in_flight, promotions,
  * demotions, bytes_moved, above_high_ms, errors, manual_pending} (null when
  * the module does not report it), tiers[] {index, device, class, durable

@@ -15,7 +15,9 @@
  *   then, from a module with the memory tier (9 fields):
  *   <mem_node> <mem_bytes_max> <mem_bytes_used> <mem_copies> <mem_hits>
  *   <mem_misses> <mem_fills> <mem_evictions> <mem_invalidations>
- *   (mem_node "-" and the rest 0 when the device has no memory tier).
+ *   (mem_node "-" and the rest 0 when the device has no memory tier),
+ *   then <activation> (rw, or ro for a table loaded read-only), which this
+ *   parser ignores: tierctl takes it from device-mapper's read-only flag.
  * A line that ends after <nospc_errors> (an older module) parses with the
  * migration part marked absent, one that ends after the last mapped_i with
  * no memory tier; fields a later kernel appends after those are ignored; a

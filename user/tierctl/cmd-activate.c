@@ -145,7 +145,8 @@ static void add_mem_tier(const struct tl_group *g, char *params, size_t len,
 	}
 }
 
-static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
+static int activate_group(const struct tl_groups *gs, const struct tl_group *g,
+			  bool read_only)
 {
 	char dm_uuid[TL_DM_UUID_LEN + 1], params[4096], size[TL_SIZE_STR_LEN];
 	char base[sizeof(params)];
@@ -158,11 +159,22 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 
 	tl_dm_uuid(g->uuid, dm_uuid);
 	ret = tl_dm_query(NULL, dm_uuid, false, &d, &err);
+	if (!ret && d.read_only != read_only) {
+		/* The kernel would refuse it too: one mode at a time. */
+		ret = fail("cannot activate '%s' %s: it is active %s as /dev/mapper/%s; 'tierctl remove %s' first",
+			   g->name, read_only ? "read-only" : "read-write",
+			   d.read_only ? "read-only" : "read-write", d.name,
+			   d.name);
+		tl_dm_dev_free(&d);
+		return ret;
+	}
 	if (!ret) {
 		print_obj_begin(NULL);
 		print_str("name", "%s: ", g->name);
 		print_str("state", NULL, "already-active");
-		print_str("dm_name", "already active as /dev/mapper/%s\n", d.name);
+		print_bool("read_only", NULL, d.read_only);
+		print_text("already active%s as ", d.read_only ? " read-only" : "");
+		print_str("dm_name", "/dev/mapper/%s\n", d.name);
 		print_obj_end();
 		tl_dm_dev_free(&d);
 		return TIERCTL_EXIT_OK;
@@ -186,7 +198,8 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 		return report(TIERCTL_EXIT_FAIL, &err);
 	memcpy(base, params, sizeof(base));
 	add_mem_tier(g, params, sizeof(params), &mem);
-	if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, params, &err)) {
+	if (tl_dm_create_mode(g->name, dm_uuid, sectors, TL_DM_TARGET, params,
+			      read_only, &err)) {
 		if (!mem.on)
 			return report(TIERCTL_EXIT_FAIL, &err);
 		/* A module without the memory tier refuses its keys: the
@@ -195,14 +208,16 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g)
 		     g->name, err.msg);
 		mem.on = false;
 		err.msg[0] = '\0';
-		if (tl_dm_create(g->name, dm_uuid, sectors, TL_DM_TARGET, base,
-				 &err))
+		if (tl_dm_create_mode(g->name, dm_uuid, sectors, TL_DM_TARGET,
+				      base, read_only, &err))
 			return report(TIERCTL_EXIT_FAIL, &err);
 	}
 	print_obj_begin(NULL);
-	print_str("name", "activated /dev/mapper/%s: ", g->name);
+	print_str("name", "activated /dev/mapper/%s", g->name);
 	print_str("state", NULL, "activated");
 	print_str("dm_name", NULL, g->name);
+	print_bool("read_only", NULL, read_only);
+	print_text("%s: ", read_only ? " read-only" : "");
 	print_u64_text("size_bytes", "%s, ", sectors << TIER_SECTOR_SHIFT,
 		       tl_size_str(sectors << TIER_SECTOR_SHIFT, size));
 	print_u64("nr_tiers", "%llu tier", g->nr_tiers);
@@ -243,51 +258,69 @@ static void connect_recorded_remote_tiers(void)
 	}
 }
 
-int cmd_activate(int argc, char **argv)
+int activate_parse(int argc, char **argv, struct activate_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "readonly", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tl_groups gs;
-	const char *name = NULL;
-	size_t i, scanned = 0;
-	bool all = false, json = tierctl_json;
-	int c, rc, idx;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->json = tierctl_json;
 	opts_reset();
-	while ((c = next_opt("activate", argc, argv, "aj", longopts)) != -1) {
+	while ((c = next_opt("activate", argc, argv, "arj", longopts)) != -1) {
 		switch (c) {
 		case 'a':
-			all = true;
+			o->all = true;
+			break;
+		case 'r':
+			o->read_only = true;
 			break;
 		case 'j':
-			json = true;
+			o->json = true;
 			break;
 		case 'h':
+			o->help = true;
 			return TIERCTL_EXIT_OK;
 		default:
 			return TIERCTL_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
-		name = argv[optind];
+		o->name = argv[optind];
 	if (optind + 1 < argc)
 		return usage_error("activate: unexpected argument '%s'",
 				   argv[optind + 1]);
-	if (name && all)
+	if (o->name && o->all)
 		return usage_error("activate: give a NAME or --all, not both");
+	return TIERCTL_EXIT_OK;
+}
 
+int cmd_activate(int argc, char **argv)
+{
+	struct activate_opts o;
+	struct tl_groups gs;
+	const char *name;
+	size_t i, scanned = 0;
+	int rc, idx;
+
+	rc = activate_parse(argc, argv, &o);
+	if (rc || o.help)
+		return rc;
+	name = o.name;
 	connect_recorded_remote_tiers();
 	tl_groups_init(&gs);
 	rc = scan_labels(&gs, &scanned);
 	if (rc)
 		goto out;
-	/* JSON: {"devices": [{name, state, dm_name, ...}], "scanned": N}; a
-	 * device that fails is reported on stderr (exit 1) and not listed. */
-	print_open(json);
+	/* JSON: {"devices": [{name, state, dm_name, read_only, ...}],
+	 * "scanned": N}; a device that fails is reported on stderr (exit 1)
+	 * and not listed. */
+	print_open(o.json);
 	print_obj_begin(NULL);
 	print_arr_begin("devices", NULL);
 	if (name) {
@@ -299,12 +332,12 @@ int cmd_activate(int argc, char **argv)
 			rc = fail("several dm-tier devices are named '%s' (different uuids); activate with 'tierctl activate --all' after wiping the stale one",
 				  name);
 		} else {
-			rc = activate_group(&gs, &gs.group[idx]);
+			rc = activate_group(&gs, &gs.group[idx], o.read_only);
 		}
 		goto done;
 	}
 	for (i = 0; i < gs.nr_groups; i++) {
-		if (activate_group(&gs, &gs.group[i]))
+		if (activate_group(&gs, &gs.group[i], o.read_only))
 			rc = TIERCTL_EXIT_FAIL;
 	}
 	if (!gs.nr_groups)

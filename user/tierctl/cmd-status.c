@@ -40,6 +40,7 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 		.uuid = d->uuid,
 		.size_bytes = d->length << TIER_SECTOR_SHIFT,
 		.suspended = d->suspended,
+		.read_only = d->read_only,
 		.st = st,
 		.tt = tt,
 	};
@@ -107,7 +108,8 @@ static int status_netlink(const char *name, bool json)
 		free(dev);
 		return report(rc, &err);
 	}
-	/* The table: options, metadata device, DM uuid, suspended flag. */
+	/* The table: options, metadata device, DM uuid, suspended and
+	 * read-only flags. */
 	ret = tl_dm_query(name, NULL, false, &dt, &err);
 	if (ret) {
 		free(dev);

@@ -34,7 +34,7 @@ static const struct tierctl_cmd commands[] = {
 	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC]\n"
 	  "         [--mem-promote-hits N] [--json]",
 	  "format devices as a new dm-tier device and activate it" },
-	{ "activate", cmd_activate, "activate [NAME | --all] [--json]",
+	{ "activate", cmd_activate, "activate [NAME | --all] [--readonly] [--json]",
 	  "find member devices by their labels and activate the device(s)" },
 	{ "remove", cmd_remove, "remove NAME [--disconnect] [--json]",
 	  "deactivate a dm-tier device (the data stays on the tiers);\n"

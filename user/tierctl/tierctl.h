@@ -101,6 +101,31 @@ int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 
+/* ---- activate (cmd-activate.c) ---- */
+
+/**
+ * struct activate_opts - the command line of "tierctl activate".
+ * @name:      the device to activate; NULL: every device found.
+ * @all:       --all was given.
+ * @read_only: --readonly: load the table read-only (the device refuses
+ *             writes, and the kernel writes nothing to its members).
+ * @help:      --help printed the usage; nothing else to do.
+ * @json:      --json (or the global one): the result as JSON.
+ */
+struct activate_opts {
+	const char *name;
+	bool all;
+	bool read_only;
+	bool help;
+	bool json;
+};
+
+/*
+ * Parse "activate [NAME | --all] [--readonly]" into @o.
+ * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
+ */
+int activate_parse(int argc, char **argv, struct activate_opts *o);
+
 /* ---- netlink commands (tierctl.c) ---- */
 
 /* Open the dm-tier netlink family; on failure print why and return the exit
