@@ -183,6 +183,22 @@ dkms-install: | $(DEPS_STAMP)
 	dkms build -m dm-tier -v $(VERSION) -k $(KVER)
 	dkms install -m dm-tier -v $(VERSION) -k $(KVER) --force
 
+# ---- TEMPORARY, branch pkg only: stand-ins for `make man` and `make
+# completion` (the real targets come from the issue-16 coordinator's branch;
+# drop this block at the merge). Minimal valid pages and a word list, so
+# that `make deb` and its tests run here.
+.PHONY: man completion
+man:
+	@mkdir -p $(BUILD)/man
+	@for p in tierctl.8:"administer dm-tier devices" tierd.8:"dm-tier policy daemon" \
+		tierd.conf.5:"tierd configuration" dm-tier.7:"tiered device-mapper target"; do \
+		f=$${p%%:*}; n=$${f%.*}; s=$${n##*.}; \
+		printf '.TH %s %s "" "dm-tier $(VERSION)"\n.SH NAME\n%s \\- %s\n.SH DESCRIPTION\nSee /usr/share/doc/dm-tier.\n' \
+			"$$(echo $${f%.*} | tr a-z A-Z)" "$${f##*.}" "$${f%.*}" "$${p#*:}" >$(BUILD)/man/$$f; done
+completion: $(BUILD)/user/tierctl
+	@mkdir -p $(BUILD)/completion
+	@printf 'complete -W "%s" tierctl\n' "$$($(BUILD)/user/tierctl help | awk '/^  [a-z]/ {print $$1}' | xargs)" >$(BUILD)/completion/tierctl
+
 # ---- packages (docs/INSTALL.md) -------------------------------------------
 # make deb: dpkg-buildpackage (debian/) on a copy of the tree's files (git's
 # tracked and untracked-but-not-ignored ones) in build/deb/src, so that
