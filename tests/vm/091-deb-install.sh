@@ -73,7 +73,7 @@ guest_install() {
 		ln -sfn "$DMT_DEB_KDIR" "/lib/modules/$kver/build"
 	fi
 	echo "dpkg -i (DKMS builds dm-tier.ko for $kver)"
-	dpkg -i "$TOP"/build/deb/dm-tier-dkms_*_all.deb "$TOP"/build/deb/dm-tier_*_amd64.deb \
+	dpkg -i "$WD"/debs/dm-tier-dkms_*_all.deb "$WD"/debs/dm-tier_*_amd64.deb \
 		>/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; fail "dpkg -i"; }
 	check_path
 	grep -iE 'dkms|error|warn' /tmp/dpkg.log | sed 's/^/  dpkg: /' | head -n 20
@@ -191,7 +191,10 @@ located=$("$TOP/tools/kernel-locate" "${DMT_KERNEL:-6.1}") || fail "no kernel ${
 DMT_DEB_KDIR=$(eval "$located" && echo "$KDIR")
 export DMT_DEB_KDIR
 mkdir -p "$WD"
-rm -f "$WD/root.tar" "$WD/sums"
+rm -rf "$WD/root.tar" "$WD/sums" "$WD/debs"
+# The guest installs copies: a `make deb` meanwhile (tests/unit/test_deb.sh)
+# starts by emptying build/deb.
+mkdir -p "$WD/debs" && cp "$TOP"/build/deb/*.deb "$WD/debs/"
 drives=(--nvme 128M --nvme 256M)
 # DKMS compiles the module in the guest: minutes under TCG.
 vm --fresh --no-module --timeout 2400 "${drives[@]}" -- "$0" install || fail "boot 1 (install)"
