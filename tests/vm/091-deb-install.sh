@@ -3,7 +3,7 @@
 # The Debian packages on a guest, and boot-time activation across two
 # reboots on the same drive images.
 #
-# Boot 1: `make deb` on the host, then in the guest `dpkg -i` of
+# Boot 1: `make deb` on the host (into build/vm/091-deb-install/deb), then in the guest `dpkg -i` of
 # dm-tier-dkms and dm-tier: DKMS builds dm-tier.ko for the guest kernel
 # (headers: the KDIR of tools/kernel-locate, linked as
 # /lib/modules/KVER/build, as linux-headers-KVER would), the module loads
@@ -73,7 +73,7 @@ guest_install() {
 		ln -sfn "$DMT_DEB_KDIR" "/lib/modules/$kver/build"
 	fi
 	echo "dpkg -i (DKMS builds dm-tier.ko for $kver)"
-	dpkg -i "$WD"/debs/dm-tier-dkms_*_all.deb "$WD"/debs/dm-tier_*_amd64.deb \
+	dpkg -i "$WD"/deb/dm-tier-dkms_*_all.deb "$WD"/deb/dm-tier_*_amd64.deb \
 		>/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; fail "dpkg -i"; }
 	check_path
 	grep -iE 'dkms|error|warn' /tmp/dpkg.log | sed 's/^/  dpkg: /' | head -n 20
@@ -186,15 +186,14 @@ guest_boot() { # boot-number
 run_guest_phase "$@"
 
 command -v dpkg-buildpackage >/dev/null || fail "dpkg-buildpackage missing; run 'make deps'"
-make -s -C "$TOP" deb >"$WD.make-deb.log" 2>&1 || { cat "$WD.make-deb.log"; fail "make deb"; }
+mkdir -p "$WD"
+# Into the test's own directory: tests/unit/test_deb.sh's `make deb` may
+# empty build/deb meanwhile.
+make -s -C "$TOP" deb DEB_DIR="$WD/deb" >"$WD/make-deb.log" 2>&1 || { cat "$WD/make-deb.log"; fail "make deb"; }
 located=$("$TOP/tools/kernel-locate" "${DMT_KERNEL:-6.1}") || fail "no kernel ${DMT_KERNEL:-6.1}"
 DMT_DEB_KDIR=$(eval "$located" && echo "$KDIR")
 export DMT_DEB_KDIR
-mkdir -p "$WD"
-rm -rf "$WD/root.tar" "$WD/sums" "$WD/debs"
-# The guest installs copies: a `make deb` meanwhile (tests/unit/test_deb.sh)
-# starts by emptying build/deb.
-mkdir -p "$WD/debs" && cp "$TOP"/build/deb/*.deb "$WD/debs/"
+rm -f "$WD/root.tar" "$WD/sums"
 drives=(--nvme 128M --nvme 256M)
 # DKMS compiles the module in the guest: minutes under TCG.
 vm --fresh --no-module --timeout 2400 "${drives[@]}" -- "$0" install || fail "boot 1 (install)"
