@@ -199,6 +199,19 @@ completion: $(BUILD)/user/tierctl
 	@mkdir -p $(BUILD)/completion
 	@printf 'complete -W "%s" tierctl\n' "$$($(BUILD)/user/tierctl help | awk '/^  [a-z]/ {print $$1}' | xargs)" >$(BUILD)/completion/tierctl
 
+# make install also installs the boot-time activation units and the udev rule
+# for members (docs/INSTALL.md), their tierctl path following PREFIX; a
+# prerequisite added here, apart from the install recipe above.
+UDEV_RULESDIR ?= /lib/udev/rules.d
+.PHONY: install-boot
+install: install-boot
+install-boot:
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(UDEV_RULESDIR)
+	for u in dm-tier-activate.service dm-tier-activate-nvmf.service; do \
+		sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|g' dist/$$u >$(DESTDIR)$(SYSTEMD_UNITDIR)/$$u; done
+	sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|g' dist/61-dm-tier.rules \
+		>$(DESTDIR)$(UDEV_RULESDIR)/61-dm-tier.rules
+
 # ---- packages (docs/INSTALL.md) -------------------------------------------
 # make deb: dpkg-buildpackage (debian/) on a copy of the tree's files (git's
 # tracked and untracked-but-not-ignored ones) in build/deb/src, so that

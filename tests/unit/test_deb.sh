@@ -6,20 +6,21 @@
 # what it must (dpkg-deb -c), the installed units and udev rule call the
 # packaged /usr/sbin/tierctl, dm-tier-activate.service is enabled by the
 # postinst and started by nothing, dkms.conf carries the release version,
-# and systemd-analyze verify accepts the units. Installing the packages in a
+# systemd-analyze verify accepts the units, and `make install` installs the
+# same units and rule for its PREFIX. Installing the packages in a
 # guest and booting with them: tests/vm/091-deb-install.sh. Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ver=$(sed -n 's/^#define DM_TIER_VERSION_STRING "\(.*\)"/\1/p' include/uapi/linux/dm-tier-version.h)
 D=build/deb
-echo "1..8"
+echo "1..9"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; rc=1; }
 rc=0
 
 for t in dpkg-buildpackage dh_dkms lintian systemd-analyze; do
-	command -v $t >/dev/null || { echo "# $t missing; run 'make deps'"; for i in 1 2 3 4 5 6 7 8; do echo "not ok $i - $t missing"; done; exit 1; }
+	command -v $t >/dev/null || { echo "# $t missing; run 'make deps'"; for i in 1 2 3 4 5 6 7 8 9; do echo "not ok $i - $t missing"; done; exit 1; }
 done
 if out=$(make --no-print-directory -s deb 2>&1); then
 	ok "make deb builds and lintian passes"
@@ -109,5 +110,18 @@ if out=$(systemd-analyze verify --man=no "$x"/units/*.service 2>&1) && [ -z "$ou
 else
 	sed 's/^/# /' <<<"$out"
 	notok "systemd-analyze verify complains about the units"
+fi
+# make install (without the package): the same units and rule, their
+# tierctl under PREFIX.
+i=$x/install
+if make --no-print-directory -s install-boot DESTDIR="$i" PREFIX=/opt/dmt SYSTEMD_UNITDIR=/lib/systemd/system \
+	UDEV_RULESDIR=/lib/udev/rules.d >"$x/install.log" 2>&1 &&
+	[ "$(grep -h '/opt/dmt/sbin/tierctl ' "$i"/lib/systemd/system/dm-tier-activate*.service \
+		"$i"/lib/udev/rules.d/61-dm-tier.rules | wc -l)" = 3 ]; then
+	ok "make install-boot installs the units and udev rule for PREFIX"
+else
+	sed 's/^/# /' "$x/install.log"
+	find "$i" | sed 's/^/# /'
+	notok "make install-boot"
 fi
 exit $rc
