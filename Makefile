@@ -38,6 +38,10 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude/uapi -Iinclude -Ikernel/core -Iuser/lib \
 	-include user/lib/tier-internal-user.h \
 	$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+# The usual CPPFLAGS/CFLAGS/LDFLAGS come last (packagers' hardening flags,
+# debian/rules).
+USER_CFLAGS += $(CPPFLAGS) $(CFLAGS)
+USER_LDFLAGS := $(LDFLAGS)
 CORE_SRCS := $(wildcard kernel/core/*.c)
 LIB_SRCS := $(wildcard user/lib/*.c)
 TIERCTL_SRCS := $(wildcard user/tierctl/*.c)
@@ -79,11 +83,11 @@ $(LIBTIER): $(call user_objs,$(LIB_SRCS) $(CORE_SRCS))
 	$(AR) rcs $@ $^
 
 $(BUILD)/user/tierctl: $(call user_objs,$(TIERCTL_SRCS)) $(LIBTIER)
-	$(CC) $(USER_CFLAGS) -o $@ $^ $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $^ $(USER_LIBS)
 
 # tierd: the policy daemon (docs/tierd.md).
 $(BUILD)/user/tierd: $(call user_objs,$(TIERD_SRCS)) $(LIBTIER)
-	$(CC) $(USER_CFLAGS) -o $@ $^ $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $^ $(USER_LIBS)
 
 # The netlink uapi header is generated from its spec; `make lint` checks it.
 uapi:
@@ -93,7 +97,7 @@ uapi:
 # only the printer and the size units from libtier.
 $(call user_objs,$(CKPT_SRCS)): USER_CFLAGS += -pthread
 $(BUILD)/user/ckpt: $(call user_objs,$(CKPT_SRCS)) $(LIBTIER)
-	$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(shell pkg-config --libs liburing)
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -pthread -o $@ $^ $(shell pkg-config --libs liburing)
 
 # dmt-logreplay: dm-log-writes log reader and replayer (VM test 032), plain
 # C11, apart from libtier.
@@ -223,6 +227,54 @@ dkms-install: | $(DEPS_STAMP)
 	dkms build -m dm-tier -v $(VERSION) -k $(KVER)
 	dkms install -m dm-tier -v $(VERSION) -k $(KVER) --force
 	@tools/module-copies $(KVER) $(DESTDIR)
+
+# make install also installs the boot-time activation units and the udev rule
+# for members (docs/INSTALL.md), their tierctl path following PREFIX; a
+# prerequisite added here, apart from the install recipe above.
+UDEV_RULESDIR ?= /lib/udev/rules.d
+BOOT_FILES := $(SYSTEMD_UNITDIR)/dm-tier-activate.service \
+	$(SYSTEMD_UNITDIR)/dm-tier-activate-nvmf.service $(UDEV_RULESDIR)/61-dm-tier.rules
+.PHONY: install-boot
+install: install-boot
+install-boot:
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(UDEV_RULESDIR)
+	for u in dm-tier-activate.service dm-tier-activate-nvmf.service; do \
+		sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|g' dist/$$u >$(DESTDIR)$(SYSTEMD_UNITDIR)/$$u; done
+	sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|g' dist/61-dm-tier.rules \
+		>$(DESTDIR)$(UDEV_RULESDIR)/61-dm-tier.rules
+uninstall: uninstall-boot
+.PHONY: uninstall-boot
+uninstall-boot:
+	rm -f $(addprefix $(DESTDIR),$(BOOT_FILES))
+
+# ---- packages (docs/INSTALL.md) -------------------------------------------
+# make deb: dpkg-buildpackage (debian/) on a copy of the tree's files (git's
+# tracked and untracked-but-not-ignored ones) in build/deb/src, so that
+# nothing lands outside build/; the .debs go to build/deb/, then lintian
+# (warnings fail; overrides are justified in debian/*.lintian-overrides).
+# make rpm: rpmbuild -bb dist/dm-tier.spec on a tarball of the same files,
+# output in build/rpm/RPMS/.
+DEB_DIR := $(BUILD)/deb
+PKG_FILES = git ls-files -co --exclude-standard
+.PHONY: deb rpm
+deb: | $(DEPS_STAMP)
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src/dm-tier-$(VERSION)
+	@$(PKG_FILES) | rsync -a --files-from=- ./ $(DEB_DIR)/src/dm-tier-$(VERSION)/
+	@echo "dpkg-buildpackage (log: $(DEB_DIR)/build.log)"
+	@cd $(DEB_DIR)/src/dm-tier-$(VERSION) && dpkg-buildpackage -b -us -uc -j2 >$(DEB_DIR)/build.log 2>&1 || \
+		{ tail -n 40 $(DEB_DIR)/build.log >&2; echo "error: dpkg-buildpackage failed (full log: $(DEB_DIR)/build.log)" >&2; exit 1; }
+	@mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.changes $(DEB_DIR)/src/*.buildinfo $(DEB_DIR)/
+	@rm -rf $(DEB_DIR)/src
+	lintian --fail-on error,warning --info $(DEB_DIR)/*.changes
+	@ls $(DEB_DIR)/*.deb
+
+RPM_DIR := $(BUILD)/rpm
+rpm: | $(DEPS_STAMP)
+	@rm -rf $(RPM_DIR) && mkdir -p $(RPM_DIR)/SOURCES
+	@$(PKG_FILES) | tar -cz --transform 's,^,dm-tier-$(VERSION)/,' -T - -f $(RPM_DIR)/SOURCES/dm-tier-$(VERSION).tar.gz
+	rpmbuild -bb --define '_topdir $(RPM_DIR)' --nodeps dist/dm-tier.spec >$(RPM_DIR)/build.log 2>&1 || \
+		{ tail -n 40 $(RPM_DIR)/build.log >&2; echo "error: rpmbuild failed (full log: $(RPM_DIR)/build.log)" >&2; exit 1; }
+	@find $(RPM_DIR)/RPMS -name '*.rpm'
 
 clean:
 	rm -rf $(BUILD) dm-tier.ko

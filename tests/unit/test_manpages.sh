@@ -22,7 +22,11 @@ for p in "${pages[@]}"; do
 	if [ -z "$w" ]; then ok "$p: groff -ww finds nothing to warn about"; else
 		sed 's/^/# /' <<<"$w"; notok "$p: groff warnings"; fi
 	txt=$(MANWIDTH=80 man -l "$f" 2>&1)
-	if grep -q '^NAME' <<<"$txt" && [ "$(wc -l <<<"$txt")" -gt 10 ]; then
+	# lexgrog (mandb, whatis, lintian) must find "name - description".
+	if ! lexgrog "$f" 2>&1 | grep -q ": \"${p%.*} - "; then
+		echo "# lexgrog: $(lexgrog "$f" 2>&1)"
+		notok "$p: no whatis entry (NAME must be 'name \\- description')"
+	elif grep -q '^NAME' <<<"$txt" && [ "$(wc -l <<<"$txt")" -gt 10 ]; then
 		ok "$p: man -l renders it ($(wc -l <<<"$txt") lines)"
 	else
 		sed 's/^/# /' <<<"$txt" | head -20

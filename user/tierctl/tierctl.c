@@ -36,6 +36,9 @@ static const struct tierctl_cmd commands[] = {
 	  "format devices as a new dm-tier device and activate it" },
 	{ "activate", cmd_activate, "activate [NAME | --all] [--readonly] [--json]",
 	  "find member devices by their labels and activate the device(s)" },
+	{ "probe", cmd_probe, "probe DEV [--export | --json]",
+	  "whether DEV is a dm-tier member (label); --export prints udev\n"
+	  "      properties (ID_FS_TYPE=dm_tier_member...) for IMPORT{program}" },
 	{ "remove", cmd_remove, "remove NAME [--disconnect] [--json]",
 	  "deactivate a dm-tier device (the data stays on the tiers);\n"
 	  "      --disconnect also drops its NVMe-oF connections" },

@@ -100,6 +100,7 @@ int cmd_unpin(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /* ---- activate (cmd-activate.c) ---- */
 
@@ -178,5 +179,16 @@ int probe_foreign(int fd, char *what, size_t len);
 
 /* Erase every signature probe_foreign() finds (like wipefs -a). */
 int wipe_foreign(int fd, const char *path, struct tl_err *err);
+
+/* ---- tierctl probe (cmd-probe.c) ---- */
+
+/*
+ * The udev properties of a member with label @l, one KEY=VALUE a line, for
+ * IMPORT{program}: ID_FS_TYPE=dm_tier_member, ID_FS_USAGE=raid,
+ * ID_FS_VERSION, ID_FS_UUID[_ENC] (the device's), ID_FS_UUID_SUB[_ENC] (the
+ * member's), ID_FS_LABEL[_ENC] (the device name), DM_TIER_MEMBER (tier
+ * index or "meta"), DM_TIER_NR_TIERS.
+ */
+void probe_export(const struct tier_label *l, FILE *f);
 
 #endif /* DM_TIER_TIERCTL_H */
