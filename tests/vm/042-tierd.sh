@@ -106,6 +106,12 @@ prom_value() { # series
 	awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2); found = 1 } END { exit !found }' $PROM
 }
 
+# The textfile shows the 4 MiB written: committed and mapped.
+written_4m() {
+	[ "$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")" -gt 0 ] &&
+		[ "$(prom_value "dm_tier_device_mapped_bytes{device=\"$DEV\"}")" = $((4 << 20)) ]
+} 2>/dev/null
+
 step_metrics() {
 	local dm ino uuid v mod
 	wait_for 10 "grep -q '^dm_tier_used_bytes{device=\"$DEV\",tier=\"0\"' $PROM 2>/dev/null" ||
@@ -131,9 +137,15 @@ step_metrics() {
 	grep -qF "dm_tier_build_info{version=\"$(tierctl version --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')\",module_version=\"$mod\"} 1" $PROM ||
 		die "build_info: $(grep dm_tier_build_info $PROM)"
 
-	# Values from the kernel: commits were made (create, policy), no ENOSPC.
-	v=$(prom_value "dm_tier_commits_total{device=\"$DEV\"}") || die "no commits_total"
-	[ "$v" -gt 0 ] || die "dm_tier_commits_total is $v after activation and a policy change"
+	# Values from the kernel: no commit before the first write, one at
+	# least after it (the textfile is rewritten every 2 s); never more than
+	# the status line counts afterwards. No ENOSPC.
+	expect_eq "$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")" 0 "dm_tier_commits_total before any write"
+	dd if=/dev/urandom of=/dev/mapper/$DEV bs=1M count=4 oflag=direct conv=fsync status=none
+	wait_for 10 written_4m ||
+		die "after a 4 MiB write: commits_total $(prom_value "dm_tier_commits_total{device=\"$DEV\"}"), device_mapped_bytes $(prom_value "dm_tier_device_mapped_bytes{device=\"$DEV\"}") (status: $(dmsetup status $DEV))"
+	v=$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")
+	[ "$v" -le "$(tier_stat $DEV commits)" ] || die "dm_tier_commits_total $v is above the status line's $(tier_stat $DEV commits)"
 	expect_eq "$(prom_value "dm_tier_nospc_errors_total{device=\"$DEV\"}")" 0 "dm_tier_nospc_errors_total"
 	prom_value "dm_tier_migrations_in_flight{device=\"$DEV\"}" >/dev/null || die "no migrations_in_flight"
 	prom_value "dm_tier_manual_pending_extents{device=\"$DEV\"}" >/dev/null || die "no manual_pending_extents"
