@@ -319,6 +319,48 @@ static void test_scan(void **state)
 	assert_int_equal(tl_sysfs_scan(bad, &bd, &n), -ENOENT);
 }
 
+/* dm name -> kernel name, the join key with node_exporter's node_disk_*. */
+static void test_dm_kname(void **state)
+{
+	char k[16], tiny[4];
+
+	(void)state;
+	assert_int_equal(tl_sysfs_dm_kname(root, "fast", k, sizeof(k)), 0);
+	assert_string_equal(k, "dm-2");
+	assert_int_equal(tl_sysfs_dm_kname(root, "vg-lv", k, sizeof(k)), 0);
+	assert_string_equal(k, "dm-0");
+	/* Whole names only; other devices' dm/ is not looked at. */
+	assert_int_equal(tl_sysfs_dm_kname(root, "vg", k, sizeof(k)), -ENOENT);
+	assert_int_equal(tl_sysfs_dm_kname(root, "", k, sizeof(k)), -ENOENT);
+	assert_int_equal(tl_sysfs_dm_kname(root, "nvme0n1", k, sizeof(k)),
+			 -ENOENT);
+	assert_int_equal(tl_sysfs_dm_kname(root, "mixed", tiny, sizeof(tiny)),
+			 -ENAMETOOLONG);
+	assert_int_equal(tl_sysfs_dm_kname("/nonexistent-sysfs", "fast", k,
+					   sizeof(k)),
+			 -ENOENT);
+}
+
+static void test_module_version(void **state)
+{
+	char v[32];
+
+	(void)state;
+	put("module/dm_tier/version", "0.1.0\n");
+	mkdirs("module/dm_mod");
+	assert_int_equal(tl_sysfs_module_version(root, "dm_tier", v, sizeof(v)),
+			 0);
+	assert_string_equal(v, "0.1.0");
+	/* Loaded without MODULE_VERSION, or not loaded at all. */
+	assert_int_equal(tl_sysfs_module_version(root, "dm_mod", v, sizeof(v)),
+			 -ENOENT);
+	assert_int_equal(tl_sysfs_module_version(root, "nope", v, sizeof(v)),
+			 -ENOENT);
+	put("module/empty/version", "\n");
+	assert_int_equal(tl_sysfs_module_version(root, "empty", v, sizeof(v)),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +369,8 @@ int main(void)
 		cmocka_unit_test(test_class),
 		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_dm_kname),
+		cmocka_unit_test(test_module_version),
 		/* Last: adds devices the scan above does not expect. */
 		cmocka_unit_test(test_class_pmem_path),
 	};

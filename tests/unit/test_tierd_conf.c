@@ -63,7 +63,6 @@ static void test_example(void **state)
 			       "# tierd\n"
 			       "[global]\n"
 			       "metrics_textfile = /var/lib/prometheus/node-exporter/dm-tier.prom   # off if unset\n"
-			       "metrics_listen = 127.0.0.1:9477      # loopback\n"
 			       "metrics_interval = 15\n"
 			       "\n"
 			       "; another comment\n"
@@ -78,9 +77,6 @@ static void test_example(void **state)
 	assert_int_equal(e.nr, 0);
 	assert_string_equal(c.metrics_textfile,
 			    "/var/lib/prometheus/node-exporter/dm-tier.prom");
-	assert_true(c.metrics_listen.set);
-	assert_string_equal(c.metrics_listen.addr, "127.0.0.1");
-	assert_int_equal(c.metrics_listen.port, 9477);
 	assert_int_equal(c.metrics_interval, 15);
 	assert_int_equal(c.nr_devs, 1);
 	d = tl_conf_dev_find(&c, "ckpt0");
@@ -89,13 +85,13 @@ static void test_example(void **state)
 	assert_int_equal(d->policy.set, (1U << HW) | (1U << DD));
 	assert_int_equal(d->policy.v[HW], 80);
 	assert_int_equal(d->policy.v[DD], 600);
-	assert_int_equal(d->policy_at[DD].line, 10);
+	assert_int_equal(d->policy_at[DD].line, 9);
 	assert_int_equal(d->nr_pins, 2);
 	assert_string_equal(d->pins[0].path, "/mnt/ckpt/model");
 	assert_int_equal(d->pins[0].tier, -1);
 	assert_string_equal(d->pins[1].path, "/mnt/ckpt/tokenizer");
 	assert_int_equal(d->pins[1].tier, 0);
-	assert_int_equal(d->pins[1].at.line, 12);
+	assert_int_equal(d->pins[1].at.line, 11);
 	assert_string_equal(d->checkpoint_dir, "/mnt/ckpt/run1");
 	assert_true(d->has_checkpoint_keep);
 	assert_int_equal(d->checkpoint_keep, 2);
@@ -135,7 +131,6 @@ static void test_defaults_and_syntax(void **state)
 			       "[device b]"),
 			 0);
 	assert_null(c.metrics_textfile);
-	assert_false(c.metrics_listen.set);
 	assert_int_equal(c.metrics_interval, TL_CONF_INTERVAL_DEF);
 	d = tl_conf_dev_find(&c, "a");
 	assert_non_null(d);
@@ -185,7 +180,7 @@ static void test_errors(void **state)
 	expect_error("[device x]\nhigh_watermrk = 70\n",
 		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
 	expect_error("[global]\nmetrics_port = 9\n",
-		     "t.conf:2: unknown key 'metrics_port' in [global] (known: metrics_textfile, metrics_listen, metrics_interval)");
+		     "t.conf:2: unknown key 'metrics_port' in [global] (known: metrics_textfile, metrics_interval)");
 	expect_error("[global]\nhigh_watermark = 70\n",
 		     "t.conf:2: high_watermark belongs in a [device NAME] section, not in [global] (move it)");
 	expect_error("[device x]\nmetrics_interval = 5\n",
@@ -214,12 +209,6 @@ static void test_errors(void **state)
 		     "t.conf:3: checkpoint_keep = many: not a number (write how many of the newest checkpoints stay on tier 0, 0 to 10000)");
 	expect_error("[device x]\ncheckpoint_dir = /r\ncheckpoint_keep = 10001\n",
 		     "t.conf:3: checkpoint_keep = 10001: out of range (use 0 to 10000)");
-	expect_error("[global]\nmetrics_listen = 0.0.0.0:9477\n",
-		     "t.conf:2: metrics_listen = 0.0.0.0:9477: metrics are served on a loopback address only (127.0.0.0/8 or [::1]; put a proxy in front for remote scrapes)");
-	expect_error("[global]\nmetrics_listen = 127.0.0.1\n",
-		     "t.conf:2: metrics_listen = 127.0.0.1: expected ADDRESS:PORT (IPv6 as [::1]:PORT)");
-	expect_error("[global]\nmetrics_listen = 127.0.0.1:0\n",
-		     "t.conf:2: metrics_listen = 127.0.0.1:0: the port must be a number from 1 to 65535");
 	expect_error("[global]\nmetrics_textfile = dm-tier.prom\n",
 		     "t.conf:2: metrics_textfile 'dm-tier.prom' is not an absolute path (write the full path, starting with '/')");
 	expect_error("[global]\nmetrics_interval = 0\n",
@@ -242,7 +231,7 @@ static void test_all_errors_reported(void **state)
 	(void)state;
 	assert_int_equal(parse(&c, &e,
 			       "[global]\n"
-			       "metrics_listen = 10.1.2.3:9477\n"
+			       "metrics_interval = 0\n"
 			       "[bogus]\n"
 			       "whatever = 1\n"
 			       "[device x]\n"
@@ -251,7 +240,7 @@ static void test_all_errors_reported(void **state)
 			       "checkpoint_keep = 3\n"),
 			 5);
 	assert_int_equal(e.nr, 5);
-	assert_true(!strncmp(e.lines[0], "t.conf:2: metrics_listen", 24));
+	assert_true(!strncmp(e.lines[0], "t.conf:2: metrics_interval", 26));
 	assert_true(!strncmp(e.lines[1], "t.conf:3: unknown section", 25));
 	assert_string_equal(e.lines[2], "t.conf:6: high_watermark = 200: out of range (use 1 to 100)");
 	assert_string_equal(e.lines[3], "t.conf:7: promote_window = 0: out of range (use 1 to 604800)");
@@ -356,31 +345,36 @@ static void test_policy_ranges(void **state)
 	assert_string_equal(tl_conf_policy_names[MI], "migration_inflight");
 }
 
-static void test_listen(void **state)
+/* The key of the removed HTTP server: refused, in any section and with any
+ * value, with what to do instead; the rest of the file is still checked. */
+static void test_listen_removed(void **state)
 {
-	struct tl_conf_listen l;
-	const char *why;
+	static const char msg[] =
+		"metrics_listen was removed in 0.2: write metrics_textfile = /var/lib/prometheus/node-exporter/dm-tier.prom and let node_exporter's textfile collector serve it";
+	struct tl_conf c;
+	struct tl_conf_errors e;
+	char want[512];
 
 	(void)state;
-	assert_int_equal(tl_conf_parse_listen("127.0.0.1:9477", &l, &why), 0);
-	assert_int_equal(l.family, AF_INET);
-	assert_int_equal(l.port, 9477);
-	assert_int_equal(tl_conf_parse_listen("127.1.2.3:1", &l, &why), 0);
-	assert_string_equal(l.addr, "127.1.2.3");
-	assert_int_equal(tl_conf_parse_listen("localhost:80", &l, &why), 0);
-	assert_string_equal(l.addr, "127.0.0.1");
-	assert_int_equal(tl_conf_parse_listen("[::1]:9477", &l, &why), 0);
-	assert_int_equal(l.family, AF_INET6);
-	assert_string_equal(l.addr, "::1");
-	assert_int_equal(l.port, 9477);
-	assert_int_equal(tl_conf_parse_listen("[::]:9477", &l, &why), -EINVAL);
-	assert_int_equal(tl_conf_parse_listen("[::1]9477", &l, &why), -EINVAL);
-	assert_int_equal(tl_conf_parse_listen("::1:9477", &l, &why), -EINVAL);
-	assert_int_equal(tl_conf_parse_listen("192.168.0.1:9477", &l, &why), -EINVAL);
-	assert_int_equal(tl_conf_parse_listen("example.com:9477", &l, &why), -EINVAL);
-	assert_string_equal(why, "the address must be numeric (127.0.0.1, [::1]) or localhost");
-	assert_int_equal(tl_conf_parse_listen("127.0.0.1:65536", &l, &why), -EINVAL);
-	assert_int_equal(tl_conf_parse_listen(":9477", &l, &why), -EINVAL);
+	snprintf(want, sizeof(want), "t.conf:2: %s", msg);
+	expect_error("[global]\nmetrics_listen = 127.0.0.1:9477\n", want);
+	expect_error("[device x]\nmetrics_listen = 127.0.0.1:9477\n", want);
+	expect_error("[global]\nmetrics_listen =\n", want);
+	snprintf(want, sizeof(want), "t.conf:1: %s", msg);
+	expect_error("metrics_listen = [::1]:9477\n", want);
+
+	assert_int_equal(parse(&c, &e,
+			       "[global]\n"
+			       "metrics_textfile = /tmp/dm-tier.prom\n"
+			       "metrics_listen = 127.0.0.1:9477\n"
+			       "metrics_interval = 99999999\n"),
+			 2);
+	assert_int_equal(e.nr, 2);
+	snprintf(want, sizeof(want), "t.conf:3: %s", msg);
+	assert_string_equal(e.lines[0], want);
+	assert_string_equal(e.lines[1], "t.conf:4: metrics_interval = 99999999: out of range (use 1 to 86400 seconds)");
+	tl_conf_errors_free(&e);
+	tl_conf_free(&c);
 }
 
 /* ---- files ---- */
@@ -528,7 +522,7 @@ int main(void)
 		cmocka_unit_test(test_all_errors_reported),
 		cmocka_unit_test(test_duplicate_section_merges),
 		cmocka_unit_test(test_policy_ranges),
-		cmocka_unit_test(test_listen),
+		cmocka_unit_test(test_listen_removed),
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_missing_files),
 	};

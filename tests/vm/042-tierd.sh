@@ -11,7 +11,12 @@
 #   reload     a broken file + SIGHUP: every problem logged as FILE:LINE,
 #              nothing of the new configuration applied (not even its valid
 #              keys); fixed + SIGHUP: the new value is in the kernel
-#   metrics    the textfile and GET /metrics have the device's metrics
+#   metrics    the textfile has the device's metrics with the kernel's
+#              values: device_info's dm="dm-N" as dmsetup and sysfs name the
+#              device and its uuid as the dm uuid's, build_info, commits > 0,
+#              nospc 0, the tier and pace state sets; no dm_tier_tier_ names;
+#              tierd holds no socket but netlink ones; metrics_listen is
+#              refused with what to do
 #   retention  three checkpoint directories on XFS, checkpoint_keep 1: the
 #              newest stays on tier 0 (pinned), the two older end up on the
 #              last tier
@@ -24,7 +29,6 @@ MNT=/mnt/td
 CONF=/tmp/tierd-conf
 LOG=/tmp/tierd.log
 PROM=/tmp/tierd-metrics/dm-tier.prom
-PORT=19477
 TIERD_PID=
 
 # A key of the table line's optional arguments, e.g. tbl_opt high_watermark.
@@ -46,7 +50,6 @@ step_apply() {
 	cat >$CONF/tierd.conf <<-EOF
 		[global]
 		metrics_textfile = $PROM
-		metrics_listen = 127.0.0.1:$PORT
 		metrics_interval = 2
 	EOF
 	cat >$CONF/policies.d/10-$DEV.conf <<-EOF
@@ -98,20 +101,77 @@ step_reload() {
 	echo "reload: bad file refused with FILE:LINE, previous policy kept; fixed file applied"
 }
 
+# The value of the sample SERIES (name{labels}, exactly) in the textfile.
+prom_value() { # series
+	awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2); found = 1 } END { exit !found }' $PROM
+}
+
+# The textfile shows the 4 MiB written: committed and mapped.
+written_4m() {
+	[ "$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")" -gt 0 ] &&
+		[ "$(prom_value "dm_tier_device_mapped_bytes{device=\"$DEV\"}")" = $((4 << 20)) ]
+} 2>/dev/null
+
 step_metrics() {
-	local body
-	wait_for 10 "grep -q '^dm_tier_tier_used_bytes{device=\"$DEV\",tier=\"0\"' $PROM 2>/dev/null" ||
-		die "no dm_tier_tier_used_bytes for $DEV in $PROM: $(cat $PROM 2>&1 | head -20)"
+	local dm ino uuid v mod
+	wait_for 10 "grep -q '^dm_tier_used_bytes{device=\"$DEV\",tier=\"0\"' $PROM 2>/dev/null" ||
+		die "no dm_tier_used_bytes for $DEV in $PROM: $(head -20 $PROM 2>&1)"
 	grep -q "^dm_tier_events_total{device=\"$DEV\",event=\"dev-new\"} 1$" $PROM ||
 		die "dev-new not counted in $PROM"
-	grep -q "^dm_tier_metadata_mode{device=\"$DEV\",mode=\"rw\"} 1$" $PROM ||
-		die "metadata mode not in $PROM"
-	body=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$PORT/metrics', timeout=5).read().decode())") ||
-		die "GET /metrics failed"
-	grep -q "^# TYPE dm_tier_tier_capacity_bytes gauge$" <<<"$body" || die "GET /metrics: no capacity family"
-	grep -q "^dm_tier_device_size_bytes{device=\"$DEV\"} $(blockdev --getsize64 /dev/mapper/$DEV)$" <<<"$body" ||
-		die "GET /metrics: wrong or missing device size"
-	echo "metrics: textfile and GET /metrics have $DEV"
+	! grep -q "dm_tier_tier_" $PROM || die "a dm_tier_tier_ name is still written: $(grep -m1 dm_tier_tier_ $PROM)"
+	grep -q "^# TYPE dm_tier_capacity_bytes gauge$" $PROM || die "no capacity family"
+	expect_eq "$(prom_value "dm_tier_device_size_bytes{device=\"$DEV\"}")" \
+		"$(blockdev --getsize64 /dev/mapper/$DEV)" "dm_tier_device_size_bytes"
+	expect_eq "$(prom_value "dm_tier_extent_bytes{device=\"$DEV\"}")" $((1 << 20)) "dm_tier_extent_bytes"
+
+	# The join key with node_exporter: the kernel name dmsetup and sysfs give.
+	dm=$(dmsetup info -c --noheadings -o blkdevname $DEV | tr -d ' ')
+	[[ $dm == dm-* ]] || die "dmsetup gave no dm-N for $DEV: '$dm'"
+	expect_eq "$(cat "/sys/block/$dm/dm/name")" $DEV "/sys/block/$dm/dm/name"
+	uuid=$(dmsetup info -c --noheadings -o uuid $DEV)
+	grep -q "^dm_tier_device_info{device=\"$DEV\",dm=\"$dm\",uuid=\"[0-9a-f-]*\"} 1$" $PROM ||
+		die "no device_info with dm=\"$dm\": $(grep dm_tier_device_info $PROM)"
+	v=$(sed -n "s/^dm_tier_device_info{device=\"$DEV\",dm=\"$dm\",uuid=\"\([0-9a-f-]*\)\"} 1$/\1/p" $PROM)
+	expect_eq "DMTIER-${v//-/}" "$uuid" "device_info's uuid against the dm uuid"
+	mod=$(cat /sys/module/dm_tier/version 2>/dev/null || true)
+	grep -qF "dm_tier_build_info{version=\"$(tierctl version --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')\",module_version=\"$mod\"} 1" $PROM ||
+		die "build_info: $(grep dm_tier_build_info $PROM)"
+
+	# Values from the kernel: no commit before the first write, one at
+	# least after it (the textfile is rewritten every 2 s); never more than
+	# the status line counts afterwards. No ENOSPC.
+	expect_eq "$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")" 0 "dm_tier_commits_total before any write"
+	dd if=/dev/urandom of=/dev/mapper/$DEV bs=1M count=4 oflag=direct conv=fsync status=none
+	wait_for 10 written_4m ||
+		die "after a 4 MiB write: commits_total $(prom_value "dm_tier_commits_total{device=\"$DEV\"}"), device_mapped_bytes $(prom_value "dm_tier_device_mapped_bytes{device=\"$DEV\"}") (status: $(dmsetup status $DEV))"
+	v=$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")
+	[ "$v" -le "$(tier_stat $DEV commits)" ] || die "dm_tier_commits_total $v is above the status line's $(tier_stat $DEV commits)"
+	expect_eq "$(prom_value "dm_tier_nospc_errors_total{device=\"$DEV\"}")" 0 "dm_tier_nospc_errors_total"
+	prom_value "dm_tier_migrations_in_flight{device=\"$DEV\"}" >/dev/null || die "no migrations_in_flight"
+	prom_value "dm_tier_manual_pending_extents{device=\"$DEV\"}" >/dev/null || die "no manual_pending_extents"
+	expect_eq "$(prom_value "dm_tier_metadata_mode{device=\"$DEV\",mode=\"rw\"}")" 1 "metadata mode rw"
+	for v in 0 1; do
+		grep -q "^dm_tier_state{device=\"$DEV\",tier=\"$v\",class=\"[a-z]*\",state=\"ok\"} 1$" $PROM ||
+			die "tier $v not ok: $(grep "^dm_tier_state{device=\"$DEV\",tier=\"$v\"" $PROM)"
+		expect_eq "$(grep -c "^dm_tier_state{device=\"$DEV\",tier=\"$v\",.* 0$" $PROM)" 2 "tier $v: states at 0"
+	done
+	# Exactly one pace is current.
+	expect_eq "$(grep -c "^dm_tier_migration_pace{device=\"$DEV\",pace=\"[a-z]*\"} 1$" $PROM)" 1 "current paces"
+	expect_eq "$(grep -c "^dm_tier_migration_pace{device=\"$DEV\"," $PROM)" 4 "pace samples"
+
+	# No HTTP server: every socket tierd holds is a netlink socket (its
+	# request and monitor sockets).
+	v=0
+	for ino in $(find "/proc/$TIERD_PID/fd" -lname 'socket:*' -printf '%l\n' | tr -dc '0-9\n'); do
+		awk -v i="$ino" '$NF == i { f = 1 } END { exit !f }' /proc/net/netlink ||
+			die "tierd holds a socket that is not netlink (inode $ino): $(ss -anp | grep -w tierd)"
+		v=$((v + 1))
+	done
+	[ "$v" -ge 2 ] || die "tierd holds $v sockets, expected its two netlink ones"
+	printf '[global]\nmetrics_listen = 127.0.0.1:9477\n' >/tmp/tierd-listen.conf
+	expect_status 2 "tierd-listen.conf:2: metrics_listen was removed in 0\.2: write metrics_textfile = /var/lib/prometheus/node-exporter/dm-tier\.prom and let node_exporter's textfile collector serve it" \
+		tierd --check -c /tmp/tierd-listen.conf
+	echo "metrics: textfile has $DEV ($dm, commits $(prom_value "dm_tier_commits_total{device=\"$DEV\"}")); tierd has only its $v netlink sockets"
 }
 
 # An old checkpoint may share its first or last extent with the kept one

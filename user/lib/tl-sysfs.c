@@ -551,3 +551,42 @@ int tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out, size_t *n)
 	*n = nr;
 	return 0;
 }
+
+int tl_sysfs_dm_kname(const char *sysroot, const char *dm_name, char *kname,
+		      size_t len)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300], val[256];
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	pathf(base, sizeof(base), "%s/class/block", sysroot);
+	d = opendir(base);
+	if (!d)
+		return -errno;
+	while (ret == -ENOENT && (de = readdir(d))) {
+		if (strncmp(de->d_name, "dm-", 3))
+			continue;
+		pathf(path, sizeof(path), "%s/%s/dm/name", base, de->d_name);
+		if (read_attr(path, val, sizeof(val)) || strcmp(val, dm_name))
+			continue;
+		ret = (size_t)snprintf(kname, len, "%s", de->d_name) >= len ?
+			      -ENAMETOOLONG :
+			      0;
+	}
+	closedir(d);
+	return ret;
+}
+
+int tl_sysfs_module_version(const char *sysroot, const char *module,
+			    char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	pathf(path, sizeof(path), "%s/module/%s/version", sysroot, module);
+	ret = read_attr(path, buf, len);
+	if (!ret && !buf[0])
+		ret = -ENOENT;
+	return ret;
+}

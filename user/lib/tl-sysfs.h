@@ -71,6 +71,25 @@ struct tl_blockdev {
  */
 int tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out, size_t *n);
 
+/**
+ * tl_sysfs_dm_kname() - the kernel name ("dm-3") of the device-mapper device
+ * named @dm_name, found by reading <sysroot>/class/block/dm-[*]/dm/name; the
+ * name node_exporter's node_disk_* metrics label it with.
+ * Return: 0, -ENOENT when no dm device has that name, -ENAMETOOLONG when
+ * @len is too small, or the -errno of opening the directory.
+ */
+int tl_sysfs_dm_kname(const char *sysroot, const char *dm_name, char *kname,
+		      size_t len);
+
+/**
+ * tl_sysfs_module_version() - a loaded module's MODULE_VERSION, from
+ * <sysroot>/module/<module>/version ("dm_tier"), without its newline.
+ * Return: 0, -ENOENT when the module is not loaded or has no version, or
+ * the -errno of reading it.
+ */
+int tl_sysfs_module_version(const char *sysroot, const char *module,
+			    char *buf, size_t len);
+
 /* Parse "MAJ:MIN" (as in sysfs "dev" files and tables); 0 or -EINVAL. */
 int tl_parse_devt(const char *s, unsigned int *maj, unsigned int *min);
 

@@ -2,9 +2,8 @@
 /*
  * tierd - the dm-tier policy daemon (docs/tierd.md): applies per-device
  * policies, pins and checkpoint retention from /etc/dm-tier, reacts to the
- * netlink monitor's events, reconnects NVMe-oF tiers, exports metrics.
- * One thread, one poll() over the monitor socket, a signalfd and the HTTP
- * sockets.
+ * netlink monitor's events, reconnects NVMe-oF tiers, writes a metrics
+ * textfile. One thread, one poll() over the monitor socket and a signalfd.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,7 +31,8 @@ static const char usage_text[] =
 	"The dm-tier policy daemon: applies the migration settings, pins and\n"
 	"checkpoint retention of /etc/dm-tier/tierd.conf and\n"
 	"/etc/dm-tier/policies.d/*.conf to dm-tier devices as they appear,\n"
-	"reconnects NVMe-oF tiers after a tier error and exports metrics.\n"
+	"reconnects NVMe-oF tiers after a tier error and writes Prometheus\n"
+	"metrics to metrics_textfile for node_exporter's textfile collector.\n"
 	"\n"
 	"  -f, --foreground    log to stderr instead of syslog\n"
 	"  -c, --config FILE   main file instead of DIR/tierd.conf (must exist)\n"
@@ -83,17 +83,9 @@ static void log_config(const struct tl_conf *c)
 		 c->metrics_textfile ? c->metrics_textfile : "");
 }
 
-static bool listen_equal(const struct tl_conf_listen *a,
-			 const struct tl_conf_listen *b)
-{
-	return a->set == b->set &&
-	       (!a->set || (a->port == b->port && !strcmp(a->addr, b->addr)));
-}
-
 static void reload(struct tierd *td)
 {
 	struct tl_conf c;
-	bool relisten;
 	size_t i;
 	int n;
 
@@ -104,16 +96,9 @@ static void reload(struct tierd *td)
 			n);
 		return;
 	}
-	relisten = !listen_equal(&c.metrics_listen, &td->conf.metrics_listen);
 	tl_conf_free(&td->conf);
 	td->conf = c;
 	log_config(&td->conf);
-	if (relisten) {
-		tierd_http_close(td->http);
-		td->http = td->conf.metrics_listen.set ?
-				   tierd_http_open(&td->conf.metrics_listen) :
-				   NULL;
-	}
 	for (i = 0; i < td->nr_devs; i++)
 		tierd_apply_device(td, &td->devs[i]);
 }
@@ -368,7 +353,7 @@ static int run(struct tierd *td, int sfd)
 	struct signalfd_siginfo si;
 	int64_t now, next_reconcile, next_metrics, deadline, once_end;
 	int64_t reconcile_ms, metrics_ms;
-	int n, nhttp, mon_at, i, timeout;
+	int n, mon_at, i, timeout;
 	size_t k;
 
 	now = tierd_now_ms();
@@ -377,10 +362,8 @@ static int run(struct tierd *td, int sfd)
 	for (;;) {
 		now = tierd_now_ms();
 		metrics_ms = (int64_t)td->conf.metrics_interval * 1000;
-		reconcile_ms = td->conf.metrics_textfile ||
-					       td->conf.metrics_listen.set ?
-				       metrics_ms :
-				       RECONCILE_DEF_MS;
+		reconcile_ms = td->conf.metrics_textfile ? metrics_ms :
+							   RECONCILE_DEF_MS;
 		if (!td->nl && now >= td->next_nl_open_ms) {
 			if (nl_connect(td) != TL_OK && td->once)
 				return TIERD_EXIT_FAIL;
@@ -427,7 +410,6 @@ static int run(struct tierd *td, int sfd)
 						td->devs[k].recover[i].next_ms);
 			}
 		}
-		deadline = min64(deadline, tierd_http_deadline(td->http));
 		timeout = deadline <= now	 ? 0 :
 			  deadline - now > 60000 ? 60000 :
 						   (int)(deadline - now);
@@ -440,8 +422,7 @@ static int run(struct tierd *td, int sfd)
 			pfd[n++] = (struct pollfd){ .fd = tl_nl_fd(td->mon),
 						    .events = POLLIN };
 		}
-		nhttp = tierd_http_pollfds(td->http, pfd + n, MAX_POLLFDS - n);
-		if (poll(pfd, (nfds_t)(n + nhttp), timeout) < 0) {
+		if (poll(pfd, (nfds_t)n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_err("poll: %s", strerror(errno));
@@ -466,7 +447,6 @@ static int run(struct tierd *td, int sfd)
 		}
 		if (mon_at >= 0 && pfd[mon_at].revents)
 			drain_events(td);
-		tierd_http_serve(td, td->http, pfd + n, nhttp);
 	}
 }
 
@@ -554,12 +534,9 @@ int main(int argc, char **argv)
 		return TIERD_EXIT_FAIL;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (!td.once && td.conf.metrics_listen.set)
-		td.http = tierd_http_open(&td.conf.metrics_listen);
 
 	ret = run(&td, sfd);
 
-	tierd_http_close(td.http);
 	nl_close(&td);
 	close(sfd);
 	for (i = 0; i < td.nr_devs; i++)

@@ -2,7 +2,7 @@
 /*
  * tierd.h - the dm-tier policy daemon (docs/tierd.md): shared state of
  * main.c (loop, signals, events), apply.c (policies, pins, checkpoints,
- * NVMe-oF recovery), http.c (metrics textfile and GET /metrics), log.c.
+ * NVMe-oF recovery), metrics.c (the metrics textfile), log.c.
  * tl-conf.c (configuration files) and tl-metrics.c (Prometheus text) are
  * library-style modules, unit-tested alone, that only tierd uses.
  */
@@ -97,7 +97,6 @@ struct tierd {
 	bool nl_missing_logged;
 	struct tierd_dev *devs;
 	size_t nr_devs;
-	struct tierd_http *http;
 };
 
 struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name);
@@ -116,21 +115,7 @@ void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 /* Reconnect attempts that are due. */
 void tierd_run_recover(struct tierd *td, struct tierd_dev *d);
 
-/* ---- http.c ---- */
-struct pollfd;
-struct tierd_http;
-/* Listen on @l (loopback, checked by the config); NULL with a log on error. */
-struct tierd_http *tierd_http_open(const struct tl_conf_listen *l);
-void tierd_http_close(struct tierd_http *h);
-/* Fill up to @max pollfds; returns how many. */
-int tierd_http_pollfds(struct tierd_http *h, struct pollfd *pfd, int max);
-/* After poll(): serve what is ready. Also times out slow clients. */
-void tierd_http_serve(struct tierd *td, struct tierd_http *h,
-		      const struct pollfd *pfd, int n);
-/* Earliest client deadline, or INT64_MAX. */
-int64_t tierd_http_deadline(struct tierd_http *h);
-/* The current metrics into @out; 0 or -errno (logged). */
-int tierd_metrics_render(struct tierd *td, struct tl_strbuf *out);
+/* ---- metrics.c ---- */
 /* Write the textfile atomically (tmp + rename). */
 int tierd_metrics_write_textfile(struct tierd *td, const char *path);
 

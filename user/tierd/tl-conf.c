@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tierd's configuration files: parsing, merging, checks (see tl-conf.h). */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -8,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <linux/dm-tier.h>
@@ -265,67 +263,6 @@ static bool has_blank(const char *s)
 	return false;
 }
 
-int tl_conf_parse_listen(const char *s, struct tl_conf_listen *out,
-			 const char **why)
-{
-	struct tl_conf_listen l = { .set = true };
-	unsigned char bin[16];
-	const char *colon, *host_end, *host = s;
-	uint32_t port;
-	size_t len;
-
-	if (*s == '[') {
-		host = s + 1;
-		host_end = strchr(host, ']');
-		if (!host_end || host_end[1] != ':') {
-			*why = "expected [ADDRESS]:PORT";
-			return -EINVAL;
-		}
-		colon = host_end + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon || strchr(s, ':') != colon) {
-			*why = "expected ADDRESS:PORT (IPv6 as [::1]:PORT)";
-			return -EINVAL;
-		}
-		host_end = colon;
-	}
-	len = (size_t)(host_end - host);
-	if (!len || len >= sizeof(l.addr)) {
-		*why = "the address is missing or too long";
-		return -EINVAL;
-	}
-	if (parse_u32(colon + 1, &port) || port < 1 || port > 65535) {
-		*why = "the port must be a number from 1 to 65535";
-		return -EINVAL;
-	}
-	l.port = (uint16_t)port;
-	memcpy(l.addr, host, len);
-	l.addr[len] = '\0';
-	if (!strcmp(l.addr, "localhost"))
-		strcpy(l.addr, "127.0.0.1");
-	if (inet_pton(AF_INET, l.addr, bin) == 1) {
-		l.family = AF_INET;
-		if (bin[0] != 127) {
-			*why = "metrics are served on a loopback address only (127.0.0.0/8 or [::1]; put a proxy in front for remote scrapes)";
-			return -EINVAL;
-		}
-	} else if (inet_pton(AF_INET6, l.addr, bin) == 1) {
-		static const unsigned char loop6[16] = { [15] = 1 };
-
-		l.family = AF_INET6;
-		if (memcmp(bin, loop6, sizeof(loop6))) {
-			*why = "metrics are served on a loopback address only (127.0.0.0/8 or [::1]; put a proxy in front for remote scrapes)";
-			return -EINVAL;
-		}
-	} else {
-		*why = "the address must be numeric (127.0.0.1, [::1]) or localhost";
-		return -EINVAL;
-	}
-	*out = l;
-	return 0;
-}
-
 /* ---- the parser ----------------------------------------------------------- */
 
 enum conf_section { SEC_NONE, SEC_BAD, SEC_GLOBAL, SEC_DEVICE };
@@ -340,7 +277,7 @@ struct conf_parse {
 	size_t dev; /* index into c->devs in SEC_DEVICE */
 	int nerr;
 	/* Global keys set by this text, for duplicate detection. */
-	unsigned int textfile_line, listen_line, interval_line;
+	unsigned int textfile_line, interval_line;
 };
 
 __attribute__((format(printf, 2, 3))) static void perr(struct conf_parse *p,
@@ -450,7 +387,6 @@ static bool is_device_key(const char *key)
 static bool is_global_key(const char *key)
 {
 	return !strcmp(key, "metrics_textfile") ||
-	       !strcmp(key, "metrics_listen") ||
 	       !strcmp(key, "metrics_interval");
 }
 
@@ -483,7 +419,6 @@ static void parse_global_kv(struct conf_parse *p, const char *key,
 			    const char *v)
 {
 	struct tl_conf *c = p->c;
-	const char *why;
 	uint32_t n;
 	bool dup;
 	int ret;
@@ -496,12 +431,6 @@ static void parse_global_kv(struct conf_parse *p, const char *key,
 		c->metrics_textfile = strdup(v);
 		if (!c->metrics_textfile)
 			perr(p, "out of memory");
-	} else if (!strcmp(key, "metrics_listen")) {
-		set_global_line(p, &p->listen_line, key, &dup);
-		if (dup)
-			return;
-		if (tl_conf_parse_listen(v, &c->metrics_listen, &why))
-			perr(p, "metrics_listen = %s: %s", v, why);
 	} else if (!strcmp(key, "metrics_interval")) {
 		set_global_line(p, &p->interval_line, key, &dup);
 		if (dup)
@@ -523,7 +452,7 @@ static void parse_global_kv(struct conf_parse *p, const char *key,
 		     key);
 	} else {
 		perr(p,
-		     "unknown key '%s' in [global] (known: metrics_textfile, metrics_listen, metrics_interval)",
+		     "unknown key '%s' in [global] (known: metrics_textfile, metrics_interval)",
 		     key);
 	}
 }
@@ -712,6 +641,11 @@ static void parse_line(struct conf_parse *p, char *raw)
 	v = trim(eq + 1);
 	if (!*key) {
 		perr(p, "a value without a key (write KEY = VALUE)");
+		return;
+	}
+	/* Whatever its value or section: say what replaces it. */
+	if (!strcmp(key, "metrics_listen")) {
+		perr(p, "%s", TL_CONF_LISTEN_REMOVED);
 		return;
 	}
 	if (!*v) {

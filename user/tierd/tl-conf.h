@@ -11,7 +11,6 @@
  *
  *   [global]
  *   metrics_textfile = /var/lib/prometheus/node-exporter/dm-tier.prom
- *   metrics_listen = 127.0.0.1:9477
  *   metrics_interval = 15
  *   [device NAME]
  *   <policy key> = <value>            (the 12 policy settings)
@@ -37,6 +36,12 @@
 #define TL_CONF_KEEP_DEF 1 /* checkpoint_keep */
 #define TL_CONF_KEEP_MAX 10000
 #define TL_CONF_NAME_MAX 127 /* dm names, as DM_TIER_A_DEV_NAME */
+
+/* The message for the key tierd's HTTP server had (docs/tierd.md, Metrics). */
+#define TL_CONF_LISTEN_REMOVED                                               \
+	"metrics_listen was removed in 0.2: write metrics_textfile = "       \
+	"/var/lib/prometheus/node-exporter/dm-tier.prom and let "            \
+	"node_exporter's textfile collector serve it"
 
 /* Where a value came from, for messages that point at it. */
 struct tl_conf_origin {
@@ -67,17 +72,8 @@ struct tl_conf_dev {
 	struct tl_conf_origin checkpoint_keep_at;
 };
 
-/* A listen address that passed the loopback check. */
-struct tl_conf_listen {
-	bool set;
-	int family; /* AF_INET or AF_INET6 */
-	char addr[64]; /* numeric, as inet_pton takes it */
-	uint16_t port;
-};
-
 struct tl_conf {
 	char *metrics_textfile; /* NULL: off */
-	struct tl_conf_listen metrics_listen;
 	uint32_t metrics_interval;
 	struct tl_conf_dev *devs;
 	size_t nr_devs;
@@ -128,12 +124,5 @@ int tl_conf_policy_key(const char *key);
 extern const char *const tl_conf_policy_names[TL_NL_POLICY_N];
 /* Range of a policy key, as the kernel's table accepts it. */
 void tl_conf_policy_range(int idx, uint32_t *min, uint32_t *max);
-
-/*
- * "ADDR:PORT", "[ADDR6]:PORT" or "localhost:PORT" with a loopback address:
- * 0, or -EINVAL with a reason in @why (static text).
- */
-int tl_conf_parse_listen(const char *s, struct tl_conf_listen *out,
-			 const char **why);
 
 #endif /* DM_TIER_TL_CONF_H */

@@ -103,21 +103,47 @@ const char *tl_metrics_event_name(uint32_t event)
 /* PER_MEM: devices with a memory tier, labelled with its NUMA node. */
 enum family_scope { PER_DEVICE, PER_TIER, PER_MEM };
 
+/*
+ * A family gives a number per device or tier (dev_u64 / tier_u64), or is a
+ * state set (states): one sample per known state, 1 for the current one
+ * and 0 for the others, plus the current one with 1 when it is not a known
+ * state (a newer module), so that an alert can test state="ok" == 0.
+ */
 struct family {
 	const char *name;
 	const char *type;
 	const char *help;
 	enum family_scope scope;
 	bool needs_migration; /* only devices whose module reports it */
-	/* Exactly one of these gives the value. */
+	bool ms_as_seconds; /* the value is in ms, shown in seconds */
 	uint64_t (*dev_u64)(const struct tl_nl_dev *d);
 	uint64_t (*tier_u64)(const struct tl_nl_dev *d,
 			     const struct tl_nl_tier *t);
+	const char *state_label;
+	const char *const *states; /* NULL-terminated */
+	const char *(*dev_state)(const struct tl_nl_dev *d);
+	const char *(*tier_state)(const struct tl_nl_tier *t);
 };
 
 static uint64_t size_bytes(const struct tl_nl_dev *d)
 {
 	return d->size_bytes;
+}
+static uint64_t dev_mapped(const struct tl_nl_dev *d)
+{
+	return d->mapped_extents * d->extent_bytes;
+}
+static uint64_t extent_bytes(const struct tl_nl_dev *d)
+{
+	return d->extent_bytes;
+}
+static uint64_t commits(const struct tl_nl_dev *d)
+{
+	return d->commits;
+}
+static uint64_t nospc(const struct tl_nl_dev *d)
+{
+	return d->nospc_errors;
 }
 static uint64_t promotions(const struct tl_nl_dev *d)
 {
@@ -134,6 +160,18 @@ static uint64_t moved(const struct tl_nl_dev *d)
 static uint64_t mig_errors(const struct tl_nl_dev *d)
 {
 	return d->migration.errors;
+}
+static uint64_t in_flight(const struct tl_nl_dev *d)
+{
+	return d->migration.in_flight;
+}
+static uint64_t manual_pending(const struct tl_nl_dev *d)
+{
+	return d->migration.manual_pending;
+}
+static uint64_t above_high_ms(const struct tl_nl_dev *d)
+{
+	return d->migration.above_high_ms;
 }
 
 static uint64_t capacity(const struct tl_nl_dev *d, const struct tl_nl_tier *t)
@@ -202,66 +240,113 @@ static uint64_t mem_invalidations(const struct tl_nl_dev *d)
 	return d->mem.invalidations;
 }
 
-static const struct family families_before_mode[] = {
-	{ "dm_tier_device_size_bytes", "gauge",
-	  "Virtual size of the dm-tier device.", PER_DEVICE, false, size_bytes,
-	  NULL },
-	{ "dm_tier_tier_capacity_bytes", "gauge", "Data capacity of the tier.",
-	  PER_TIER, false, NULL, capacity },
-	{ "dm_tier_tier_used_bytes", "gauge",
-	  "Bytes of the tier in use (mapped, being prepared or awaiting a commit to be freed).",
-	  PER_TIER, false, NULL, used },
-	{ "dm_tier_tier_mapped_bytes", "gauge",
-	  "Bytes of the device mapped to the tier.", PER_TIER, false, NULL,
-	  mapped },
-	{ "dm_tier_tier_read_ios_total", "counter",
-	  "Reads remapped to the tier since activation.", PER_TIER, false, NULL,
-	  reads },
-	{ "dm_tier_tier_write_ios_total", "counter",
-	  "Writes remapped to the tier since activation.", PER_TIER, false,
-	  NULL, writes },
-	{ "dm_tier_tier_io_errors_total", "counter",
-	  "I/O errors of the tier since activation.", PER_TIER, false, NULL,
-	  io_errors },
-	{ "dm_tier_tier_degraded", "gauge",
-	  "1 when the tier is not in state ok.", PER_TIER, false, NULL,
-	  degraded },
-	{ "dm_tier_promotions_total", "counter",
-	  "Extents moved to a faster tier since activation.", PER_DEVICE, true,
-	  promotions, NULL },
-	{ "dm_tier_demotions_total", "counter",
-	  "Extents moved to a slower tier since activation.", PER_DEVICE, true,
-	  demotions, NULL },
-	{ "dm_tier_migrated_bytes_total", "counter",
-	  "Bytes copied by migrations since activation.", PER_DEVICE, true,
-	  moved, NULL },
-	{ "dm_tier_migration_errors_total", "counter",
-	  "Migration copies that failed since activation.", PER_DEVICE, true,
-	  mig_errors, NULL },
-	{ "dm_tier_mem_capacity_bytes", "gauge",
-	  "Size cap of the memory tier (mem_size_mb).", PER_MEM, false,
-	  mem_max, NULL },
-	{ "dm_tier_mem_used_bytes", "gauge",
-	  "Node memory the memory tier holds.", PER_MEM, false, mem_used,
-	  NULL },
-	{ "dm_tier_mem_copies", "gauge",
-	  "Extents with a clean copy in the memory tier.", PER_MEM, false,
-	  mem_copies, NULL },
-	{ "dm_tier_mem_hits_total", "counter",
-	  "Reads served from the memory tier since activation.", PER_MEM,
-	  false, mem_hits, NULL },
-	{ "dm_tier_mem_misses_total", "counter",
-	  "Reads of mapped extents not served from the memory tier since activation.",
-	  PER_MEM, false, mem_misses, NULL },
-	{ "dm_tier_mem_fills_total", "counter",
-	  "Copies made in the memory tier since activation.", PER_MEM, false,
-	  mem_fills, NULL },
-	{ "dm_tier_mem_evictions_total", "counter",
-	  "Copies dropped for room since activation.", PER_MEM, false,
-	  mem_evictions, NULL },
-	{ "dm_tier_mem_invalidations_total", "counter",
-	  "Copies dropped or rewritten by writes and discards since activation.",
-	  PER_MEM, false, mem_invalidations, NULL },
+static const char *metadata_mode(const struct tl_nl_dev *d)
+{
+	return d->metadata_mode;
+}
+static const char *pace(const struct tl_nl_dev *d)
+{
+	return d->migration.pace;
+}
+static const char *tier_state(const struct tl_nl_tier *t)
+{
+	return t->state;
+}
+
+static const char *const known_modes[] = { "rw", "ro", "fail", NULL };
+static const char *const known_tier_states[] = { "ok", "degraded", "offline",
+						 NULL };
+static const char *const known_paces[] = { "idle", "full", "deadline",
+					   "background", NULL };
+
+#define DEV(n, ty, h, fn) { .name = n, .type = ty, .help = h, \
+			    .scope = PER_DEVICE, .dev_u64 = fn }
+#define TIER(n, ty, h, fn) { .name = n, .type = ty, .help = h, \
+			     .scope = PER_TIER, .tier_u64 = fn }
+#define MIG(n, ty, h, fn) { .name = n, .type = ty, .help = h, \
+			    .scope = PER_DEVICE, .needs_migration = true, \
+			    .dev_u64 = fn }
+#define MEM(n, ty, h, fn) { .name = n, .type = ty, .help = h, \
+			    .scope = PER_MEM, .dev_u64 = fn }
+
+static const struct family families[] = {
+	DEV("dm_tier_device_size_bytes", "gauge",
+	    "Virtual size of the dm-tier device.", size_bytes),
+	DEV("dm_tier_device_mapped_bytes", "gauge",
+	    "Bytes of the device mapped to a tier (the rest reads as zeroes).",
+	    dev_mapped),
+	DEV("dm_tier_extent_bytes", "gauge",
+	    "Extent size of the device: the unit of mapping and migration.",
+	    extent_bytes),
+	DEV("dm_tier_commits_total", "counter",
+	    "Metadata commits since activation.", commits),
+	DEV("dm_tier_nospc_errors_total", "counter",
+	    "Writes that needed a new extent and failed with ENOSPC because every tier was full, since activation.",
+	    nospc),
+	{ .name = "dm_tier_metadata_mode", .type = "gauge",
+	  .help = "Metadata mode of the device (rw, ro, fail): 1 for the current one.",
+	  .scope = PER_DEVICE, .state_label = "mode", .states = known_modes,
+	  .dev_state = metadata_mode },
+	TIER("dm_tier_capacity_bytes", "gauge", "Data capacity of the tier.",
+	     capacity),
+	TIER("dm_tier_used_bytes", "gauge",
+	     "Bytes of the tier in use (mapped, being prepared or awaiting a commit to be freed).",
+	     used),
+	TIER("dm_tier_mapped_bytes", "gauge",
+	     "Bytes of the device mapped to the tier.", mapped),
+	TIER("dm_tier_read_ios_total", "counter",
+	     "Reads remapped to the tier since activation.", reads),
+	TIER("dm_tier_write_ios_total", "counter",
+	     "Writes remapped to the tier since activation.", writes),
+	TIER("dm_tier_io_errors_total", "counter",
+	     "I/O errors of the tier since activation.", io_errors),
+	TIER("dm_tier_degraded", "gauge",
+	     "1 when the tier is not in state ok (see dm_tier_state).",
+	     degraded),
+	{ .name = "dm_tier_state", .type = "gauge",
+	  .help = "State of the tier (ok, degraded, offline): 1 for the current one.",
+	  .scope = PER_TIER, .state_label = "state",
+	  .states = known_tier_states, .tier_state = tier_state },
+	MIG("dm_tier_promotions_total", "counter",
+	    "Extents moved to a faster tier since activation.", promotions),
+	MIG("dm_tier_demotions_total", "counter",
+	    "Extents moved to a slower tier since activation.", demotions),
+	MIG("dm_tier_migrated_bytes_total", "counter",
+	    "Bytes copied by migrations since activation.", moved),
+	MIG("dm_tier_migration_errors_total", "counter",
+	    "Migration copies that failed since activation.", mig_errors),
+	MIG("dm_tier_migrations_in_flight", "gauge",
+	    "Migration copies in flight now.", in_flight),
+	MIG("dm_tier_manual_pending_extents", "gauge",
+	    "Extents a migrate or pin request still has to examine or copy.",
+	    manual_pending),
+	/* Milliseconds in the kernel; Prometheus wants base units. */
+	{ .name = "dm_tier_above_high_seconds_total", .type = "counter",
+	  .help = "Time tier 0 spent above its high watermark since activation.",
+	  .scope = PER_DEVICE, .needs_migration = true, .ms_as_seconds = true,
+	  .dev_u64 = above_high_ms },
+	{ .name = "dm_tier_migration_pace", .type = "gauge",
+	  .help = "Pace of automatic migration (idle, full, deadline, background): 1 for the current one.",
+	  .scope = PER_DEVICE, .needs_migration = true, .state_label = "pace",
+	  .states = known_paces, .dev_state = pace },
+	MEM("dm_tier_mem_capacity_bytes", "gauge",
+	    "Size cap of the memory tier (mem_size_mb).", mem_max),
+	MEM("dm_tier_mem_used_bytes", "gauge",
+	    "Node memory the memory tier holds.", mem_used),
+	MEM("dm_tier_mem_copies", "gauge",
+	    "Extents with a clean copy in the memory tier.", mem_copies),
+	MEM("dm_tier_mem_hits_total", "counter",
+	    "Reads served from the memory tier since activation.", mem_hits),
+	MEM("dm_tier_mem_misses_total", "counter",
+	    "Reads of mapped extents not served from the memory tier since activation.",
+	    mem_misses),
+	MEM("dm_tier_mem_fills_total", "counter",
+	    "Copies made in the memory tier since activation.", mem_fills),
+	MEM("dm_tier_mem_evictions_total", "counter",
+	    "Copies dropped for room since activation.", mem_evictions),
+	MEM("dm_tier_mem_invalidations_total", "counter",
+	    "Copies dropped or rewritten by writes and discards since activation.",
+	    mem_invalidations),
 };
 
 static void head(struct tl_strbuf *b, const char *name, const char *type,
@@ -271,6 +356,7 @@ static void head(struct tl_strbuf *b, const char *name, const char *type,
 			 type);
 }
 
+/* NAME{device="...", left open for more labels. */
 static void dev_label(struct tl_strbuf *b, const char *name,
 		      const struct tl_nl_dev *d)
 {
@@ -279,11 +365,65 @@ static void dev_label(struct tl_strbuf *b, const char *name,
 	tl_strbuf_printf(b, "\"");
 }
 
+/* The labels of one sample point, up to the family's own ones. */
+static void point_labels(struct tl_strbuf *b, const struct family *f,
+			 const struct tl_nl_dev *d, const struct tl_nl_tier *t)
+{
+	dev_label(b, f->name, d);
+	if (f->scope == PER_MEM) {
+		tl_strbuf_printf(b, ",node=\"%u\"", d->mem.node);
+	} else if (t) {
+		tl_strbuf_printf(b, ",tier=\"%u\",class=\"", t->index);
+		tl_strbuf_label(b, t->tier_class);
+		tl_strbuf_printf(b, "\"");
+	}
+}
+
+static void state_sample(struct tl_strbuf *b, const struct family *f,
+			 const struct tl_nl_dev *d, const struct tl_nl_tier *t,
+			 const char *state, int value)
+{
+	point_labels(b, f, d, t);
+	tl_strbuf_printf(b, ",%s=\"", f->state_label);
+	tl_strbuf_label(b, state);
+	tl_strbuf_printf(b, "\"} %d\n", value);
+}
+
+/* One device or tier: a value, or a state set. */
+static void point(struct tl_strbuf *b, const struct family *f,
+		  const struct tl_nl_dev *d, const struct tl_nl_tier *t)
+{
+	const char *cur;
+	bool known = false;
+	uint64_t v;
+	size_t i;
+
+	if (f->states) {
+		cur = t ? f->tier_state(t) : f->dev_state(d);
+		for (i = 0; f->states[i]; i++) {
+			known |= !strcmp(cur, f->states[i]);
+			state_sample(b, f, d, t, f->states[i],
+				     !strcmp(cur, f->states[i]));
+		}
+		/* An empty word is one the kernel did not report. */
+		if (!known && cur[0])
+			state_sample(b, f, d, t, cur, 1);
+		return;
+	}
+	v = t ? f->tier_u64(d, t) : f->dev_u64(d);
+	point_labels(b, f, d, t);
+	if (f->ms_as_seconds)
+		tl_strbuf_printf(b, "} %llu.%03u\n",
+				 (unsigned long long)(v / 1000),
+				 (unsigned int)(v % 1000));
+	else
+		tl_strbuf_printf(b, "} %llu\n", (unsigned long long)v);
+}
+
 static void family_samples(struct tl_strbuf *b, const struct family *f,
 			   const struct tl_nl_dev *devs, size_t nr)
 {
 	const struct tl_nl_dev *d;
-	const struct tl_nl_tier *t;
 	size_t i;
 	uint32_t k;
 
@@ -292,98 +432,73 @@ static void family_samples(struct tl_strbuf *b, const struct family *f,
 		d = &devs[i];
 		if (f->needs_migration && !d->has_migration)
 			continue;
-		if (f->scope == PER_MEM) {
-			if (!d->mem.present)
-				continue;
-			dev_label(b, f->name, d);
-			tl_strbuf_printf(b, ",node=\"%u\"} %llu\n", d->mem.node,
-					 (unsigned long long)f->dev_u64(d));
+		if (f->scope == PER_MEM && !d->mem.present)
+			continue;
+		if (f->scope != PER_TIER) {
+			point(b, f, d, NULL);
 			continue;
 		}
-		if (f->scope == PER_DEVICE) {
-			dev_label(b, f->name, d);
-			tl_strbuf_printf(b, "} %llu\n",
-					 (unsigned long long)f->dev_u64(d));
-			continue;
-		}
-		for (k = 0; k < d->nr_tiers && k < TIER_MAX_TIERS; k++) {
-			t = &d->tiers[k];
-			dev_label(b, f->name, d);
-			tl_strbuf_printf(b, ",tier=\"%u\",class=\"", t->index);
-			tl_strbuf_label(b, t->tier_class);
-			tl_strbuf_printf(b, "\"} %llu\n",
-					 (unsigned long long)f->tier_u64(d, t));
-		}
+		for (k = 0; k < d->nr_tiers && k < TIER_MAX_TIERS; k++)
+			point(b, f, d, &d->tiers[k]);
 	}
 }
 
-static const char *const known_modes[] = { "rw", "ro", "fail" };
-
-static void mode_sample(struct tl_strbuf *b, const struct tl_nl_dev *d,
-			const char *mode, int value)
+static void build_info(struct tl_strbuf *b, const struct tl_metrics_src *src)
 {
-	dev_label(b, "dm_tier_metadata_mode", d);
-	tl_strbuf_printf(b, ",mode=\"");
-	tl_strbuf_label(b, mode);
-	tl_strbuf_printf(b, "\"} %d\n", value);
+	head(b, "dm_tier_build_info", "gauge",
+	     "Always 1: the version of tierd, and of the dm-tier module when it is loaded.");
+	tl_strbuf_printf(b, "dm_tier_build_info{version=\"");
+	tl_strbuf_label(b, src->version ? src->version : "");
+	tl_strbuf_printf(b, "\",module_version=\"");
+	tl_strbuf_label(b, src->module_version ? src->module_version : "");
+	tl_strbuf_printf(b, "\"} 1\n");
 }
 
-int tl_metrics_format(struct tl_strbuf *out, const struct tl_nl_dev *devs,
-		      size_t nr_devs, const struct tl_metrics_events *events,
-		      size_t nr_events)
+/* For joins with node_exporter's node_disk_*{device="dm-3"} (docs/tierd.md
+ * has the PromQL). */
+static void device_info(struct tl_strbuf *b, const struct tl_metrics_src *src)
 {
-	const struct tl_nl_dev *d;
-	bool known;
-	size_t i, m;
+	const char *dm;
+	size_t i;
+
+	head(b, "dm_tier_device_info", "gauge",
+	     "Always 1: the device's kernel name (dm, as node_exporter's node_disk_* device label) and uuid.");
+	for (i = 0; i < src->nr_devs; i++) {
+		dm = src->dm_names ? src->dm_names[i] : NULL;
+		dev_label(b, "dm_tier_device_info", &src->devs[i]);
+		tl_strbuf_printf(b, ",dm=\"");
+		tl_strbuf_label(b, dm ? dm : "");
+		tl_strbuf_printf(b, "\",uuid=\"");
+		tl_strbuf_label(b, src->devs[i].uuid);
+		tl_strbuf_printf(b, "\"} 1\n");
+	}
+}
+
+int tl_metrics_format(struct tl_strbuf *out, const struct tl_metrics_src *src)
+{
+	const struct tl_metrics_events *ev;
+	size_t i;
 	uint32_t e;
 
 	if (!out->buf && !strbuf_reserve(out, 0))
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(families_before_mode); i++)
-		family_samples(out, &families_before_mode[i], devs, nr_devs);
-
-	/* Milliseconds in the kernel; Prometheus wants base units. */
-	head(out, "dm_tier_above_high_seconds_total", "counter",
-	     "Time tier 0 spent above its high watermark since activation.");
-	for (i = 0; i < nr_devs; i++) {
-		d = &devs[i];
-		if (!d->has_migration)
-			continue;
-		dev_label(out, "dm_tier_above_high_seconds_total", d);
-		tl_strbuf_printf(
-			out, "} %llu.%03u\n",
-			(unsigned long long)(d->migration.above_high_ms / 1000),
-			(unsigned int)(d->migration.above_high_ms % 1000));
-	}
-
-	/* A state set: every known mode, 1 for the current one, so that an
-	 * alert can test mode="rw" == 0. */
-	head(out, "dm_tier_metadata_mode", "gauge",
-	     "Metadata mode of the device (rw, ro, fail): 1 for the current one.");
-	for (i = 0; i < nr_devs; i++) {
-		d = &devs[i];
-		known = false;
-		for (m = 0; m < ARRAY_SIZE(known_modes); m++) {
-			known |= !strcmp(d->metadata_mode, known_modes[m]);
-			mode_sample(out, d, known_modes[m],
-				    !strcmp(d->metadata_mode, known_modes[m]));
-		}
-		if (!known)
-			mode_sample(out, d, d->metadata_mode, 1);
-	}
+	build_info(out, src);
+	device_info(out, src);
+	for (i = 0; i < ARRAY_SIZE(families); i++)
+		family_samples(out, &families[i], src->devs, src->nr_devs);
 
 	head(out, "dm_tier_events_total", "counter",
 	     "Netlink monitor events tierd received, by device and event.");
-	for (i = 0; i < nr_events; i++) {
+	for (i = 0; i < src->nr_events; i++) {
+		ev = &src->events[i];
 		for (e = 1; e <= TL_METRICS_MAX_EVENT; e++) {
-			if (!events[i].count[e])
+			if (!ev->count[e])
 				continue;
 			tl_strbuf_printf(out, "dm_tier_events_total{device=\"");
-			tl_strbuf_label(out, events[i].device);
-			tl_strbuf_printf(
-				out, "\",event=\"%s\"} %llu\n",
-				tl_metrics_event_name(e),
-				(unsigned long long)events[i].count[e]);
+			tl_strbuf_label(out, ev->device);
+			tl_strbuf_printf(out, "\",event=\"%s\"} %llu\n",
+					 tl_metrics_event_name(e),
+					 (unsigned long long)ev->count[e]);
 		}
 	}
 	return out->failed ? -ENOMEM : 0;

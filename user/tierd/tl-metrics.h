@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tl-metrics.h - dm-tier devices in the Prometheus text exposition format
- * (version 0.0.4), for tierd's textfile and its GET /metrics. Pure: values
- * in, text out.
+ * (version 0.0.4), for the textfile tierd writes for node_exporter's textfile
+ * collector. Pure: values in, text out.
  */
 #ifndef DM_TIER_TL_METRICS_H
 #define DM_TIER_TL_METRICS_H
@@ -12,9 +12,6 @@
 #include <stdint.h>
 
 #include "tl-nl.h"
-
-/* The Content-Type of the format. */
-#define TL_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* Events are counted by enum dm_tier_event value, 1..TL_METRICS_MAX_EVENT. */
 #define TL_METRICS_MAX_EVENT 9
@@ -44,12 +41,29 @@ struct tl_metrics_events {
 const char *tl_metrics_event_name(uint32_t event);
 
 /*
- * Append every metric of @devs (in that order) and the event counters of
- * @events to @out, each family with its # HELP and # TYPE lines. 0, or
- * -ENOMEM when @out->failed.
+ * What one rendering shows.
+ * @devs, @nr_devs:     the devices, in output order.
+ * @dm_names:           NULL, or per device its kernel name ("dm-3", the
+ *                      device label of node_exporter's node_disk_*); NULL
+ *                      or "" for one not found.
+ * @events, @nr_events: tierd's event counters.
+ * @version:            tierd's version (dm_tier_build_info).
+ * @module_version:     the loaded module's, NULL or "" when unknown.
  */
-int tl_metrics_format(struct tl_strbuf *out, const struct tl_nl_dev *devs,
-		      size_t nr_devs, const struct tl_metrics_events *events,
-		      size_t nr_events);
+struct tl_metrics_src {
+	const struct tl_nl_dev *devs;
+	const char *const *dm_names;
+	size_t nr_devs;
+	const struct tl_metrics_events *events;
+	size_t nr_events;
+	const char *version;
+	const char *module_version;
+};
+
+/*
+ * Append every metric of @src to @out, each family with its # HELP and
+ * # TYPE lines. 0, or -ENOMEM when @out->failed.
+ */
+int tl_metrics_format(struct tl_strbuf *out, const struct tl_metrics_src *src);
 
 #endif /* DM_TIER_TL_METRICS_H */
