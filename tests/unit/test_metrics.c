@@ -11,7 +11,7 @@
 #include "tl-metrics.h"
 
 /* Families in the output, with or without samples. */
-#define NR_FAMILIES 33
+#define NR_FAMILIES 34
 
 static void sample_dev(struct tl_nl_dev *d, const char *name)
 {
@@ -36,7 +36,7 @@ static void sample_dev(struct tl_nl_dev *d, const char *name)
 		.io_errors = 3 };
 	d->has_migration = true;
 	d->migration = (struct tl_nl_migration){ .promotions = 7,
-		.demotions = 12, .bytes_moved = 19 << 20, .in_flight = 3,
+		.demotions = 12, .swaps = 3, .bytes_moved = 19 << 20, .in_flight = 3,
 		.pace = "deadline", .above_high_ms = 1234, .errors = 1,
 		.manual_pending = 17 };
 }
@@ -111,6 +111,9 @@ static const char sample_text[] =
 	"# HELP dm_tier_demotions_total Extents moved to a slower tier since activation.\n"
 	"# TYPE dm_tier_demotions_total counter\n"
 	"dm_tier_demotions_total{device=\"ckpt0\"} 12\n"
+	"# HELP dm_tier_swaps_total Promotions that displaced a cold tier-0 extent since activation.\n"
+	"# TYPE dm_tier_swaps_total counter\n"
+	"dm_tier_swaps_total{device=\"ckpt0\"} 3\n"
 	"# HELP dm_tier_migrated_bytes_total Bytes copied by migrations since activation.\n"
 	"# TYPE dm_tier_migrated_bytes_total counter\n"
 	"dm_tier_migrated_bytes_total{device=\"ckpt0\"} 19922944\n"

@@ -21,6 +21,7 @@
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "tl-nl.h"
+#include "tl-sysfs.h"
 #include "units.h"
 
 bool tierctl_json;
@@ -238,21 +239,6 @@ int cmd_help(int argc, char **argv)
 	return TIERCTL_EXIT_OK;
 }
 
-/* /sys/module/dm_tier/version (MODULE_VERSION), without its newline. */
-static bool read_module_version(char *buf, size_t size)
-{
-	FILE *f = fopen("/sys/module/dm_tier/version", "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok && buf[0];
-}
-
 int cmd_version(int argc, char **argv)
 {
 	char module[64], target[48];
@@ -269,7 +255,7 @@ int cmd_version(int argc, char **argv)
 	}
 	/* What is missing is reported as such, not as an error: version
 	 * must work on a node where the module is not loaded yet. */
-	if (!read_module_version(module, sizeof(module)))
+	if (tl_sysfs_module_version("/sys", "dm_tier", module, sizeof(module)))
 		module[0] = '\0';
 	have_target = tl_dm_target_version("tier", tv);
 	snprintf(target, sizeof(target), "%u.%u.%u", tv[0], tv[1], tv[2]);

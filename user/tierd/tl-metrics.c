@@ -161,6 +161,10 @@ static uint64_t mig_errors(const struct tl_nl_dev *d)
 {
 	return d->migration.errors;
 }
+static uint64_t swaps(const struct tl_nl_dev *d)
+{
+	return d->migration.swaps;
+}
 static uint64_t in_flight(const struct tl_nl_dev *d)
 {
 	return d->migration.in_flight;
@@ -311,6 +315,9 @@ static const struct family families[] = {
 	    "Extents moved to a faster tier since activation.", promotions),
 	MIG("dm_tier_demotions_total", "counter",
 	    "Extents moved to a slower tier since activation.", demotions),
+	MIG("dm_tier_swaps_total", "counter",
+	    "Promotions that displaced a cold tier-0 extent since activation.",
+	    swaps),
 	MIG("dm_tier_migrated_bytes_total", "counter",
 	    "Bytes copied by migrations since activation.", moved),
 	MIG("dm_tier_migration_errors_total", "counter",
