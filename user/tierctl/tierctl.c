@@ -29,7 +29,7 @@ static const struct tierctl_cmd commands[] = {
 	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
 	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE]\n"
 	  "         [--class CLASS...] [--metadata-dev DEV] [--force]\n"
-	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC]\n"
+	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC] [--fast-io-fail-tmo SEC]\n"
 	  "         [--mem-promote-hits N]",
 	  "format devices as a new dm-tier device and activate it" },
 	{ "activate", cmd_activate, "activate [NAME | --all]",
@@ -52,10 +52,15 @@ static const struct tierctl_cmd commands[] = {
 	  "unpin NAME PATH... | --range START:LEN... [--json] [-H]",
 	  "let automatic migration move files' extents again" },
 	{ "where", cmd_where,
-	  "where NAME PATH... | --range START:LEN [--json] [-H]",
-	  "on which tier each extent of the files (or range) lives" },
+	  "where NAME PATH... | --range START:LEN | --lost [--json] [-H]",
+	  "on which tier each extent of the files (or range) lives;\n"
+	  "      --lost: the ranges on tiers that are not ok" },
 	{ "recover", cmd_recover, "recover NAME TIER [--json]",
 	  "clear a tier's degraded state after repairing or reconnecting it" },
+	{ "evacuate-lost", cmd_evacuate_lost,
+	  "evacuate-lost NAME TIER [--yes] [--json] [-H]",
+	  "a tier that is not ok is lost for good: its ranges become\n"
+	  "      unmapped and read as zeroes (asks first, unless --yes)" },
 	{ "watch", cmd_watch,
 	  "watch [NAME] [--json] [--count N] [--timeout SEC]",
 	  "print the kernel's events (watermarks, errors, migrations) as they come" },

@@ -81,6 +81,7 @@ int cmd_unpin(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_evacuate_lost(int argc, char **argv);
 
 /* ---- netlink commands (tierctl.c) ---- */
 
