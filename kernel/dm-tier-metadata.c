@@ -180,7 +180,6 @@ int tier_md_check_member(struct tier_md *md, u32 tier,
 {
 	struct tier_err err = {};
 	struct tier_label label;
-	const char *why;
 	void *buf;
 	int r;
 
@@ -198,16 +197,22 @@ int tier_md_check_member(struct tier_md *md, u32 tier,
 	r = tier_label_decode(buf, &label, &err);
 	if (r) {
 		tier_log_check("label", name, 0, &err);
+		DMERR("%s is not tier %u of %s: no valid label", name, tier,
+		      md->tier_name[0]);
 		*error = "A new tier device carries no valid dm-tier label";
 		r = -EINVAL;
 		goto out;
 	}
-	why = tier_label_member_mismatch(&label, &md->sb, tier,
-					 bdev_nr_sectors(bdev));
-	if (why) {
-		DMERR("%s is not tier %u of %s: %s", name, tier,
-		      md->tier_name[0], why);
-		*error = (char *)why;
+	if (tier_label_check_sb(&label, &md->sb, tier, &err)) {
+		tier_log_check("label", name, 0, &err);
+		DMERR("%s is not tier %u of %s", name, tier, md->tier_name[0]);
+		*error = "The new device does not carry this tier's label";
+		r = -EINVAL;
+	} else if (bdev_nr_sectors(bdev) < label.dev_sectors) {
+		DMERR("%s: %llu sectors, label needs %llu", name,
+		      (unsigned long long)bdev_nr_sectors(bdev),
+		      (unsigned long long)label.dev_sectors);
+		*error = "The new tier device is smaller than its label says";
 		r = -EINVAL;
 	}
 out:

@@ -408,25 +408,6 @@ int tier_label_decode(const void *blk, struct tier_label *l,
 	return 0;
 }
 
-const char *tier_label_member_mismatch(const struct tier_label *l,
-				       const struct tier_sb *sb, u32 tier,
-				       sector_t dev_sectors)
-{
-	if (memcmp(l->uuid, sb->uuid, TIER_UUID_LEN))
-		return "The device belongs to another dm-tier device";
-	if (tier >= sb->nr_tiers || l->nr_tiers != sb->nr_tiers ||
-	    l->tier_index != tier)
-		return "The device's label names another tier";
-	if (memcmp(l->member_uuid, sb->tier[tier].member_uuid, TIER_UUID_LEN))
-		return "The device's member UUID is not the tier's";
-	if (l->data_start != sb->tier[tier].data_start ||
-	    l->extent_shift != sb->extent_shift)
-		return "The device's geometry is not the tier's";
-	if (dev_sectors < l->dev_sectors)
-		return "The device is smaller than its label says";
-	return NULL;
-}
-
 /* ---- superblock -------------------------------------------------------- */
 
 void tier_sb_encode(const struct tier_sb *sb, void *blk)

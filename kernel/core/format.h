@@ -743,26 +743,6 @@ bool tier_sb_needs_ro(const struct tier_sb *sb);
 int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 			u32 expect_index, struct tier_err *err);
 
-/**
- * tier_label_member_mismatch() - whether a decoded label is that of tier
- * @tier of the device @sb describes, on a device of @dev_sectors (re-bind:
- * the same member under another device name).
- * @l:           the decoded label.
- * @sb:          the device's superblock.
- * @tier:        the tier, < @sb->nr_tiers.
- * @dev_sectors: the candidate device's size.
- *
- * Checks the device UUID, the tier index and count, the member UUID the
- * superblock records for @tier, its data area, and that the device did not
- * shrink below the label's size.
- *
- * Context: any.
- * Return: NULL when it matches, else a static sentence saying what differs.
- */
-const char *tier_label_member_mismatch(const struct tier_label *l,
-				       const struct tier_sb *sb, u32 tier,
-				       sector_t dev_sectors);
-
 /* ---- map blocks -------------------------------------------------------- */
 
 /**

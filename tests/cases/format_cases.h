@@ -612,49 +612,6 @@ static void tier_label_roundtrip_test(CASE_CTX)
 	CASE_EQ(memcmp(blk, again, TIER_BLOCK_SIZE), 0);
 }
 
-/*
- * Re-bind: a label matches tier T of the superblock's device only with the
- * same device UUID, tier index and count, member UUID, data area and
- * extent size, on a device no smaller than the label says.
- */
-static void tier_label_member_test(CASE_CTX)
-{
-	struct tier_sb *sb = sb_fixture(test, false);
-	struct tier_label *l = label_fixture(test, 1, false);
-	struct tier_label *x = fmt_zalloc(test, sizeof(*x));
-	sector_t size = l->dev_sectors;
-
-	CASE_NULL(tier_label_member_mismatch(l, sb, 1, size));
-	CASE_NULL(tier_label_member_mismatch(l, sb, 1, size + 8));
-	/* Another tier of the same device. */
-	CASE_STREQ(tier_label_member_mismatch(l, sb, 2, size),
-		   "The device's label names another tier");
-	CASE_STREQ(tier_label_member_mismatch(l, sb, 7, size),
-		   "The device's label names another tier");
-	*x = *l;
-	x->nr_tiers = 2;
-	CASE_STREQ(tier_label_member_mismatch(x, sb, 1, size),
-		   "The device's label names another tier");
-	*x = *l;
-	x->uuid[3] ^= 1;
-	CASE_STREQ(tier_label_member_mismatch(x, sb, 1, size),
-		   "The device belongs to another dm-tier device");
-	*x = *l;
-	x->member_uuid[0] ^= 1;
-	CASE_STREQ(tier_label_member_mismatch(x, sb, 1, size),
-		   "The device's member UUID is not the tier's");
-	*x = *l;
-	x->data_start += 8;
-	CASE_STREQ(tier_label_member_mismatch(x, sb, 1, size),
-		   "The device's geometry is not the tier's");
-	*x = *l;
-	x->extent_shift++;
-	CASE_STREQ(tier_label_member_mismatch(x, sb, 1, size),
-		   "The device's geometry is not the tier's");
-	CASE_STREQ(tier_label_member_mismatch(l, sb, 1, size - 1),
-		   "The device is smaller than its label says");
-}
-
 static void tier_name_valid_test(CASE_CTX)
 {
 	char *name = fmt_zalloc(test, 80);
@@ -2048,7 +2005,6 @@ static void tier_fresh_check_test(CASE_CTX)
 
 static struct case_entry format_cases[] = {
 	CASE_RUN(tier_format_offsets_test),
-	CASE_RUN(tier_label_member_test),
 	CASE_RUN(tier_format_csum_test),
 	CASE_RUN(tier_format_endian_test),
 	CASE_RUN(tier_format_err_str_test),
