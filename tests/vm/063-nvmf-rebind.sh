@@ -23,7 +23,7 @@ DEV=rb
 D=/dev/mapper/$DEV
 
 sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
-table_tier1() { dmsetup table $DEV | awk '{ print $6 }'; }
+table_tier1() { dmsetup table $DEV | awk '{ print $7 }'; }
 # The NVMe namespaces that are not the bench's local drives.
 fabric_ns() {
 	local b d
@@ -88,7 +88,7 @@ guest_main() {
 
 	# ---- refuse: tier 1 must carry its label
 	rc=0
-	dmsetup reload $DEV --table "$(dmsetup table $DEV | awk -v d="$(devt_of "$DMT_NVME1")" '{ $6 = d; print }')" 2>/tmp/err || rc=$?
+	dmsetup reload $DEV --table "$(dmsetup table $DEV | awk -v d="$(devt_of "$DMT_NVME1")" '{ $7 = d; print }')" 2>/tmp/err || rc=$?
 	[ "$rc" != 0 ] || { dmsetup clear $DEV; fail "a table with a foreign tier 1 was loaded"; }
 	dmesg | tail -5 | grep -q "is not tier 1 of" || { dmesg | tail -5; fail "the refusal was not logged"; }
 	expect_eq "$(table_tier1)" "$new_devt" "the live table after the refused reload"
