@@ -172,6 +172,61 @@ static void tier_log_check(const char *what, const char *dev, sector_t sector,
 	      (unsigned long long)err->item, (unsigned long long)err->value);
 }
 
+/* ---- re-binding a member ------------------------------------------------ */
+
+int tier_md_check_member(struct tier_md *md, u32 tier,
+			 struct block_device *bdev, const char *name,
+			 char **error)
+{
+	struct tier_err err = {};
+	struct tier_label label;
+	void *buf;
+	int r;
+
+	buf = kmalloc(TIER_BLOCK_SIZE, GFP_KERNEL);
+	if (!buf) {
+		*error = "Cannot allocate a label buffer";
+		return -ENOMEM;
+	}
+	r = tier_md_io(md, bdev, REQ_OP_READ, 0, buf, 1);
+	if (r) {
+		DMERR("%s: cannot read the label: %d", name, r);
+		*error = "Cannot read a tier's label";
+		goto out;
+	}
+	r = tier_label_decode(buf, &label, &err);
+	if (r) {
+		tier_log_check("label", name, 0, &err);
+		DMERR("%s is not tier %u of %s: no valid label", name, tier,
+		      md->tier_name[0]);
+		*error = "A new tier device carries no valid dm-tier label";
+		r = -EINVAL;
+		goto out;
+	}
+	if (tier_label_check_sb(&label, &md->sb, tier, &err)) {
+		tier_log_check("label", name, 0, &err);
+		DMERR("%s is not tier %u of %s", name, tier, md->tier_name[0]);
+		*error = "The new device does not carry this tier's label";
+		r = -EINVAL;
+	} else if (bdev_nr_sectors(bdev) < label.dev_sectors) {
+		DMERR("%s: %llu sectors, label needs %llu", name,
+		      (unsigned long long)bdev_nr_sectors(bdev),
+		      (unsigned long long)label.dev_sectors);
+		*error = "The new tier device is smaller than its label says";
+		r = -EINVAL;
+	}
+out:
+	kfree(buf);
+	return r;
+}
+
+void tier_md_rebind(struct tier_md *md, u32 tier, struct block_device *bdev,
+		    const char *name)
+{
+	md->tier_bdev[tier] = bdev;
+	md->tier_name[tier] = name;
+}
+
 static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 			       char **error)
 {

@@ -101,6 +101,40 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 int tier_md_flush_tiers(struct tier_md *md);
 
 /**
+ * tier_md_check_member() - whether @bdev carries the label of tier @tier of
+ * this device (re-bind: the same member under a new device name, e.g. a
+ * reconnected NVMe-oF namespace).
+ * @md:    a loaded handle.
+ * @tier:  the tier, 1..nr_tiers-1.
+ * @bdev:  the candidate device.
+ * @name:  its name, for the log.
+ * @error: out; a static message for ti->error.
+ *
+ * Reads the label with a buffer of its own (not the staging buffer), and
+ * compares it with what never changes after load (UUIDs, geometry), so it
+ * needs no lock.
+ *
+ * Context: process, may sleep.
+ * Return: 0, -ENOMEM, the read's error, or -EINVAL when it does not match.
+ */
+int tier_md_check_member(struct tier_md *md, u32 tier,
+			 struct block_device *bdev, const char *name,
+			 char **error);
+
+/**
+ * tier_md_rebind() - tier @tier's member is @bdev from now on (commits
+ * flush it).
+ * @md:   the handle.
+ * @tier: the tier, 1..nr_tiers-1.
+ * @bdev: a device tier_md_check_member() accepted.
+ * @name: its name for logs; must outlive the handle's use of it.
+ *
+ * Context: caller holds pool->md_lock (no commit meanwhile).
+ */
+void tier_md_rebind(struct tier_md *md, u32 tier, struct block_device *bdev,
+		    const char *name);
+
+/**
  * tier_md_extent_shift() - log2 of the extent size in sectors.
  * @md: a loaded handle.
  *

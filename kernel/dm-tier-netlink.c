@@ -2,7 +2,8 @@
 /*
  * dm-tier-netlink.c - the "dm-tier" generic netlink family: device and
  * policy queries, policy changes, migrate/pin/unpin requests, the heat map
- * (extent-dump), tier recovery, and monitor notifications.
+ * (extent-dump), tier recovery and forgetting (a tier lost for good), and
+ * monitor notifications.
  *
  * The contract is tools/netlink/dm-tier.yaml (include/uapi/linux/dm-tier.h
  * is generated from it). Every operation looks its device up by dm name
@@ -867,6 +868,43 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	return r;
 }
 
+/* ---- tier-forget --------------------------------------------------------- */
+
+static int tier_nl_tier_forget_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *err = NULL;
+	struct tier_pool *pool;
+	u64 done = 0;
+	u32 tier;
+	int r;
+
+	r = tier_nl_sys_admin(skb, info->extack);
+	if (r)
+		return r;
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
+		return -EINVAL;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	tier = nla_get_u32(info->attrs[DM_TIER_A_DEV_TARGET_TIER]);
+	r = tier_forget_tier(pool, tier, &done, &err);
+	if (r) {
+		struct nlattr *bad = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+
+		/* The tier is the bad attribute when it was refused. */
+		tier_nl_err_attr(info->extack, r == -EINVAL ? bad : NULL, err);
+		goto out;
+	}
+	r = tier_nl_reply_done(info, pool, done);
+out:
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
 /* ---- extent-dump ------------------------------------------------------- */
 
 /* cb->args of an extent dump. */
@@ -1117,6 +1155,13 @@ static const struct genl_ops tier_nl_ops[] = {
 		.cmd = DM_TIER_CMD_TIER_RECOVER,
 		.flags = GENL_ADMIN_PERM,
 		.doit = tier_nl_tier_recover_doit,
+		.policy = tier_nl_recover_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_recover_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_TIER_FORGET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_tier_forget_doit,
 		.policy = tier_nl_recover_policy,
 		.maxattr = ARRAY_SIZE(tier_nl_recover_policy) - 1,
 	},

@@ -344,6 +344,61 @@ bool tier_tier_recover(struct tier_pool *pool, u32 tier)
 	return true;
 }
 
+bool tier_tier_ok(struct tier_pool *pool, u32 tier)
+{
+	return !test_bit(tier, &pool->degraded);
+}
+
+u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
+			   u64 last, u64 *busy, u64 *lo, u64 *hi)
+{
+	u64 v = first, done = 0, n;
+	struct tier_loc old;
+	unsigned long flags;
+	int r;
+
+	*busy = 0;
+	while (v <= last) {
+		spin_lock_irqsave(&pool->lock, flags);
+		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
+			r = tier_map_clear_on_tier(&pool->map, tier_vext(v),
+						   tier, &old);
+			if (r == -EBUSY)
+				(*busy)++;
+			if (r <= 0)
+				continue;
+			/* As a discard: freed after the next commit. */
+			tier_alloc_free_deferred(&pool->alloc[tier], old.pext);
+			pool->mapped[tier]--;
+			WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+			if (!done++)
+				*lo = v;
+			*hi = v;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+		cond_resched();
+	}
+	return done;
+}
+
+void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
+{
+	char old[BDEVNAME_SIZE];
+
+	lockdep_assert_held(&tier_pools_mutex);
+	strscpy(old, pool->tier_name[tier], sizeof(old));
+	mutex_lock(&pool->md_lock);
+	spin_lock_irq(&pool->lock);
+	WRITE_ONCE(pool->tier_bdev[tier], dev->bdev);
+	pool->tier_dev_id[tier] = dev->bdev->bd_dev;
+	strscpy(pool->tier_name[tier], dev->name, BDEVNAME_SIZE);
+	spin_unlock_irq(&pool->lock);
+	tier_md_rebind(pool->meta, tier, dev->bdev, pool->tier_name[tier]);
+	mutex_unlock(&pool->md_lock);
+	DMINFO("%s: tier %u re-bound from %s to %s (%pg) by its label",
+	       pool->tier_name[0], tier, old, pool->tier_name[tier], dev->bdev);
+}
+
 int tier_pool_dm_name(struct tier_pool *pool, char *name)
 {
 	lockdep_assert_held(&tier_pools_mutex);

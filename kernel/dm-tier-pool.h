@@ -500,6 +500,51 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier);
  */
 bool tier_tier_recover(struct tier_pool *pool, u32 tier);
 
+/**
+ * tier_tier_ok() - whether a tier's state is "ok". Every other state
+ * (degraded today) counts as not ok: forget-tier needs one.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any.
+ */
+bool tier_tier_ok(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_forget_tier_range() - unmap the extents of first..last that live on
+ * @tier, a tier lost for good (forget-tier): reads of them return zeroes,
+ * and their physical extents return to @tier after the next commit, as
+ * for a discard. Extents being moved (TIER_MAPW_BUSY) are left alone.
+ * @pool:  the pool.
+ * @tier:  the lost tier, < nr_tiers.
+ * @first: first virtual extent.
+ * @last:  last virtual extent, >= @first, < virt_extents.
+ * @busy:  out; extents of @tier left alone because a job owns them.
+ * @lo:    out; the first extent unmapped (when the return is not 0).
+ * @hi:    out; the last extent unmapped (when the return is not 0).
+ *
+ * Context: process, may sleep between batches; takes pool->lock.
+ * Return: the number of extents unmapped.
+ */
+u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
+			   u64 last, u64 *busy, u64 *lo, u64 *hi);
+
+/**
+ * tier_pool_rebind() - tier @tier's member is now @dev: the same label
+ * under another device (a reconnected NVMe-oF namespace with a new name),
+ * accepted by tier_md_check_member(). Nothing is copied; I/O, commits,
+ * migration and the memory tier use @dev from now on.
+ * @pool: the pool.
+ * @tier: the tier, 1..nr_tiers-1 (tier 0 identifies the pool).
+ * @dev:  the new table's device; it outlives the pool's use of it (the
+ *        table that resumes with it holds it).
+ *
+ * Context: process, may sleep; the device is suspended (postsuspend ran:
+ * no map(), worker, commit, migration or fill), at resume under
+ * tier_pools_mutex; takes pool->md_lock, then pool->lock.
+ */
+void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev);
+
 /* ---- commits and metadata mode ------------------------------------------- */
 
 /**

@@ -55,6 +55,11 @@ struct tier_c {
 	 */
 	bool mem_change;
 	struct tier_memtier *mem_new;
+	/*
+	 * Tiers whose device differs from the pool's but carries the tier's
+	 * label (re-bind, checked at load): swapped in at resume.
+	 */
+	unsigned long rebind;
 };
 
 static inline struct tier_bio *tier_bio(struct bio *bio)
@@ -922,14 +927,14 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 				"Device is active with a different tier count or extent size";
 			return ERR_PTR(-EBUSY);
 		}
-		for (i = 0; i < pool->nr_tiers; i++) {
+		/*
+		 * Tier 0 is the pool's key; another device for a later tier
+		 * is a re-bind, its label checked by the constructor.
+		 */
+		for (i = 1; i < pool->nr_tiers; i++)
 			if (pool->tier_dev_id[i] !=
-			    tc->tier_dev[i]->bdev->bd_dev) {
-				*error =
-					"Device is active with different tier devices";
-				return ERR_PTR(-EBUSY);
-			}
-		}
+			    tc->tier_dev[i]->bdev->bd_dev)
+				tc->rebind |= BIT(i);
 		pool->ref++;
 		list_add(&tc->pool_node, &pool->targets);
 		return pool;
@@ -967,6 +972,42 @@ static void tier_pool_release(struct tier_pool *pool)
 }
 
 /* ---- constructor / destructor ------------------------------------------ */
+
+/*
+ * A table over a running pool names another device for some tier (a
+ * reconnected namespace under a new name): it must carry that tier's
+ * label. No lock: the check reads what never changes after load, and the
+ * table's reference keeps the pool.
+ */
+static int tier_check_rebind(struct tier_c *tc, char **error)
+{
+	u32 i;
+	int r;
+
+	for (i = 1; i < tc->pool->nr_tiers; i++) {
+		if (!(tc->rebind & BIT(i)))
+			continue;
+		r = tier_md_check_member(tc->pool->meta, i,
+					 tc->tier_dev[i]->bdev,
+					 tc->tier_dev[i]->name, error);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* At resume (suspended, under tier_pools_mutex): swap re-bound tiers in. */
+static void tier_apply_rebind(struct tier_c *tc)
+{
+	struct tier_pool *pool = tc->pool;
+	u32 i;
+
+	for (i = 1; i < pool->nr_tiers; i++)
+		if ((tc->rebind & BIT(i)) &&
+		    pool->tier_dev_id[i] != tc->tier_dev[i]->bdev->bd_dev)
+			tier_pool_rebind(pool, i, tc->tier_dev[i]);
+	tc->rebind = 0;
+}
 
 /*
  * The name netlink requests use: the device-mapper name (/dev/mapper/NAME),
@@ -1086,6 +1127,11 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	tc->pool = pool;
+	r = tier_check_rebind(tc, &error);
+	if (r) {
+		ti->error = error;
+		goto bad_pool;
+	}
 	if (ti->len > pool->virt_extents << pool->extent_shift) {
 		ti->error = "Target is larger than the device's virtual size";
 		r = -EINVAL;
@@ -1184,6 +1230,7 @@ static void tier_resume(struct dm_target *ti)
 
 	mutex_lock(&tier_pools_mutex);
 	pool->ti = ti;
+	tier_apply_rebind(tc);
 	if (tc->mem_change) {
 		/* Suspended: no map(), no fill; the new tier starts empty. */
 		old_mem = pool->mem;
@@ -1429,6 +1476,84 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	return r;
 }
 
+/* ---- forget-tier --------------------------------------------------------- */
+
+#define TIER_FORGET_CHUNK 65536 /* extents per memory-tier invalidation */
+
+int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
+		     const char **err)
+{
+	u64 first, last, n, busy, lo = 0, hi = 0, all_busy = 0, seq;
+
+	*done = 0;
+	if (tier >= pool->nr_tiers) {
+		*err = "the device has no such tier";
+		return -EINVAL;
+	}
+	if (!tier) {
+		*err = "tier 0 holds the metadata and cannot be forgotten";
+		return -EINVAL;
+	}
+	if (tier_tier_ok(pool, tier)) {
+		*err = "the tier is ok: only a tier that is not ok can be forgotten";
+		return -EINVAL;
+	}
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
+		*err = "metadata is not read-write: nothing can change";
+		return -EROFS;
+	}
+	if (READ_ONCE(pool->suspended)) {
+		*err = "the device is suspended; resume it first";
+		return -EBUSY;
+	}
+	for (first = 0; first < pool->virt_extents; first = last + 1) {
+		last = min(first + TIER_FORGET_CHUNK, pool->virt_extents) - 1;
+		n = tier_forget_tier_range(pool, tier, first, last, &busy, &lo,
+					   &hi);
+		/* After the map changed: a fill that raced it cannot publish. */
+		if (n)
+			tier_memtier_discard(pool, lo, hi);
+		*done += n;
+		all_busy += busy;
+	}
+	DMWARN("%s: tier %u (%s) forgotten: %llu extents now read as zeroes%s",
+	       pool->tier_name[0], tier, pool->tier_name[tier], *done,
+	       all_busy ? " (some were being moved: not yet)" : "");
+	/* Like the commit message: what changed is durable on return. */
+	seq = READ_ONCE(pool->change_seq);
+	tier_request_commit(pool);
+	flush_workqueue(pool->wq);
+	if (READ_ONCE(pool->durable_seq) < seq) {
+		*err = READ_ONCE(pool->suspended) ?
+			       "the device was suspended; the change is committed at resume" :
+			       "the commit failed: the metadata is not read-write";
+		return READ_ONCE(pool->suspended) ? -EBUSY : -EIO;
+	}
+	if (all_busy) {
+		*err = "extents of the tier were being moved; try again";
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int tier_message_forget(struct tier_c *tc, char **argv)
+{
+	const char *err = NULL;
+	unsigned int tier;
+	char dummy;
+	u64 done;
+	int r;
+
+	if (sscanf(argv[1], "%u%c", &tier, &dummy) != 1) {
+		DMWARN_LIMIT("forget-tier <tier>: bad number");
+		return -EINVAL;
+	}
+	r = tier_forget_tier(tc->pool, tier, &done, &err);
+	if (r)
+		DMWARN_LIMIT("forget-tier %u: %s", tier, err);
+	return r;
+}
+
 /*
  * Messages:
  *   commit                         commit the metadata now
@@ -1438,6 +1563,8 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
  *   migrate <start> <nr> <tier>    move the extents of sectors
  *                                  start..start+nr-1 to a tier now
  *                                  (asynchronous; see manual_pending)
+ *   forget-tier <tier>             unmap every extent on a tier that is
+ *                                  not ok (lost for good), then commit
  */
 static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
@@ -1492,6 +1619,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	if (argc == 4 && !strcasecmp(argv[0], "migrate"))
 		return tier_message_migrate(tc, argv);
+	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))
+		return tier_message_forget(tc, argv);
 	DMWARN_LIMIT("unrecognised message: %s%s", argc ? argv[0] : "(none)",
 		     argc > 1 ? " ..." : "");
 	return -EINVAL;

@@ -52,6 +52,26 @@ int tier_pool_get_table(struct tier_pool *pool, struct tier_table *t);
 int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t);
 
 /**
+ * tier_forget_tier() - turn every extent mapped on a lost tier into an
+ * unmapped, read-as-zero extent, and commit (the "forget-tier" message and
+ * netlink tier-forget). The physical extents are freed by that commit, as
+ * for a discard; copies in the memory tier are dropped.
+ * @pool: the pool.
+ * @tier: the tier; must not be 0 (it holds the metadata) and must not be
+ *        "ok" (tier_tier_ok()).
+ * @done: out; extents unmapped by this call.
+ * @err:  out; a static message on failure.
+ *
+ * Context: process, may sleep (waits for the commit on pool->wq); the
+ * caller holds no spinlock and is not on pool->wq.
+ * Return: 0; -EINVAL (no such tier, tier 0, tier ok); -EROFS (metadata
+ * not rw); -EBUSY (suspended, or extents of the tier were being moved:
+ * the others were forgotten, try again); -EIO (the commit failed).
+ */
+int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
+		     const char **err);
+
+/**
  * dm_tier_target_register() - register the "tier" target type.
  *
  * Context: module init.

@@ -123,6 +123,19 @@ bool tier_map_clear(struct tier_map *m, struct tier_vext v,
 	return true;
 }
 
+int tier_map_clear_on_tier(struct tier_map *m, struct tier_vext v, u32 tier,
+			   struct tier_loc *old)
+{
+	u64 word = m->words[v.v];
+	struct tier_loc loc;
+
+	if (!tier_map_word_decode(word, &loc) || loc.tier != tier)
+		return 0;
+	if (word & TIER_MAPW_BUSY)
+		return -EBUSY;
+	return tier_map_clear(m, v, old) ? 1 : 0;
+}
+
 void tier_map_mark_all_dirty(struct tier_map *m, u32 copy)
 {
 	u64 b;

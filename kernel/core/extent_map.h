@@ -261,6 +261,25 @@ bool tier_map_clear(struct tier_map *m, struct tier_vext v,
 		    struct tier_loc *old);
 
 /**
+ * tier_map_clear_on_tier() - unmap a virtual extent when it lives on @tier
+ * and is not busy (forget-tier: the tier is lost); like tier_map_clear().
+ * @m:    the map.
+ * @v:    virtual extent, < @m->nr_extents.
+ * @tier: the lost tier.
+ * @old:  out; the previous location when it was unmapped, so the caller
+ *        can tier_alloc_free_deferred() it.
+ *
+ * An extent being migrated or redirected (TIER_MAPW_BUSY) is left alone:
+ * its job still owns the word; the caller retries after the job ended.
+ *
+ * Context: any; caller serialises writers.
+ * Return: 1 when it was unmapped, 0 when it is not mapped on @tier,
+ * -EBUSY when it is mapped on @tier but busy.
+ */
+int tier_map_clear_on_tier(struct tier_map *m, struct tier_vext v, u32 tier,
+			   struct tier_loc *old);
+
+/**
  * tier_map_mark_dirty() - mark @v's block dirty in both copies (e.g. after
  * changing its heat).
  * @m: the map.

@@ -280,6 +280,55 @@ static void tier_map_clear_heat_test(CASE_CTX)
 }
 
 /*
+ * forget-tier: only extents mapped on the lost tier are unmapped (heat
+ * reset, block dirtied, old location returned); other tiers, unmapped
+ * extents and busy extents (a job owns them) are left alone.
+ */
+static void tier_map_clear_on_tier_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 600, TIER_MAP_F_HEAT);
+	struct tier_loc l1 = loc_of(1, 7, TIER_EXT_F_PINNED);
+	struct tier_loc l0 = loc_of(0, 3, 0), old, out;
+
+	tier_map_set(m, tier_vext(2), &l0);
+	tier_map_set(m, tier_vext(300), &l1);
+	tier_map_set(m, tier_vext(301), &l1);
+	tier_map_set_busy(m, tier_vext(301), true);
+	m->heat[300] = 9;
+	/* Start with nothing dirty (600 extents: one bitmap word). */
+	m->dirty[0][0] = 0;
+	m->dirty[1][0] = 0;
+	m->nr_dirty[0] = 0;
+	m->nr_dirty[1] = 0;
+
+	/* Unmapped, and mapped on another tier: nothing changes. */
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(1), 1, &old), 0);
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(2), 1, &old), 0);
+	CASE_TRUE(tier_map_lookup(m, tier_vext(2), &out));
+	expect_loc(test, &out, &l0);
+	/* Busy on the lost tier: refused, still mapped. */
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(301), 1, &old), -EBUSY);
+	CASE_TRUE(tier_map_lookup(m, tier_vext(301), &out));
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+
+	/* On the lost tier: unmapped, old location out, heat reset. */
+	old = loc_of(9, 9, 9);
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(300), 1, &old), 1);
+	expect_loc(test, &old, &l1);
+	CASE_FALSE(tier_map_lookup(m, tier_vext(300), &out));
+	CASE_EQ(m->heat[300], 0);
+	CASE_EQ(m->nr_dirty[0], 1);
+	CASE_EQ(m->nr_dirty[1], 1);
+	/* Again: already gone. */
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(300), 1, &old), 0);
+
+	/* The job ended: now it goes. */
+	tier_map_set_busy(m, tier_vext(301), false);
+	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(301), 1, &old), 1);
+	CASE_EQ(m->words[301], 0);
+}
+
+/*
  * The in-memory busy bit: lookups ignore it, no block is dirtied, and it
  * never reaches the disk (bit 62 is reserved there).
  */
@@ -845,6 +894,7 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN(tier_map_init_test),
 	CASE_RUN(tier_map_set_lookup_clear_test),
 	CASE_RUN(tier_map_clear_heat_test),
+	CASE_RUN(tier_map_clear_on_tier_test),
 	CASE_RUN(tier_map_busy_test),
 	CASE_RUN(tier_map_set_flags_test),
 	CASE_RUN(tier_map_dirty_test),

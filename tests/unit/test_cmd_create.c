@@ -57,6 +57,7 @@ static void test_parse_minimal(void **state)
 	assert_int_equal(cc.req.virt_sectors, 0);
 	assert_int_equal(cc.nvmf_opts.ctrl_loss_tmo, 600);
 	assert_int_equal(cc.nvmf_opts.reconnect_delay, 2);
+	assert_int_equal(cc.nvmf_opts.fast_io_fail_tmo, 5);
 }
 
 static void test_parse_every_option(void **state)
@@ -70,7 +71,8 @@ static void test_parse_every_option(void **state)
 			       "-c", "auto", "--extent-size", "1M", "--size",
 			       "10G", "--metadata-dev", "/dev/m", "--force",
 			       "--ctrl-loss-tmo", "-1", "--reconnect-delay",
-			       "5", "--mem-promote-hits", "4", "big", NULL),
+			       "5", "--fast-io-fail-tmo", "3",
+			       "--mem-promote-hits", "4", "big", NULL),
 			 TL_OK);
 	assert_string_equal(cc.name, "big");
 	/* The numa: tier is taken out of the durable tiers. */
@@ -91,6 +93,7 @@ static void test_parse_every_option(void **state)
 			    "nvmf://tcp/10.0.0.1:4420/nqn.2024-01.io.x:c");
 	assert_int_equal(cc.nvmf_opts.ctrl_loss_tmo, -1);
 	assert_int_equal(cc.nvmf_opts.reconnect_delay, 5);
+	assert_int_equal(cc.nvmf_opts.fast_io_fail_tmo, 3);
 	assert_int_equal(cc.req.extent_shift, 11);	/* 1 MiB in sectors */
 	assert_int_equal(cc.req.virt_sectors, 10ULL << 21);
 }
@@ -121,6 +124,17 @@ static void test_parse_usage_errors(void **state)
 		{ { "x", "--tier", "nvmf://tcp/1.2.3.4:4420/nqn.x",
 		    "--reconnect-delay", "0" },
 		  "--reconnect-delay '0'" },
+		{ { "x", "--tier", "/dev/a", "--fast-io-fail-tmo", "5" },
+		  "--fast-io-fail-tmo apply to nvmf:// tiers; none is given" },
+		{ { "x", "--tier", "nvmf://tcp/1.2.3.4:4420/nqn.x",
+		    "--fast-io-fail-tmo", "0" },
+		  "--fast-io-fail-tmo '0'" },
+		{ { "x", "--tier", "nvmf://tcp/1.2.3.4:4420/nqn.x",
+		    "--ctrl-loss-tmo", "5" },
+		  "create: fast_io_fail_tmo 5 s is not shorter than ctrl_loss_tmo 5 s" },
+		{ { "x", "--tier", "nvmf://tcp/1.2.3.4:4420/nqn.x",
+		    "--ctrl-loss-tmo", "1", "--fast-io-fail-tmo", "-1" },
+		  "ctrl_loss_tmo 1 s is shorter than reconnect_delay 2 s" },
 		{ { "x", "--tier", "nvmf://tcp/1.2.3.4:4420/nqn.x", "--tier",
 		    "nvmf://tcp/1.2.3.4:4420/nqn.x" },
 		  "are the same NVMe-oF target" },

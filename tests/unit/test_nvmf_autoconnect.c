@@ -67,7 +67,8 @@ static const struct tl_nvmf_uri b = { "tcp", "10.0.0.6", "4420",
 
 static void test_add_update_del(void **state)
 {
-	struct tl_nvmf_opts o = { .ctrl_loss_tmo = 60, .reconnect_delay = 3 };
+	struct tl_nvmf_opts o = { .ctrl_loss_tmo = 60, .reconnect_delay = 3,
+				  .fast_io_fail_tmo = 5 };
 	struct tl_err err = { "" };
 	char *s;
 
@@ -82,12 +83,16 @@ static void test_add_update_del(void **state)
 	assert_non_null(strstr(s, "\"nqn\":\"nqn.2026-01.io.example:cap1\""));
 	assert_non_null(strstr(s, "\"ctrl_loss_tmo\":60"));
 	assert_non_null(strstr(s, "\"reconnect_delay\":3"));
+	assert_non_null(strstr(s, "\"fast_io_fail_tmo\":5"));
 
 	/* Adding it again updates the options; one entry, not two. */
 	o.ctrl_loss_tmo = 120;
+	o.fast_io_fail_tmo = -1;
 	assert_int_equal(tl_nvmf_autoconnect_add(&a, &o, &err), TL_OK);
 	s = slurp();
 	assert_non_null(strstr(s, "\"ctrl_loss_tmo\":120"));
+	/* cap1 keeps its 5; cap0's is off now, so only one is left. */
+	assert_null(strstr(strstr(s, "fast_io_fail_tmo") + 1, "fast_io_fail_tmo"));
 	assert_null(strstr(strstr(s, "10.0.0.5") + 1, "10.0.0.5"));
 
 	/* Removing one keeps the other. */

@@ -229,6 +229,7 @@ static void test_opts(void **state)
 	tl_nvmf_opts_default(&o);
 	assert_int_equal(o.ctrl_loss_tmo, 600);
 	assert_int_equal(o.reconnect_delay, 2);
+	assert_int_equal(o.fast_io_fail_tmo, 5);
 
 	assert_int_equal(tl_nvmf_parse_ctrl_loss_tmo("-1", &v, &err), TL_OK);
 	assert_int_equal(v, -1);
@@ -249,6 +250,59 @@ static void test_opts(void **state)
 	assert_non_null(strstr(err.msg, "--reconnect-delay '0'"));
 	assert_int_equal(tl_nvmf_parse_reconnect_delay("-1", &v, &err), TL_USAGE);
 	assert_int_equal(v, 1);
+
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("-1", &v, &err), TL_OK);
+	assert_int_equal(v, -1);
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("1", &v, &err), TL_OK);
+	assert_int_equal(v, 1);
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("30", &v, &err), TL_OK);
+	assert_int_equal(v, 30);
+	/* libnvme cannot pass 0. */
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("0", &v, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "--fast-io-fail-tmo '0': give whole seconds, 1 or more, or -1 (off)"));
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("-2", &v, &err), TL_USAGE);
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo("5s", &v, &err), TL_USAGE);
+	assert_int_equal(tl_nvmf_parse_fast_io_fail_tmo(NULL, &v, &err), TL_USAGE);
+	assert_int_equal(v, 30);
+}
+
+/* The options together, and what reaches libnvme. */
+static void test_opts_check(void **state)
+{
+	struct tl_nvmf_opts o;
+	struct tl_err err = { "" };
+
+	(void)state;
+	tl_nvmf_opts_default(&o);
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_OK);
+	assert_int_equal(tl_nvmf_fast_io_fail_arg(&o), 5);
+	/* Reconnect forever: any fast_io_fail_tmo. */
+	o.ctrl_loss_tmo = -1;
+	o.fast_io_fail_tmo = 3600;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_OK);
+	assert_int_equal(tl_nvmf_fast_io_fail_arg(&o), 3600);
+	/* Off: left out (the kernel's default). */
+	o.fast_io_fail_tmo = -1;
+	assert_int_equal(tl_nvmf_fast_io_fail_arg(&o), 0);
+	o.ctrl_loss_tmo = 5;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_OK);
+	/* Not shorter than ctrl_loss_tmo. */
+	o.fast_io_fail_tmo = 5;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "fast_io_fail_tmo 5 s is not shorter than ctrl_loss_tmo 5 s"));
+	assert_int_equal(tl_nvmf_fast_io_fail_arg(&o), 0);
+	o.fast_io_fail_tmo = 4;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_OK);
+	assert_int_equal(tl_nvmf_fast_io_fail_arg(&o), 4);
+	/* The kernel would give up before the first reconnect. */
+	o.ctrl_loss_tmo = 1;
+	o.reconnect_delay = 2;
+	o.fast_io_fail_tmo = -1;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_USAGE);
+	assert_non_null(strstr(err.msg, "ctrl_loss_tmo 1 s is shorter than reconnect_delay 2 s"));
+	/* 0 as well. */
+	o.ctrl_loss_tmo = 0;
+	assert_int_equal(tl_nvmf_opts_check(&o, &err), TL_USAGE);
 }
 
 /* ---- the record ---- */
@@ -355,7 +409,7 @@ static void test_record_add_update_del(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	assert_string_equal(entries_of(path),
-			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=600 reconnect_delay=2");
+			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=600 reconnect_delay=2 fast_io_fail_tmo=5");
 	/* A header says what the file is. */
 	assert_int_equal(slurp(path)[0], '#');
 
@@ -363,16 +417,16 @@ static void test_record_add_update_del(void **state)
 	o.reconnect_delay = 5;
 	assert_int_equal(tl_nvmf_record_add(&b, &o, &err), TL_OK);
 	assert_string_equal(entries_of(path),
-			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=600 reconnect_delay=2|"
-			    "nvmf://tcp/[::1]:4421/nqn.2024-01.io.dm-tier:cold1 ctrl_loss_tmo=-1 reconnect_delay=5");
+			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=600 reconnect_delay=2 fast_io_fail_tmo=5|"
+			    "nvmf://tcp/[::1]:4421/nqn.2024-01.io.dm-tier:cold1 ctrl_loss_tmo=-1 reconnect_delay=5 fast_io_fail_tmo=5");
 
 	/* Adding again updates the options in place: still one line each. */
 	o.ctrl_loss_tmo = 30;
 	o.reconnect_delay = 1;
 	assert_int_equal(tl_nvmf_record_add(&a, &o, &err), TL_OK);
 	assert_string_equal(entries_of(path),
-			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=30 reconnect_delay=1|"
-			    "nvmf://tcp/[::1]:4421/nqn.2024-01.io.dm-tier:cold1 ctrl_loss_tmo=-1 reconnect_delay=5");
+			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=30 reconnect_delay=1 fast_io_fail_tmo=5|"
+			    "nvmf://tcp/[::1]:4421/nqn.2024-01.io.dm-tier:cold1 ctrl_loss_tmo=-1 reconnect_delay=5 fast_io_fail_tmo=5");
 
 	assert_int_equal(tl_nvmf_record_load(&rec, &err), TL_OK);
 	assert_int_equal(rec.nr, 2);
@@ -389,7 +443,7 @@ static void test_record_add_update_del(void **state)
 	assert_int_equal(tl_nvmf_parse_uri("nvmf://tcp/[0::1]:4421/nqn.2024-01.io.dm-tier:cold1", &a_v6, NULL), TL_OK);
 	assert_int_equal(tl_nvmf_record_del(&a_v6, &err), TL_OK);
 	assert_string_equal(entries_of(path),
-			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=30 reconnect_delay=1");
+			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:cold0 ctrl_loss_tmo=30 reconnect_delay=1 fast_io_fail_tmo=5");
 	assert_int_equal(tl_nvmf_record_del(&a, &err), TL_OK);
 	assert_string_equal(entries_of(path), "");
 	assert_string_equal(err.msg, "");
@@ -418,13 +472,20 @@ static void test_record_malformed(void **state)
 	    "nvmf://tcp/127.0.0.1:4420/nqn.d ctrl_loss_tmo=x\n"
 	    "nvmf://tcp/127.0.0.1:4420/nqn.e color=blue\n"
 	    "nvmf://tcp/127.0.0.1:4420/nqn.f reconnect_delay=1 reconnect_delay=2\n"
-	    "nvmf://tcp/127.0.0.1:4420/nqn.g reconnect_delay=0\n");
+	    "nvmf://tcp/127.0.0.1:4420/nqn.g reconnect_delay=0\n"
+	    "nvmf://tcp/127.0.0.1:4420/nqn.h fast_io_fail_tmo=-1 ctrl_loss_tmo=20\n"
+	    "nvmf://tcp/127.0.0.1:4420/nqn.i fast_io_fail_tmo=0\n");
 	assert_int_equal(tl_nvmf_record_load(&rec, &err), TL_OK);
-	assert_int_equal(rec.nr, 2);
-	assert_int_equal(rec.nr_bad, 5);
+	assert_int_equal(rec.nr, 3);
+	assert_int_equal(rec.nr_bad, 6);
 	assert_string_equal(rec.entry[0].uri.subsysnqn, "nqn.a");
 	assert_int_equal(rec.entry[0].opts.ctrl_loss_tmo, 600);
 	assert_int_equal(rec.entry[0].opts.reconnect_delay, 2);
+	/* Absent (a record of an older tierctl): the default. */
+	assert_int_equal(rec.entry[0].opts.fast_io_fail_tmo, 5);
+	assert_string_equal(rec.entry[2].uri.subsysnqn, "nqn.h");
+	assert_int_equal(rec.entry[2].opts.fast_io_fail_tmo, -1);
+	assert_int_equal(rec.entry[2].opts.ctrl_loss_tmo, 20);
 	assert_string_equal(rec.entry[1].uri.subsysnqn, "nqn.c");
 	assert_int_equal(rec.entry[1].opts.ctrl_loss_tmo, -1);
 	assert_int_equal(rec.entry[1].opts.reconnect_delay, 3);
@@ -440,6 +501,8 @@ static void test_record_malformed(void **state)
 	assert_non_null(strstr(err.msg, want));
 	snprintf(want, sizeof(want), "%s:9: reconnect_delay '0'", path);
 	assert_non_null(strstr(err.msg, want));
+	snprintf(want, sizeof(want), "%s:11: fast_io_fail_tmo '0'", path);
+	assert_non_null(strstr(err.msg, want));
 
 	/* Rewriting keeps what it does not understand, and comments. */
 	assert_int_equal(tl_nvmf_parse_uri("nvmf://tcp/127.0.0.1:4420/nqn.c", &c, NULL), TL_OK);
@@ -450,11 +513,13 @@ static void test_record_malformed(void **state)
 			    "\n"
 			    "nvmf://tcp/127.0.0.1:4420/nqn.a\n"
 			    "nvmf://tcp/127.0.0.1:0/nqn.b ctrl_loss_tmo=5\n"
-			    "nvmf://tcp/127.0.0.1:4420/nqn.c ctrl_loss_tmo=600 reconnect_delay=2\n"
+			    "nvmf://tcp/127.0.0.1:4420/nqn.c ctrl_loss_tmo=600 reconnect_delay=2 fast_io_fail_tmo=5\n"
 			    "nvmf://tcp/127.0.0.1:4420/nqn.d ctrl_loss_tmo=x\n"
 			    "nvmf://tcp/127.0.0.1:4420/nqn.e color=blue\n"
 			    "nvmf://tcp/127.0.0.1:4420/nqn.f reconnect_delay=1 reconnect_delay=2\n"
-			    "nvmf://tcp/127.0.0.1:4420/nqn.g reconnect_delay=0\n");
+			    "nvmf://tcp/127.0.0.1:4420/nqn.g reconnect_delay=0\n"
+			    "nvmf://tcp/127.0.0.1:4420/nqn.h fast_io_fail_tmo=-1 ctrl_loss_tmo=20\n"
+			    "nvmf://tcp/127.0.0.1:4420/nqn.i fast_io_fail_tmo=0\n");
 	unlink(path);
 }
 
@@ -473,7 +538,12 @@ static void test_record_line(void **state)
 	assert_int_equal(e.opts.ctrl_loss_tmo, 600);
 	assert_int_equal(e.opts.reconnect_delay, 7);
 	tl_nvmf_record_format_line(&e, buf, sizeof(buf));
-	assert_string_equal(buf, "nvmf://tcp/[::1]:4420/nqn.x ctrl_loss_tmo=600 reconnect_delay=7");
+	assert_string_equal(buf, "nvmf://tcp/[::1]:4420/nqn.x ctrl_loss_tmo=600 reconnect_delay=7 fast_io_fail_tmo=5");
+	assert_int_equal(tl_nvmf_record_parse_line("nvmf://tcp/[::1]:4420/nqn.x fast_io_fail_tmo=12",
+						   &e, &err), TL_OK);
+	assert_int_equal(e.opts.fast_io_fail_tmo, 12);
+	tl_nvmf_record_format_line(&e, buf, sizeof(buf));
+	assert_string_equal(buf, "nvmf://tcp/[::1]:4420/nqn.x ctrl_loss_tmo=600 reconnect_delay=2 fast_io_fail_tmo=12");
 	assert_int_equal(tl_nvmf_record_parse_line("/dev/nvme1n1", &e, &err), TL_USAGE);
 	assert_non_null(strstr(err.msg, "not an nvmf:// URI"));
 }
@@ -512,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_same_target),
 		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_opts_check),
 		cmocka_unit_test_setup_teardown(test_record_path, record_setup,
 						record_teardown),
 		cmocka_unit_test_setup_teardown(test_record_add_update_del,

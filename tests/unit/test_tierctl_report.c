@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "tl-lost.h"
+#include "tl-nl.h"
 #include "tl-print.h"
 #include "tl-report.h"
 
@@ -264,7 +266,7 @@ static void test_status_json(void **state)
 		"\"read_ios\":11,\"write_ios\":12,\"io_errors\":null},"
 		"{\"index\":1,\"device\":\"/dev/sdb\",\"class\":\"nvmf\","
 		"\"durable\":true,\"state\":\"degraded\"",
-		"\"nospc_errors\":3}",
+		"\"nospc_errors\":3,\"lost\":null}",
 	};
 	struct status_case c;
 	size_t i;
@@ -292,7 +294,7 @@ static void test_status_json_migration(void **state)
 		"\"free_bytes\":52428800,\"mapped_extents\":140,\"read_ios\":11",
 		"\"state\":\"degraded\"",
 		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14,\"io_errors\":null}]",
-		"\"nospc_errors\":3}",
+		"\"nospc_errors\":3,\"lost\":null}",
 	};
 	struct status_case c;
 	size_t i;
@@ -382,6 +384,61 @@ static void test_status_read_only(void **state)
 	tl_table_free(&c.tt);
 }
 
+/*
+ * A tier that is not ok: the "lost" object lists every range in JSON, at
+ * most 16 in text, then how many more (where --lost lists them all).
+ */
+static void test_status_lost(void **state)
+{
+	static struct tl_nl_dev nd;
+	struct tl_lost lost;
+	struct status_case c;
+	u64 i;
+
+	(void)state;
+	status_case(&c, "rw 42 2048 1000 300 2 ok 200 150 11 12 degraded 900 150 13 14 3",
+		    "2048 2 259:0 8:16");
+	memset(&nd, 0, sizeof(nd));
+	snprintf(nd.name, sizeof(nd.name), "fast");
+	nd.nr_tiers = 2;
+	nd.extent_bytes = 1 << 20;
+	nd.size_bytes = 1000ULL << 20;
+	snprintf(nd.tiers[0].state, sizeof(nd.tiers[0].state), "ok");
+	snprintf(nd.tiers[1].state, sizeof(nd.tiers[1].state), "degraded");
+	tl_lost_init(&lost, &nd);
+	/* 20 ranges of 2 extents: 0-1, 4-5, ... on tier 1; tier 0 ignored. */
+	for (i = 0; i < 80; i++)
+		assert_int_equal(tl_lost_add(&lost, i, i % 4 < 2 ? 1 : 0), 0);
+	assert_int_equal(lost.nr, 20);
+	c.v.nd = &nd;
+	c.v.lost = &lost;
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"nospc_errors\":3,\"lost\":{\"lost_tiers\":[{\"tier\":1,"
+				    "\"state\":\"degraded\",\"bytes\":41943040}],"
+				    "\"lost_bytes\":41943040,\"lost_ranges\":["
+				    "{\"device_offset\":0,\"length\":2097152,\"tier\":1},"
+				    "{\"device_offset\":4194304,\"length\":2097152,\"tier\":1},"));
+	/* All 20 in JSON. */
+	assert_non_null(strstr(out, "{\"device_offset\":79691776,\"length\":2097152,\"tier\":1}]}}"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  tier 1 is degraded: 41943040 bytes of the device live on it\n"));
+	assert_non_null(strstr(out, "  lost:  41943040 bytes in 20 ranges:\n"));
+	assert_non_null(strstr(out, "    0                2097152          1\n"));
+	assert_non_null(strstr(out, "    62914560         2097152          1\n"));	/* the 16th */
+	assert_null(strstr(out, "    67108864 "));					/* the 17th */
+	assert_non_null(strstr(out, "    ... 4 more ('tierctl where --lost fast' lists all)\n"));
+	/* Unknown (not root): null, and a note in text. */
+	c.v.lost = NULL;
+	c.v.lost_note = "a tier is not ok; run as root to see which ranges live on it";
+	capture(true, do_status, &c.v);
+	assert_non_null(strstr(out, "\"lost\":null}"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  lost:  a tier is not ok; run as root"));
+	tl_lost_free(&lost);
+	tl_table_free(&c.tt);
+}
+
 /* A memory tier: one more "tiers" element and one more row, the same
  * printer for the status line and for netlink. */
 static void test_status_mem(void **state)
@@ -397,7 +454,7 @@ static void test_status_mem(void **state)
 		"\"mem_fills\":1500,\"mem_evictions\":476,"
 		"\"mem_invalidations\":12}]",
 		"\"class\":\"nvme\",\"durable\":true",
-		"\"nospc_errors\":3}",
+		"\"nospc_errors\":3,\"lost\":null}",
 	};
 	struct status_case c;
 	size_t i;
@@ -454,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_read_only),
 		cmocka_unit_test(test_status_mem),
+		cmocka_unit_test(test_status_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

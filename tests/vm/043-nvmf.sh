@@ -77,15 +77,19 @@ guest_main() {
 		expect_eq "$(cat "/sys/class/nvme/$ctrl/ctrl_loss_tmo")" 60 "ctrl_loss_tmo of $ctrl"
 		expect_eq "$(cat "/sys/class/nvme/$ctrl/reconnect_delay")" 1 "reconnect_delay of $ctrl"
 	fi
-	grep -qxF "$uri ctrl_loss_tmo=60 reconnect_delay=1" "$CONF" || { cat "$CONF"; fail "connection not recorded"; }
+	# The default fast_io_fail_tmo: I/O to a lost path fails after 5 s.
+	if [ -e "/sys/class/nvme/$ctrl/fast_io_fail_tmo" ]; then
+		expect_eq "$(cat "/sys/class/nvme/$ctrl/fast_io_fail_tmo")" 5 "fast_io_fail_tmo of $ctrl"
+	fi
+	grep -qxF "$uri ctrl_loss_tmo=60 reconnect_delay=1 fast_io_fail_tmo=5" "$CONF" || { cat "$CONF"; fail "connection not recorded"; }
 	expect_eq "$(grep -c '^nvmf://' "$CONF")" 1 "record lines"
 	python3 - "$NVME_JSON" "$DMT_NVMF_NQN" <<'PY' || { cat "$NVME_JSON"; fail "$NVME_JSON: no entry for the remote tier"; }
 import json, sys
 hosts = json.load(open(sys.argv[1]))
 ports = [p for h in hosts for s in h.get("subsystems", []) if s["nqn"] == sys.argv[2]
          for p in s.get("ports", [])]
-assert [(p["transport"], p["traddr"], p["trsvcid"], p["ctrl_loss_tmo"], p["reconnect_delay"])
-        for p in ports] == [("tcp", "127.0.0.1", "4420", 60, 1)], ports
+assert [(p["transport"], p["traddr"], p["trsvcid"], p["ctrl_loss_tmo"], p["reconnect_delay"], p.get("fast_io_fail_tmo"))
+        for p in ports] == [("tcp", "127.0.0.1", "4420", 60, 1, 5)], ports
 PY
 	expect_eq "$(jfield $DEV '["tiers"][1]["class"]')" nvmf "class of the remote tier"
 	dev1=$(jfield $DEV '["tiers"][1]["device"]')
@@ -117,6 +121,10 @@ PY
 	# it is, on the remote tier, while it is checked.
 	dmsetup message $DEV 0 set auto_migrate 0
 	expect_ctrls 1 "after activate"
+	ctrl=$(fabric_ctrls)
+	if [ -e "/sys/class/nvme/$ctrl/fast_io_fail_tmo" ]; then
+		expect_eq "$(cat "/sys/class/nvme/$ctrl/fast_io_fail_tmo")" 5 "fast_io_fail_tmo of $ctrl after activate"
+	fi
 	tier_sane $DEV "after activate"
 	echo "after activate (before: $mapped_before extents on tier 1): $(tier_summary $DEV)"
 	[ "$(tier_stat $DEV mapped 1)" -gt 0 ] || fail "nothing mapped on the remote tier after activate"

@@ -3,8 +3,8 @@
 # shellcheck source=tests/vm/lib.sh disable=SC2016  # conditions are evaluated later
 # An NVMe-oF tier loses its path and gets it back, with tierd watching.
 # The bench's in-guest nvmet target (tools/vm-run --nvmf) is tier 1 through
-# an nvmf:// URI; its controller gets fast_io_fail_tmo=2 (I/O fails 2 s into
-# an outage instead of waiting for ctrl_loss_tmo).
+# an nvmf:// URI, created with --fast-io-fail-tmo 2 (I/O fails 2 s into an
+# outage instead of waiting for ctrl_loss_tmo; the default is 5 s).
 #   tierd    data on tier 1; the target's port closes: a read fails, the
 #            tier turns degraded and tier-error is sent; tierd retries the
 #            reconnection with backoff while the controller is not live;
@@ -48,7 +48,7 @@ guest_main() {
 	[ -n "${DMT_NVMF_NQN:-}" ] || fail "the bench exported no NVMe-oF subsystem"
 	nvme disconnect-all >/dev/null
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$uri" --extent-size 1M \
-		--ctrl-loss-tmo 600 --reconnect-delay 1 --force >/dev/null
+		--ctrl-loss-tmo 600 --reconnect-delay 1 --fast-io-fail-tmo 2 --force >/dev/null
 	dev1=$(jfield $DEV '["tiers"][1]["device"]')
 	CTRL=$(basename "$(readlink -f "/sys/block/${dev1#/dev/}/device")")
 	# A native multipath head's device is the subsystem: take its path.
@@ -56,8 +56,8 @@ guest_main() {
 		for c in "/sys/block/${dev1#/dev/}"/device/nvme[0-9]*; do CTRL=$(basename "$c"); break; done
 	fi
 	[ -e "/sys/class/nvme/$CTRL/state" ] || fail "no controller state for $dev1 ($CTRL)"
-	[ -w "/sys/class/nvme/$CTRL/fast_io_fail_tmo" ] || skip "the kernel has no fast_io_fail_tmo for $CTRL"
-	echo 2 >"/sys/class/nvme/$CTRL/fast_io_fail_tmo"
+	[ -e "/sys/class/nvme/$CTRL/fast_io_fail_tmo" ] || skip "the kernel has no fast_io_fail_tmo for $CTRL"
+	expect_eq "$(cat "/sys/class/nvme/$CTRL/fast_io_fail_tmo")" 2 "fast_io_fail_tmo of $CTRL (--fast-io-fail-tmo 2)"
 	echo "tier 1 is $dev1 on controller $CTRL ($(ctrl_state))"
 
 	tier_set $DEV auto_migrate 0

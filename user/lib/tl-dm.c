@@ -286,6 +286,59 @@ int tl_dm_create_mode(const char *name, const char *dm_uuid, u64 sectors,
 	return TL_FAIL;
 }
 
+/* One simple task on @name (suspend, resume, clear); true when it ran. */
+static bool simple_task(int type, const char *name, bool udev)
+{
+	struct dm_task *dmt = dm_task_create(type);
+	uint32_t cookie = 0;
+	bool ok;
+
+	if (!dmt)
+		return false;
+	ok = dm_task_set_name(dmt, name) &&
+	     (!udev || dm_task_set_cookie(dmt, &cookie, 0)) &&
+	     dm_task_run(dmt);
+	if (udev && cookie)
+		(void)dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return ok;
+}
+
+int tl_dm_reload(const char *name, u64 start, u64 sectors, const char *type,
+		 const char *params, struct tl_err *err)
+{
+	struct dm_task *dmt;
+	bool ok;
+
+	last_error[0] = '\0';
+	dmt = dm_task_create(DM_DEVICE_RELOAD);
+	if (!dmt)
+		return no_task(err);
+	ok = dm_task_set_name(dmt, name) &&
+	     dm_task_add_target(dmt, start, sectors, type, params) &&
+	     dm_task_run(dmt);
+	dm_task_destroy(dmt);
+	if (!ok) {
+		tl_fail(err, TL_FAIL,
+			"device-mapper refused the new table of %s; see dmesg",
+			name);
+		if (*last_error)
+			tl_err_append(err, "(libdevmapper: %s)", last_error);
+		return TL_FAIL;
+	}
+	if (!simple_task(DM_DEVICE_SUSPEND, name, false)) {
+		(void)simple_task(DM_DEVICE_CLEAR, name, false);
+		(void)simple_task(DM_DEVICE_RESUME, name, true);
+		return tl_fail(err, TL_FAIL, "cannot suspend %s%s%s", name,
+			       *last_error ? ": " : "", last_error);
+	}
+	if (!simple_task(DM_DEVICE_RESUME, name, true))
+		return tl_fail(err, TL_FAIL,
+			       "cannot resume %s with its new table%s%s; 'dmsetup resume %s' once the cause is fixed",
+			       name, *last_error ? ": " : "", last_error, name);
+	return TL_OK;
+}
+
 int tl_dm_remove(const char *name, struct tl_err *err)
 {
 	struct dm_task *dmt;

@@ -85,6 +85,16 @@ int tl_dm_create_mode(const char *name, const char *dm_uuid, u64 sectors,
 		      struct tl_err *err);
 
 /**
+ * tl_dm_reload() - replace the live table of @name by one target (load the
+ * new table, suspend, resume: the new table goes live), waiting for udev.
+ * When the load or the suspend fails, the device keeps its table (and is
+ * resumed again after a failed suspend).
+ * Return: TL_OK or TL_FAIL (@err: what the kernel refused; see dmesg).
+ */
+int tl_dm_reload(const char *name, u64 start, u64 sectors, const char *type,
+		 const char *params, struct tl_err *err);
+
+/**
  * tl_dm_remove() - remove @name, waiting for udev.
  * Return: TL_OK, or TL_FAIL (busy: says so).
  */

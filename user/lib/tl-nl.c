@@ -807,7 +807,7 @@ int tl_nl_policy_set(struct tl_nl *nl, const char *name,
 	return rc;
 }
 
-/* ---- migrate, pin, unpin, tier-recover ---- */
+/* ---- migrate, pin, unpin, tier-recover, tier-forget ---- */
 
 static int done_reply(struct nlmsghdr *nlh, struct req *r)
 {
@@ -885,6 +885,28 @@ int tl_nl_tier_recover(struct tl_nl *nl, const char *name, uint32_t tier,
 		return tl_fail(err, TL_FAIL, "out of memory");
 	}
 	return execute(nl, msg, &r, err);
+}
+
+int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
+		      uint64_t *done, struct tl_err *err)
+{
+	uint64_t forgotten = 0;
+	struct req r = { .op = "tier-forget", .name = name,
+			 .on_reply = done_reply, .arg = &forgotten };
+	struct nl_msg *msg;
+	int rc;
+
+	if (check_name(r.op, name, err))
+		return TL_USAGE;
+	msg = new_request(nl, DM_TIER_CMD_TIER_FORGET, 0, name);
+	if (!msg || nla_put_u32(msg, DM_TIER_A_DEV_TARGET_TIER, tier) < 0) {
+		nlmsg_free(msg);
+		return tl_fail(err, TL_FAIL, "out of memory");
+	}
+	rc = execute(nl, msg, &r, err);
+	if (!rc && done)
+		*done = forgotten;
+	return rc;
 }
 
 /* ---- extent-dump ---- */

@@ -141,6 +141,10 @@ int tl_nl_family_version(void);
 int tl_nl_last_error(struct tl_nl *nl);
 int tl_nl_tier_recover(struct tl_nl *nl, const char *name, uint32_t tier,
 		       struct tl_err *err);
+/* Unmap every extent of a tier that is not ok (lost for good), then the
+ * kernel commits; *@done (optional) gets the number of extents unmapped. */
+int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
+		      uint64_t *done, struct tl_err *err);
 
 /* Join the "monitor" group; then poll tl_nl_fd() and call tl_nl_next_event. */
 int tl_nl_monitor(struct tl_nl *nl, struct tl_err *err);

@@ -192,6 +192,12 @@ int tl_nvmf_autoconnect_add(const struct tl_nvmf_uri *u,
 			       json_object_new_int(o->ctrl_loss_tmo));
 	json_object_object_add(port, "reconnect_delay",
 			       json_object_new_int(o->reconnect_delay));
+	/* libnvme's key; -1 (off) is its default and left out. */
+	if (o->fast_io_fail_tmo >= 0)
+		json_object_object_add(port, "fast_io_fail_tmo",
+				       json_object_new_int(o->fast_io_fail_tmo));
+	else
+		json_object_object_del(port, "fast_io_fail_tmo");
 	rc = write_config(root, path, err);
 	json_object_put(root);
 	return rc;

@@ -265,6 +265,7 @@ int tl_nvmf_connect_ex(const struct tl_nvmf_uri *u,
 		nvmf_default_config(&cfg);
 		cfg.ctrl_loss_tmo = o->ctrl_loss_tmo;
 		cfg.reconnect_delay = o->reconnect_delay;
+		cfg.fast_io_fail_tmo = tl_nvmf_fast_io_fail_arg(o);
 		if (nvmf_add_ctrl(h, c, &cfg)) {
 			int e = errno;
 

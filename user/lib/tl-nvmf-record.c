@@ -27,8 +27,10 @@ int tl_nvmf_record_format_line(const struct tl_nvmf_entry *e, char *buf,
 	char uri[512];
 
 	tl_nvmf_format_uri(&e->uri, uri, sizeof(uri));
-	return snprintf(buf, len, "%s ctrl_loss_tmo=%d reconnect_delay=%d",
-			uri, e->opts.ctrl_loss_tmo, e->opts.reconnect_delay);
+	return snprintf(buf, len,
+			"%s ctrl_loss_tmo=%d reconnect_delay=%d fast_io_fail_tmo=%d",
+			uri, e->opts.ctrl_loss_tmo, e->opts.reconnect_delay,
+			e->opts.fast_io_fail_tmo);
 }
 
 int tl_nvmf_record_parse_line(const char *line, struct tl_nvmf_entry *e,
@@ -36,6 +38,7 @@ int tl_nvmf_record_parse_line(const char *line, struct tl_nvmf_entry *e,
 {
 	char *copy, *word, *save = NULL;
 	bool have_uri = false, seen_tmo = false, seen_delay = false;
+	bool seen_fail = false;
 	int ret = TL_OK;
 
 	memset(e, 0, sizeof(*e));
@@ -59,9 +62,16 @@ int tl_nvmf_record_parse_line(const char *line, struct tl_nvmf_entry *e,
 			ret = tl_nvmf_parse_seconds("reconnect_delay", word + 16, 1,
 					    &e->opts.reconnect_delay, err);
 			seen_delay = true;
+		} else if (!strncmp(word, "fast_io_fail_tmo=", 17) && !seen_fail) {
+			/* Absent in older records: the default (5 s). */
+			ret = tl_nvmf_parse_fail_seconds("fast_io_fail_tmo",
+							 word + 17,
+							 &e->opts.fast_io_fail_tmo,
+							 err);
+			seen_fail = true;
 		} else {
 			ret = tl_fail(err, TL_USAGE,
-				      "unexpected '%s'; a line is 'URI [ctrl_loss_tmo=N] [reconnect_delay=N]', each option once",
+				      "unexpected '%s'; a line is 'URI [ctrl_loss_tmo=N] [reconnect_delay=N] [fast_io_fail_tmo=N]', each option once",
 				      word);
 		}
 	}
@@ -113,7 +123,7 @@ void tl_nvmf_record_free(struct tl_nvmf_record *rec)
 
 #define RECORD_HEADER \
 	"# dm-tier NVMe-oF connections, connected again by 'tierctl activate'.\n" \
-	"# One per line: nvmf://TRANSPORT/ADDR:PORT/SUBSYSNQN [ctrl_loss_tmo=N] [reconnect_delay=N]"
+	"# One per line: nvmf://TRANSPORT/ADDR:PORT/SUBSYSNQN [ctrl_loss_tmo=N] [reconnect_delay=N] [fast_io_fail_tmo=N]"
 
 /* A record line names @arg's target (tl_state_update()'s match). */
 static bool record_line_is_target(const char *line, void *arg)

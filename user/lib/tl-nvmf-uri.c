@@ -285,6 +285,7 @@ void tl_nvmf_opts_default(struct tl_nvmf_opts *o)
 {
 	o->ctrl_loss_tmo = 600;
 	o->reconnect_delay = 2;
+	o->fast_io_fail_tmo = TL_NVMF_FAST_IO_FAIL_TMO_DEF;
 }
 
 int tl_nvmf_parse_seconds(const char *what, const char *s, long min, int *out,
@@ -312,6 +313,50 @@ int tl_nvmf_parse_ctrl_loss_tmo(const char *s, int *out, struct tl_err *err)
 int tl_nvmf_parse_reconnect_delay(const char *s, int *out, struct tl_err *err)
 {
 	return tl_nvmf_parse_seconds("--reconnect-delay", s, 1, out, err);
+}
+
+int tl_nvmf_parse_fail_seconds(const char *what, const char *s, int *out,
+				struct tl_err *err)
+{
+	/* libnvme cannot pass 0 (it leaves the option out when 0). */
+	if (s && !strcmp(s, "-1")) {
+		*out = -1;
+		return TL_OK;
+	}
+	if (tl_nvmf_parse_seconds(what, s, 1, out, NULL))
+		return tl_fail(err, TL_USAGE,
+			       "%s '%s': give whole seconds, 1 or more, or -1 (off)",
+			       what, s ? s : "");
+	return TL_OK;
+}
+
+int tl_nvmf_parse_fast_io_fail_tmo(const char *s, int *out,
+				   struct tl_err *err)
+{
+	return tl_nvmf_parse_fail_seconds("--fast-io-fail-tmo", s, out, err);
+}
+
+int tl_nvmf_fast_io_fail_arg(const struct tl_nvmf_opts *o)
+{
+	if (o->fast_io_fail_tmo <= 0)
+		return 0;
+	if (o->ctrl_loss_tmo >= 0 && o->fast_io_fail_tmo >= o->ctrl_loss_tmo)
+		return 0;
+	return o->fast_io_fail_tmo;
+}
+
+int tl_nvmf_opts_check(const struct tl_nvmf_opts *o, struct tl_err *err)
+{
+	if (o->ctrl_loss_tmo >= 0 && o->fast_io_fail_tmo >= 0 &&
+	    o->fast_io_fail_tmo >= o->ctrl_loss_tmo)
+		return tl_fail(err, TL_USAGE,
+			       "fast_io_fail_tmo %d s is not shorter than ctrl_loss_tmo %d s: I/O would wait for the whole reconnect window; lower --fast-io-fail-tmo or raise --ctrl-loss-tmo",
+			       o->fast_io_fail_tmo, o->ctrl_loss_tmo);
+	if (o->ctrl_loss_tmo >= 0 && o->ctrl_loss_tmo < o->reconnect_delay)
+		return tl_fail(err, TL_USAGE,
+			       "ctrl_loss_tmo %d s is shorter than reconnect_delay %d s: the kernel would give up before the first reconnect; raise --ctrl-loss-tmo",
+			       o->ctrl_loss_tmo, o->reconnect_delay);
+	return TL_OK;
 }
 
 /* ---- addresses ---- */

@@ -24,10 +24,19 @@ struct tl_nvmf_uri {
 	char subsysnqn[224];
 };
 
+/*
+ * Connection options. fast_io_fail_tmo bounds how long I/O waits for a
+ * lost path: after it, I/O fails (the tier turns degraded) while the
+ * controller keeps reconnecting until ctrl_loss_tmo, when the kernel
+ * deletes it (tierd then connects again and re-binds the tier by label).
+ */
 struct tl_nvmf_opts {
 	int ctrl_loss_tmo;	/* seconds, -1 forever; default 600 */
 	int reconnect_delay;	/* seconds; default 2 */
+	int fast_io_fail_tmo;	/* seconds, -1 off; default 5 */
 };
+
+#define TL_NVMF_FAST_IO_FAIL_TMO_DEF 5
 
 /* Whether @s starts with "nvmf://". */
 int tl_nvmf_is_uri(const char *s);
@@ -47,6 +56,26 @@ int tl_nvmf_parse_ctrl_loss_tmo(const char *s, int *out, struct tl_err *err);
 /* --reconnect-delay: seconds, 1 or more. TL_OK/TL_USAGE. */
 int tl_nvmf_parse_reconnect_delay(const char *s, int *out,
 				  struct tl_err *err);
+/* --fast-io-fail-tmo: seconds, 1 or more, or -1 (off: I/O waits for the
+ * path until ctrl_loss_tmo). TL_OK/TL_USAGE. */
+int tl_nvmf_parse_fast_io_fail_tmo(const char *s, int *out,
+				   struct tl_err *err);
+/* The same for option @what (named in the message; the record's). */
+int tl_nvmf_parse_fail_seconds(const char *what, const char *s, int *out,
+				struct tl_err *err);
+/*
+ * The options together: fast_io_fail_tmo (when on) shorter than
+ * ctrl_loss_tmo (when not forever), and ctrl_loss_tmo (when not forever)
+ * at least reconnect_delay, else the kernel gives up before the first
+ * retry. TL_OK/TL_USAGE with a message naming both.
+ */
+int tl_nvmf_opts_check(const struct tl_nvmf_opts *o, struct tl_err *err);
+/*
+ * The fast_io_fail_tmo to hand libnvme: 0 (left out: the kernel's default,
+ * off) when off, or when not shorter than a finite ctrl_loss_tmo (a record
+ * written by hand: I/O fails at ctrl_loss_tmo anyway).
+ */
+int tl_nvmf_fast_io_fail_arg(const struct tl_nvmf_opts *o);
 /* Whole seconds, @min or more, for option @what (named in the message).
  * TL_OK/TL_USAGE. The two above, and the record's options, use it. */
 int tl_nvmf_parse_seconds(const char *what, const char *s, long min, int *out,

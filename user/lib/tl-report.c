@@ -2,6 +2,7 @@
 /* libtier: list and status output (see tl-report.h). */
 #include <stdio.h>
 
+#include "tl-lost.h"
 #include "tl-print.h"
 #include "tl-report.h"
 
@@ -225,5 +226,15 @@ void tl_print_status(const struct tl_status_view *v)
 		print_mem_tier(st);
 	print_arr_end();
 	print_u64("nospc_errors", "  nospc errors: %llu\n", st->nospc_errors);
+	if (v->lost && v->nd && v->lost->tier_lost) {
+		/* At most 16 ranges in text; `where --lost` lists all. */
+		print_obj_begin("lost");
+		tl_print_lost(v->lost, v->nd, 16, false);
+		print_obj_end();
+	} else {
+		print_null("lost", NULL);
+		if (v->lost_note)
+			print_text("  lost:  %s\n", v->lost_note);
+	}
 	print_obj_end();
 }

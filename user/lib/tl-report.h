@@ -10,6 +10,9 @@
 #include "tl.h"
 #include "tl-status.h"
 
+struct tl_nl_dev;
+struct tl_lost;
+
 /**
  * struct tl_list_entry - one line of "tierctl list".
  * @name:       DM name.
@@ -47,6 +50,9 @@ void tl_print_list(const struct tl_list_entry *v, size_t n);
  * @tier_path:    "/dev/..." of each tier (or the table's word).
  * @meta_path:    same for the metadata device, NULL when on tier 0.
  * @tier_class:   class of each tier (enum tier_class) as sysfs suggests.
+ * @nd, @lost:    the netlink reply and the byte ranges on tiers that are
+ *                not ok (tl_lost_scan()); NULL when not looked up.
+ * @lost_note:    why the ranges are unknown (e.g. not root), or NULL.
  */
 struct tl_status_view {
 	const char *name;
@@ -59,6 +65,9 @@ struct tl_status_view {
 	const char *tier_path[TIER_MAX_TIERS];
 	const char *meta_path;
 	u32 tier_class[TIER_MAX_TIERS];
+	const struct tl_nl_dev *nd;
+	const struct tl_lost *lost;
+	const char *lost_note;
 };
 
 /*
@@ -75,7 +84,10 @@ struct tl_status_view {
  * "mem", durable (false), numa_node, mem_bytes_used, mem_bytes_max,
  * mem_copies, hit_ratio (hits / (hits + misses), 0..1, null before the
  * first read), mem_hits, mem_misses, mem_fills, mem_evictions,
- * mem_invalidations}, nospc_errors.
+ * mem_invalidations}, nospc_errors, lost (null when every tier is ok or
+ * the ranges are unknown; else {lost_tiers [{tier, state, bytes}],
+ * lost_bytes, lost_ranges [{device_offset, length, tier}]}: what
+ * tl_print_lost() prints).
  *
  * @v->st comes from the status line (tl_status_parse()) or from netlink
  * (tl_nl_dev_to_status()); a tier's class is the one @v->st reports, else

@@ -328,13 +328,14 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 		{ "force", no_argument, NULL, 'f' },
 		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
 		{ "reconnect-delay", required_argument, NULL, 'R' },
+		{ "fast-io-fail-tmo", required_argument, NULL, 'F' },
 		{ "mem-promote-hits", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *extent_arg = NULL, *size_arg = NULL;
-	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL;
+	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL, *fail_arg = NULL;
 	const char *hits_arg = NULL, *mem_arg = NULL;
 	struct create_remote_tier *rt = cc->rt;
 	int i, c, rc;
@@ -384,6 +385,9 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 			break;
 		case 'R':
 			reconnect_arg = optarg;
+			break;
+		case 'F':
+			fail_arg = optarg;
 			break;
 		case 'P':
 			hits_arg = optarg;
@@ -441,9 +445,9 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 		cc->nr_remote++;
 	}
 	tl_nvmf_opts_default(&cc->nvmf_opts);
-	if ((loss_tmo_arg || reconnect_arg) && !cc->nr_remote)
+	if ((loss_tmo_arg || reconnect_arg || fail_arg) && !cc->nr_remote)
 		return tl_fail(err, TL_USAGE,
-			       "create: --ctrl-loss-tmo and --reconnect-delay apply to nvmf:// tiers; none is given");
+			       "create: --ctrl-loss-tmo, --reconnect-delay and --fast-io-fail-tmo apply to nvmf:// tiers; none is given");
 	if (loss_tmo_arg) {
 		rc = tl_nvmf_parse_ctrl_loss_tmo(loss_tmo_arg,
 						 &cc->nvmf_opts.ctrl_loss_tmo,
@@ -457,6 +461,19 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 						   err);
 		if (rc)
 			return rc;
+	}
+	if (fail_arg) {
+		rc = tl_nvmf_parse_fast_io_fail_tmo(fail_arg,
+						    &cc->nvmf_opts.fast_io_fail_tmo,
+						    err);
+		if (rc)
+			return rc;
+	}
+	if (cc->nr_remote) {
+		struct tl_err why = { "" };
+
+		if (tl_nvmf_opts_check(&cc->nvmf_opts, &why))
+			return tl_fail(err, TL_USAGE, "create: %s", why.msg);
 	}
 	if (cc->nr_classes && cc->nr_classes != cc->nr_tiers)
 		return tl_fail(err, TL_USAGE,

@@ -58,7 +58,7 @@ struct create_remote_tier {
  * @force:      --force: destroy what is on the devices.
  * @mem:        the memory tier (numa:NODE:SIZE), @mem.on when given.
  * @rt:         per tier: its nvmf:// URI, if it is one (@nr_remote of them).
- * @nvmf_opts:  --ctrl-loss-tmo, --reconnect-delay.
+ * @nvmf_opts:  --ctrl-loss-tmo, --reconnect-delay, --fast-io-fail-tmo.
  * @req:        the request for tl_create_plan(): name, extent size, size;
  *              the devices from create_preflight*().
  * @m:          the member devices (@nr_members): tiers, then metadata.

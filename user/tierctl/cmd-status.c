@@ -9,6 +9,7 @@
 
 #include "tierctl.h"
 #include "tl-dm.h"
+#include "tl-lost.h"
 #include "tl-print.h"
 #include "tl-report.h"
 #include "tl-status.h"
@@ -32,6 +33,7 @@ static void dev_path(const char *word, char *buf, size_t len)
  */
 static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 		       const struct tl_table *tt, const struct tl_nl_dev *nd,
+		       const struct tl_lost *lost, const char *lost_note,
 		       bool json)
 {
 	char paths[TIER_MAX_TIERS][TL_PATH_LEN], meta[TL_PATH_LEN];
@@ -43,6 +45,9 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 		.read_only = d->read_only,
 		.st = st,
 		.tt = tt,
+		.nd = nd,
+		.lost = lost,
+		.lost_note = lost_note,
 	};
 	u32 i;
 
@@ -78,8 +83,10 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
  */
 static int status_netlink(const char *name, bool json)
 {
-	struct tl_err err = { "" };
+	struct tl_err err = { "" }, lerr = { "" };
+	const char *lost_note = NULL;
 	struct tl_table tt = { 0 };
+	struct tl_lost lost = { 0 };
 	struct tl_nl_dev *dev;
 	struct tl_status st;
 	struct tl_dm_dev dt;
@@ -94,6 +101,17 @@ static int status_netlink(const char *name, bool json)
 		return fail("out of memory");
 	}
 	rc = tl_nl_dev_get(nl, name, dev, &err);
+	/*
+	 * A tier that is not ok: which ranges live on it (extent-dump needs
+	 * CAP_SYS_ADMIN; without it, say so instead).
+	 */
+	if (!rc && tl_lost_scan(nl, name, dev, &lost, &lerr)) {
+		tl_lost_free(&lost);
+		lost.tier_lost = 0;
+		lost_note = tl_nl_last_error(nl) == -EPERM ?
+				    "a tier is not ok; run as root to see which ranges live on it" :
+				    "a tier is not ok; the ranges on it could not be listed ('tierctl where --lost')";
+	}
 	tl_nl_close(nl);
 	if (rc == TL_NOFEATURE) {
 		free(dev);
@@ -130,8 +148,9 @@ static int status_netlink(const char *name, bool json)
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	else {
 		tl_nl_dev_to_status(dev, &st);
-		print_view(&dt, &st, &tt, dev, json);
+		print_view(&dt, &st, &tt, dev, &lost, lost_note, json);
 	}
+	tl_lost_free(&lost);
 	tl_table_free(&tt);
 	tl_dm_dev_free(&dt);
 	free(dev);
@@ -192,7 +211,7 @@ int cmd_status(int argc, char **argv)
 		tl_err_append(&err,
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	} else {
-		print_view(&ds, &st, &tt, NULL, json);
+		print_view(&ds, &st, &tt, NULL, NULL, NULL, json);
 	}
 	tl_table_free(&tt);
 	tl_dm_dev_free(&ds);

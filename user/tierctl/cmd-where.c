@@ -12,6 +12,7 @@
 #include "tl-print.h"
 #include "tierctl.h"
 #include "tl-fiemap.h"
+#include "tl-lost.h"
 
 struct where_file {
 	char *path;		/* NULL for a --range */
@@ -234,10 +235,47 @@ static void print_where(const struct where *w, const struct tl_nl_dev *dev)
 	print_obj_end();
 }
 
+/*
+ * where --lost: the byte ranges of the device on tiers that are not ok
+ * (what evacuate-lost would turn into zeroes).
+ */
+static int where_lost(const char *name, bool json)
+{
+	struct tl_err err = { "" };
+	struct tl_lost l = { 0 };
+	struct tl_nl_dev *dev;
+	struct tl_nl *nl;
+	int rc;
+
+	rc = nl_open_dev("where", name, NULL, &nl, &dev);
+	if (rc)
+		return rc;
+	rc = tl_lost_scan(nl, name, dev, &l, &err);
+	tl_nl_close(nl);
+	if (rc) {
+		rc = report(rc, &err);
+		goto out;
+	}
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "%s: ", dev->name);
+	print_u64("extent_bytes", NULL, dev->extent_bytes);
+	print_text("%s\n", l.tier_lost ? "data on tiers that are not ok" :
+					  "every tier is ok, nothing is lost");
+	tl_print_lost(&l, dev, 0, tierctl_human);
+	print_obj_end();
+	print_close();
+out:
+	tl_lost_free(&l);
+	free(dev);
+	return rc;
+}
+
 int cmd_where(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "range", required_argument, NULL, 'r' },
+		{ "lost", no_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "human", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -248,7 +286,7 @@ int cmd_where(int argc, char **argv)
 	struct tl_ranges rs = { 0 };
 	struct tl_nl_dev *dev = NULL;
 	struct tl_nl *nl = NULL;
-	bool json = tierctl_json, have_range = false;
+	bool json = tierctl_json, have_range = false, lost = false;
 	u64 start = 0, len = 0;
 	const char *name;
 	dev_t devt = 0;
@@ -256,8 +294,11 @@ int cmd_where(int argc, char **argv)
 	size_t k;
 
 	opts_reset();
-	while ((c = next_opt("where", argc, argv, "r:jH", longopts)) != -1) {
+	while ((c = next_opt("where", argc, argv, "r:ljH", longopts)) != -1) {
 		switch (c) {
+		case 'l':
+			lost = true;
+			break;
 		case 'r':
 			if (parse_range("where", optarg, false, &start, &len))
 				return TIERCTL_EXIT_USAGE;
@@ -278,6 +319,11 @@ int cmd_where(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("where: no device NAME given");
 	name = argv[optind++];
+	if (lost) {
+		if (have_range || optind < argc)
+			return usage_error("where: --lost takes only the device NAME");
+		return where_lost(name, json);
+	}
 	if (optind >= argc && !have_range)
 		return usage_error("where: give the files (PATH...) or --range START:LEN");
 	if (optind < argc && have_range)

@@ -32,7 +32,7 @@ static const struct tierctl_cmd commands[] = {
 	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
 	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE]\n"
 	  "         [--class CLASS...] [--metadata-dev DEV] [--force]\n"
-	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC]\n"
+	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC] [--fast-io-fail-tmo SEC]\n"
 	  "         [--mem-promote-hits N] [--json]",
 	  "format devices as a new dm-tier device and activate it" },
 	{ "activate", cmd_activate, "activate [NAME | --all] [--readonly] [--json]",
@@ -60,10 +60,15 @@ static const struct tierctl_cmd commands[] = {
 	  "unpin NAME PATH... | --range START:LEN... [--json] [-H]",
 	  "let automatic migration move files' extents again" },
 	{ "where", cmd_where,
-	  "where NAME PATH... | --range START:LEN [--json] [-H]",
-	  "on which tier each extent of the files (or range) lives" },
-	{ "recover", cmd_recover, "recover NAME TIER [--json]",
+	  "where NAME PATH... | --range START:LEN | --lost [--json] [-H]",
+	  "on which tier each extent of the files (or range) lives;\n"
+	  "      --lost: the ranges on tiers that are not ok" },
+	{ "recover", cmd_recover, "recover NAME --tier N [--json]",
 	  "clear a tier's degraded state after repairing or reconnecting it" },
+	{ "evacuate-lost", cmd_evacuate_lost,
+	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
+	  "a tier that is not ok is lost for good: its ranges become\n"
+	  "      unmapped and read as zeroes (asks first, unless --yes)" },
 	{ "watch", cmd_watch,
 	  "watch [NAME] [--json] [--count N] [--timeout SEC]",
 	  "print the kernel's events (watermarks, errors, migrations) as they come" },
@@ -461,6 +466,30 @@ int parse_range(const char *cmd, const char *arg, bool all_ok, u64 *start,
 	if (*start + *len < *start)
 		return usage_error("%s: range '%s' runs past 2^64 bytes", cmd, arg);
 	return TIERCTL_EXIT_OK;
+}
+
+int parse_name_tier(const char *cmd, int argc, char **argv,
+		    const char *tier_opt, const char **name, u32 *tier)
+{
+	int left = argc - optind;
+
+	/* NAME, then the tier: --tier T (the spelling every command shares) or
+	 * positional (tierctl 0.1). */
+	if (left < 1)
+		return usage_error("%s: no device NAME given", cmd);
+	*name = argv[optind];
+	if (tier_opt) {
+		if (left > 1)
+			return usage_error("%s: unexpected argument '%s'", cmd,
+					   argv[optind + 1]);
+		return parse_tier_arg(cmd, tier_opt, tier);
+	}
+	if (left < 2)
+		return usage_error("%s: no --tier TIER given", cmd);
+	if (left > 2)
+		return usage_error("%s: unexpected argument '%s'", cmd,
+				   argv[optind + 2]);
+	return parse_tier_arg(cmd, argv[optind + 1], tier);
 }
 
 int parse_tier_arg(const char *cmd, const char *arg, u32 *tier)

@@ -101,6 +101,7 @@ int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_evacuate_lost(int argc, char **argv);
 
 /* ---- activate (cmd-activate.c) ---- */
 
@@ -152,6 +153,12 @@ int parse_range(const char *cmd, const char *arg, bool all_ok, u64 *start,
 
 /* A tier number argument (0..TIER_MAX_TIERS-1); usage error otherwise. */
 int parse_tier_arg(const char *cmd, const char *arg, u32 *tier);
+/*
+ * After the options: NAME and the tier, from --tier (@tier_opt, NULL when
+ * not given) or as a second word. TIERCTL_EXIT_OK, or a usage error printed.
+ */
+int parse_name_tier(const char *cmd, int argc, char **argv,
+		    const char *tier_opt, const char **name, u32 *tier);
 
 /*
  * The device number of /dev/mapper/@name, for checking that files live on

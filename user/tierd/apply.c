@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "tl-nvmf-record.h"
+#include "tl-rebind.h"
 #include "tierd.h"
 
 /* A request refused with EBUSY (a move runs) is retried every OP_RETRY_MS
@@ -642,6 +643,31 @@ static bool nvmf_path_live(const char *dev, char *state, size_t len)
 	return live || !any;
 }
 
+/*
+ * The namespace came back under a new name (its controller was deleted
+ * after ctrl_loss_tmo, then connected again): reload the table with the
+ * device that carries the tier's label. Nothing to do while the table's
+ * device still exists. 0, or 1 with @err set (retried later).
+ */
+static int rebind(struct tierd_dev *d, uint32_t t, struct tierd_recover *r,
+		  struct tl_err *err)
+{
+	struct tl_rebind rb;
+	const char *base;
+
+	if (tl_rebind_tier(d->name, t, &rb, err))
+		return 1;
+	if (!rb.rebound)
+		return 0;
+	base = strrchr(rb.to, '/');
+	base = base ? base + 1 : rb.to;
+	if (strlen(base) < sizeof(r->device))
+		memcpy(r->device, base, strlen(base) + 1);
+	log_notice("%s: tier %u re-bound by its label from %s to %s (nothing copied)",
+		   d->name, t, rb.from, rb.to);
+	return 0;
+}
+
 void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 {
 	char state[32];
@@ -658,6 +684,8 @@ void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 		r->attempt++;
 		err.msg[0] = '\0';
 		failed = tl_nvmf_connect_recorded(&err);
+		if (!failed)
+			failed = rebind(d, t, r, &err);
 		if (!failed && !nvmf_path_live(r->device, state, sizeof(state))) {
 			snprintf(err.msg, sizeof(err.msg),
 				 "the controller of %s is %s, not live yet",

@@ -78,7 +78,10 @@ enum {
 	DM_TIER_A_TIER_DEVICE, /* string */
 	/* "nvme", "nvmf", "pmem", "mem" or "unknown". */
 	DM_TIER_A_TIER_CLASS, /* string */
-	/* "ok" or "degraded". */
+	/*
+	 * "ok" or "degraded"; any state but "ok" may be added (a tier that is not
+	 * ok can be forgotten).
+	 */
 	DM_TIER_A_TIER_STATE, /* string */
 	DM_TIER_A_TIER_CAPACITY_EXTENTS, /* u64 */
 	DM_TIER_A_TIER_USED_EXTENTS, /* u64 */
@@ -227,6 +230,14 @@ enum {
 	DM_TIER_CMD_TIER_RECOVER, /* do, admin-perm */
 	/* Monitor notification; the dev-get layout plus event and event-tier. */
 	DM_TIER_CMD_DEV_NTF, /* notify */
+	/*
+	 * A tier is lost for good: unmap every extent mapped on it, so that those
+	 * ranges read as zeroes and the rest of the device returns to normal,
+	 * then commit. Refused (EINVAL) for tier 0 and for a tier whose state is
+	 * ok; EBUSY when some of its extents were being moved (the others are
+	 * forgotten: try again).
+	 */
+	DM_TIER_CMD_TIER_FORGET, /* do, admin-perm */
 
 	__DM_TIER_CMD_MAX,
 	DM_TIER_CMD_MAX = (__DM_TIER_CMD_MAX - 1)
