@@ -100,6 +100,9 @@ int cmd_unpin(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
 
 /* ---- netlink commands (tierctl.c) ---- */
 
