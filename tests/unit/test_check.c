@@ -20,6 +20,8 @@
 #include "tl-check.h"
 #include "tl-create.h"
 #include "tl-disk.h"
+#include "tl-print.h"
+#include "tl-restore.h"
 
 #define NR 3
 
@@ -564,6 +566,146 @@ static void check_label_gone_test(CASE_CTX)
 	}
 }
 
+
+/* ---- dump and restore ------------------------------------------------------ */
+
+/* tierctl dump --json of @md, as text (malloc'ed). */
+static char *dump_json(CASE_CTX, const struct tl_md *md, size_t *len)
+{
+	char path[] = "/tmp/tl-dump-XXXXXX";
+	int fd = mkstemp(path), saved;
+	char *buf;
+	off_t n;
+
+	CASE_ASSERT_TRUE(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	print_open(true);
+	tl_md_print_dump(md);
+	print_close();
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = lseek(fd, 0, SEEK_END);
+	buf = case_alloc(test, n + 1);
+	CASE_ASSERT_EQ(pread(fd, buf, n, 0), n);
+	close(fd);
+	unlink(path);
+	*len = n;
+	return buf;
+}
+
+static void dump_free(void *arg)
+{
+	tl_dump_free(arg);
+}
+
+static void restore_into(CASE_CTX, struct tl_dump *d, bool keep,
+			 const char *name, struct img *to)
+{
+	struct tl_err err = { "" };
+	struct tier_fresh f;
+	int fds[TIER_MAX_DEVS];
+	const char *paths[TIER_MAX_DEVS];
+	u32 i;
+
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = i < NR ? to->fd[i] : -1;
+		paths[i] = i < NR ? to->path[i] : "?";
+	}
+	CASE_ASSERT_EQ_MSG(tl_restore_plan(d, keep, name, &f, &err), TL_OK, "%s",
+			   err.msg);
+	CASE_ASSERT_EQ_MSG(tl_restore_write(d, &f, fds, paths, &err), TL_OK,
+			   "%s", err.msg);
+}
+
+/* dump -> restore onto other images -> the same map, heat and superblock
+ * but for the identity (and the name when asked). */
+static void check_dump_restore_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true), *to = img_make(test, false);
+	struct tl_md *md = md_check(test, im, NR, NULL), *md2;
+	struct tl_err err = { "" };
+	struct tl_dump d;
+	size_t len;
+	char *text = dump_json(test, md, &len);
+	u64 i;
+	u32 t;
+
+	CASE_ASSERT_EQ_MSG(tl_dump_parse(text, len, &d, &err), TL_OK, "%s",
+			   err.msg);
+	case_defer(test, dump_free, &d);
+	CASE_EQ(d.nr_ext, ARRAY_SIZE(extents));
+	CASE_EQ(d.generation, 3);
+	CASE_EQ(d.nr_tiers, NR);
+	CASE_STREQ(d.name, "fast0");
+	restore_into(test, &d, false, "copy", to);
+	md2 = md_check(test, to, NR, NULL);
+	show(md2);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(md2->nr_warnings, 0);
+	CASE_STREQ(md2->name, "copy");
+	CASE_NE(memcmp(md2->uuid, md->uuid, TIER_UUID_LEN), 0);
+	CASE_EQ(md2->sb.generation, 3);
+	CASE_EQ(md2->sb.ctime, md->sb.ctime);
+	CASE_EQ(md2->sb.commit_time, md->sb.commit_time);
+	for (t = 0; t < NR; t++)
+		CASE_EQ(md2->used[t], used_want[t]);
+	for (i = 0; i < md->nr_blocks; i++) {
+		struct tier_map_entry a, b;
+		u32 k;
+
+		for (k = 0; k < TIER_MAP_ENTRIES; k++) {
+			tier_map_block_get(md->map[md->sb.active_copy] +
+						   i * TIER_BLOCK_SIZE, k, &a);
+			tier_map_block_get(md2->map[md2->sb.active_copy] +
+						   i * TIER_BLOCK_SIZE, k, &b);
+			CASE_EQ(a.word, b.word);
+			CASE_EQ(a.heat, b.heat);
+			CASE_EQ(a.atime, b.atime);
+		}
+	}
+	/* --keep-uuid: the very same identity. */
+	restore_into(test, &d, true, NULL, to);
+	md2 = md_check(test, to, NR, NULL);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(memcmp(md2->uuid, md->uuid, TIER_UUID_LEN), 0);
+	CASE_EQ(memcmp(&md2->sb, &md->sb, sizeof(md->sb)), 0);
+}
+
+/* Dumps restore refuses. */
+static void check_restore_bad_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	struct tl_err err = { "" };
+	struct tier_fresh f;
+	struct tl_dump d;
+	size_t len;
+	char *text = dump_json(test, md, &len), *p;
+
+	CASE_EQ(tl_dump_parse("{}", 2, &d, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "not a dm-tier dump"));
+	CASE_EQ(tl_dump_parse("[1]", 3, &d, &err), TL_USAGE);
+	CASE_EQ(tl_dump_parse(text, len / 2, &d, &err), TL_USAGE);
+	/* Two extents on one physical extent. */
+	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
+	case_defer(test, dump_free, &d);
+	d.ext[1].tier = d.ext[0].tier;
+	d.ext[1].pext = d.ext[0].pext;
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "mapped twice"));
+	tl_dump_free(&d);
+	d.ext = NULL;
+	/* A tier of another size than create lays out. */
+	p = strstr(text, "\"nr_extents\":2047");
+	CASE_ASSERT_NOT_NULL(p);
+	memcpy(p, "\"nr_extents\":2046", 17);
+	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -577,6 +719,8 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),
+	CASE_RUN(check_dump_restore_test),
+	CASE_RUN(check_restore_bad_test),
 	{}
 };
 

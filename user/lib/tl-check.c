@@ -996,7 +996,7 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 			memset(map_blk(md, a, i), 0, TIER_BLOCK_SIZE);
 			md->nr_losses += TIER_MAP_ENTRIES;
 			fix_problems(md, "map", -2, a, i,
-				     "both copies unreadable: virtual extents %llu..%llu become unmapped (their data is lost)",
+				     "both copies unreadable: virtual extents %llu..%llu become unmapped (what they mapped is lost)",
 				     (unsigned long long)i * TIER_MAP_ENTRIES,
 				     (unsigned long long)(i + 1) * TIER_MAP_ENTRIES - 1);
 		}
@@ -1327,7 +1327,7 @@ void tl_md_print_plan(const struct tl_md *md, bool written,
 	print_arr_end();
 	print_u64("extents_lost", NULL, md->nr_losses);
 	if (md->nr_losses)
-		print_text("%u extent mapping%s cannot be recovered (their data is lost)\n",
+		print_text("up to %u extent mapping%s cannot be recovered (their data is lost)\n",
 			   md->nr_losses, md->nr_losses == 1 ? "" : "s");
 	print_u64("unrepairable", NULL, left);
 	if (left)

@@ -210,12 +210,8 @@ static int parse(const char *cmd, int argc, char **argv, bool repair,
 		rc = find_by_name(cmd, argv[optind], &o->ms);
 		return rc;
 	}
-	for (i = optind; i < argc; i++) {
-		if (!strchr(argv[i], '/'))
-			return usage_error("%s: '%s': give one NAME, or member devices as paths",
-					   cmd, argv[i]);
+	for (i = optind; i < argc; i++)
 		snprintf(o->ms.path[o->ms.n++], TL_PATH_LEN, "%s", argv[i]);
-	}
 	return TIERCTL_EXIT_OK;
 }
 

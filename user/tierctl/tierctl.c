@@ -67,6 +67,10 @@ static const struct tierctl_cmd commands[] = {
 	  "check the metadata of an inactive device (exit 1: damaged)" },
 	{ "dump", cmd_dump, "dump NAME|DEV... [--json]",
 	  "print the metadata of an inactive device: superblock, tiers, extents" },
+	{ "restore", cmd_restore,
+	  "restore FILE DEV... [--metadata-dev DEV] [--keep-uuid] [--name NAME]\n"
+	  "         [--force] [--json]",
+	  "write a dump (tierctl dump --json) as fresh metadata to member devices" },
 	{ "repair", cmd_repair, "repair NAME|DEV... [--yes] [--json]",
 	  "rebuild damaged metadata of an inactive device from the valid\n"
 	  "      copies and the labels; without --yes only shows what it would write" },

@@ -103,6 +103,7 @@ int cmd_recover(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 
 /* ---- netlink commands (tierctl.c) ---- */
 
