@@ -407,6 +407,8 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 		goto out;
 	}
 	for (s = 0; s < 2; s++) {
+		if (!md->slot_ret[s])
+			continue;
 		p = problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
 			    "slot %d: %s", s,
 			    err_text(&md->slot_err[s], md->slot_ret[s], why,
@@ -1161,8 +1163,11 @@ static int plan_labels(struct tl_md *md, u8 *tmp)
 		    tier_label_check_sb(&back, &md->sb, idx, NULL))
 			continue;
 		fix_problems(md, "label", d, -2, -2,
-			     "label rewritten from the superblock (as %s %u)",
-			     idx == TIER_META_DEV ? "metadata device" : "tier", idx);
+			     "label rewritten from the superblock (as %s %u)%s",
+			     idx == TIER_META_DEV ? "metadata device" : "tier", idx,
+			     md->dev[d].label_ret == -ENODATA ?
+				     "; the device has no dm-tier label at all: it is taken for the missing member because it was given, make sure it is" :
+				     "");
 		r = add_write(md, d, 0, tmp, "label of %s %u ('%s')",
 			      idx == TIER_META_DEV ? "the metadata device" : "tier",
 			      idx, md->name);
