@@ -375,7 +375,8 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 			       tier_err_str(e.code), (unsigned long long)e.item);
 
 	/* Every extent inside the device, each vext and pext once. */
-	qsort(d->ext, d->nr_ext, sizeof(*d->ext), cmp_vext);
+	if (d->nr_ext)
+		qsort(d->ext, d->nr_ext, sizeof(*d->ext), cmp_vext);
 	for (t = 0; t < d->nr_tiers; t++) {
 		used[t] = calloc(BITS_TO_LONGS(d->tier[t].nr_extents), sizeof(long));
 		if (!used[t]) {
