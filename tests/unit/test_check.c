@@ -567,6 +567,35 @@ static void check_label_gone_test(CASE_CTX)
 }
 
 
+/* Heat and flags the kernel keeps or ignores: warnings, left alone. */
+static void check_heat_flags_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tier_map_entry e;
+	struct tl_md *md;
+	struct tl_err err = { "" };
+
+	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	tier_map_block_get(blk, 0, &e);
+	e.flags = 1;			/* reserved entry flags */
+	e.word |= 0x80ULL << 48;	/* an undefined extent flag */
+	e.atime = 10 * 86400;		/* long after the last commit */
+	tier_map_block_set(blk, 0, &e);
+	tier_map_block_seal(blk);
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "1 entries with reserved entry flags set, 1 with undefined extent flags, 1 accessed after the last commit"));
+	CASE_EQ(md->problems[0].block, 0);
+	CASE_EQ(md->problems[0].slot, 0);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
+}
+
 /* ---- dump and restore ------------------------------------------------------ */
 
 /* tierctl dump --json of @md, as text (malloc'ed). */
@@ -719,6 +748,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),
+	CASE_RUN(check_heat_flags_test),
 	CASE_RUN(check_dump_restore_test),
 	CASE_RUN(check_restore_bad_test),
 	{}
