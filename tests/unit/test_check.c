@@ -540,6 +540,11 @@ static void check_both_copies_test(CASE_CTX)
 	memset(blk, 0xee, TIER_BLOCK_SIZE);
 	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
 	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 1, 0), blk);
+	/* The block is the error; the used counts, unknowable, are not. */
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_EQ(md->nr_warnings, 1);
 	CASE_EQ(check_repair(test, im, W_ERROR, true, "both copies"),
 		TIER_MAP_ENTRIES);
 	md = md_check(test, im, NR, NULL);

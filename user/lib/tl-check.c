@@ -724,7 +724,14 @@ out:
 static void check_used(struct tl_md *md)
 {
 	struct tl_problem *p;
+	u64 i;
 	u32 t;
+
+	/* With blocks of the active copy unreadable the counts mean
+	 * nothing: those blocks are the error. */
+	for (i = 0; i < md->nr_blocks; i++)
+		if (md->blk_ret[md->sb.active_copy][i])
+			return;
 
 	for (t = 0; t < md->sb.nr_tiers; t++) {
 		if (md->sb_rebuilt || md->used[t] == md->sb.tier[t].used_extents)
@@ -1113,10 +1120,7 @@ static int plan_sb(struct tl_md *md, u8 *tmp)
 		      tier_sb_slot(n.generation), (unsigned long long)n.generation,
 		      n.active_copy, (unsigned long long)n.tier[0].used_extents,
 		      (unsigned long long)(n.nr_tiers > 1 ? n.tier[1].used_extents : 0));
-	if (r)
-		return r;
-	md->sb = n;
-	return 0;
+	return r;
 }
 
 static int plan_labels(struct tl_md *md, u8 *tmp)
