@@ -23,11 +23,12 @@ int cmd_repair(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 
 struct imgs {
-	char path[2][64];
+	char path[3][64];	/* tiers 0, 1; [2]: metadata device */
 	char dump[64];
+	bool meta;
 };
 
-static void make_imgs(struct imgs *im)
+static void make_imgs_meta(struct imgs *im, bool meta)
 {
 	struct tl_create_req req;
 	struct tier_fresh f;
@@ -54,19 +55,37 @@ static void make_imgs(struct imgs *im)
 		assert_int_equal(ftruncate(fds[i], req.tier[i].sectors << 9), 0);
 		paths[i] = im->path[i];
 	}
+	im->meta = meta;
+	if (meta) {
+		snprintf(im->path[2], sizeof(im->path[2]), "/tmp/tl-cmdchk-XXXXXX");
+		fds[TIER_META_DEV] = mkstemp(im->path[2]);
+		assert_true(fds[TIER_META_DEV] >= 0);
+		req.has_meta = true;
+		req.meta.sectors = 8192;
+		assert_int_equal(ftruncate(fds[TIER_META_DEV], 8192 << 9), 0);
+		paths[TIER_META_DEV] = im->path[2];
+	}
 	assert_int_equal(tl_create_plan(&req, &f, &err), TL_OK);
 	assert_int_equal(tl_create_new_ids(&f, &err), TL_OK);
 	assert_int_equal(tl_create_write(&f, fds, paths, &err), TL_OK);
-	for (i = 0; i < 2; i++)
-		close(fds[i]);
+	for (i = 0; i < TIER_MAX_DEVS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	snprintf(im->dump, sizeof(im->dump), "/tmp/tl-cmdchk-dump-XXXXXX");
 	close(mkstemp(im->dump));
+}
+
+static void make_imgs(struct imgs *im)
+{
+	make_imgs_meta(im, false);
 }
 
 static void free_imgs(struct imgs *im)
 {
 	unlink(im->path[0]);
 	unlink(im->path[1]);
+	if (im->meta)
+		unlink(im->path[2]);
 	unlink(im->dump);
 }
 
@@ -193,11 +212,51 @@ static void test_dump_restore(void **state)
 	free_imgs(&to);
 }
 
+
+/* A separate metadata device: found by its label, repaired, restored. */
+static void test_metadata_dev(void **state)
+{
+	struct imgs im, to;
+
+	(void)state;
+	make_imgs_meta(&im, true);
+	make_imgs_meta(&to, true);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[2],
+			     im.path[1], im.path[0], NULL), 0);
+	/* Without it: the metadata holder is missing. */
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1],
+			     NULL), 1);
+	flip(im.path[2], 300);		/* its label */
+	flip(im.path[2], 16 * 512 + 100); /* superblock slot 1, the only one */
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1],
+			     im.path[2], NULL), 1);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], im.path[2], NULL), 1);
+	/* The label first (the superblock needs it), then the superblock. */
+	flip(im.path[2], 300);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_dump, im.dump, "dump", "--json", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force", im.dump,
+			     to.path[0], to.path[1], NULL), 2);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
+			     "--metadata-dev", to.path[2], im.dump, to.path[0],
+			     to.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
+			     to.path[1], to.path[2], NULL), 0);
+	free_imgs(&im);
+	free_imgs(&to);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_dump_restore),
+		cmocka_unit_test(test_metadata_dev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

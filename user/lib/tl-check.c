@@ -1172,9 +1172,13 @@ static int plan_labels(struct tl_md *md, u8 *tmp)
 			     md->dev[d].label_ret == -ENODATA ?
 				     "; the device has no dm-tier label at all: it is taken for the missing member because it was given, make sure it is" :
 				     "");
-		r = add_write(md, d, 0, tmp, "label of %s %u ('%s')",
-			      idx == TIER_META_DEV ? "the metadata device" : "tier",
-			      idx, md->name);
+		if (idx == TIER_META_DEV)
+			r = add_write(md, d, 0, tmp,
+				      "label of the metadata device ('%s')",
+				      md->name);
+		else
+			r = add_write(md, d, 0, tmp, "label of tier %u ('%s')",
+				      idx, md->name);
 		if (r)
 			return r;
 	}
