@@ -72,6 +72,17 @@ static const struct tierctl_cmd commands[] = {
 	{ "watch", cmd_watch,
 	  "watch [NAME] [--json] [--count N] [--timeout SEC]",
 	  "print the kernel's events (watermarks, errors, migrations) as they come" },
+	{ "check", cmd_check, "check NAME|DEV... [--strict] [--json]",
+	  "check the metadata of an inactive device (exit 1: damaged)" },
+	{ "dump", cmd_dump, "dump NAME|DEV... [--json]",
+	  "print the metadata of an inactive device: superblock, tiers, extents" },
+	{ "restore", cmd_restore,
+	  "restore FILE DEV... [--metadata-dev DEV] [--keep-uuid] [--name NAME]\n"
+	  "         [--force] [--json]",
+	  "write a dump (tierctl dump --json) as fresh metadata to member devices" },
+	{ "repair", cmd_repair, "repair NAME|DEV... [--yes] [--json]",
+	  "rebuild damaged metadata of an inactive device from the valid\n"
+	  "      copies and the labels; without --yes only shows what it would write" },
 	{ "version", cmd_version, "version [--json]",
 	  "print the versions of tierctl, the module, its netlink family\n"
 	  "      and the on-disk format" },

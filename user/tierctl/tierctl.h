@@ -102,6 +102,10 @@ int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 
 /* ---- activate (cmd-activate.c) ---- */
 

@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierctl check and repair (user/lib/tl-check.c) over image files: the
+ * fixture of tests/cases/format_cases.h (tiers of 2, 1 and 4 GiB, 1 MiB
+ * extents) written to sparse files with tl_create_write(), then two commits
+ * as the kernel makes them (generation 2 in slot 0 with map copy 1,
+ * generation 3 in slot 1 with map copy 0, same extents). Every corruption
+ * the format cases make (corrupt_cases, label_cases, sb_cases, entry_cases)
+ * is applied to the image in each place it can hit; check must report it
+ * with the severity the kernel's load rules give it (computed with the
+ * core's own decoders), and repair must leave a clean device, except for
+ * what it must not touch (newer versions and features).
+ */
+#include "case-cmocka.h"
+#include "../cases/format_cases.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "tl-check.h"
+#include "tl-create.h"
+#include "tl-disk.h"
+#include "tl-print.h"
+#include "tl-restore.h"
+
+#define NR 3
+
+struct img {
+	char path[NR][64];
+	int fd[NR];
+	struct tier_fresh *f;
+	struct tier_sb sb[2]; /* generation 2 (slot 0), 3 (slot 1) */
+};
+
+/* The extents of both commits: vext, tier, pext, flags, heat, atime. */
+static const struct {
+	u64 vext;
+	u32 tier;
+	u64 pext;
+	u32 flags;
+	u16 heat;
+	u32 atime;
+} extents[] = {
+	{ 0, 0, 0, 0, 3, 10 },	  { 1, 0, 1, 0, 0, 0 },	  { 2, 0, 2, 0, 1, 5 },
+	{ 3, 0, 3, 0, 0, 0 },	  { 253, 0, 4, 0, 0, 0 }, { 254, 1, 0, 0, 7, 50 },
+	{ 300, 1, 1, 0, 0, 0 },	  { 301, 1, 2, 0, 0, 0 }, { 600, 2, 7, 1, 0, 0 },
+	{ 7164, 2, 4094, 2, 9, 90 },
+};
+
+static const u64 used_want[NR] = { 5, 3, 2 };
+
+static void img_close(void *arg)
+{
+	struct img *im = arg;
+	u32 i;
+
+	for (i = 0; i < NR; i++) {
+		if (im->fd[i] >= 0)
+			close(im->fd[i]);
+		unlink(im->path[i]);
+	}
+}
+
+static void pw(CASE_CTX, struct img *im, u32 dev, u64 sector, const void *blk)
+{
+	CASE_ASSERT_EQ(tl_pwrite_full(im->fd[dev], blk, TIER_BLOCK_SIZE,
+				      sector << 9),
+		       0);
+}
+
+static void pr(CASE_CTX, struct img *im, u32 dev, u64 sector, void *blk)
+{
+	CASE_ASSERT_EQ(tl_pread_full(im->fd[dev], blk, TIER_BLOCK_SIZE,
+				     sector << 9),
+		       0);
+}
+
+/* A commit: every block of @copy, then the superblock of @gen. */
+static void img_commit(CASE_CTX, struct img *im, u64 gen, u32 copy)
+{
+	struct tier_sb *sb = &im->sb[tier_sb_slot(gen)];
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	u64 i;
+	size_t k;
+
+	tier_fresh_sb(im->f, sb);
+	sb->generation = gen;
+	sb->active_copy = copy;
+	sb->commit_time = sb->ctime + 100;
+	for (k = 0; k < NR; k++)
+		sb->tier[k].used_extents = used_want[k];
+	for (i = 0; i < sb->map_blocks; i++) {
+		tier_map_block_init(blk, sb, copy, i);
+		for (k = 0; k < ARRAY_SIZE(extents); k++) {
+			struct tier_loc loc = { extents[k].tier,
+						extents[k].flags,
+						tier_pext(extents[k].pext) };
+			struct tier_map_entry e = { tier_map_word_encode(&loc),
+						    extents[k].heat, 0,
+						    extents[k].atime };
+
+			if (extents[k].vext / TIER_MAP_ENTRIES == i)
+				tier_map_block_set(blk,
+						   extents[k].vext % TIER_MAP_ENTRIES,
+						   &e);
+		}
+		tier_map_block_seal(blk);
+		pw(test, im, 0, tier_map_block_sector(sb, copy, i), blk);
+	}
+	tier_sb_encode(sb, blk);
+	pw(test, im, 0, tier_sb_sector(sb->meta_start, tier_sb_slot(gen)), blk);
+	case_free(blk);
+}
+
+static struct img *img_make(CASE_CTX, bool commits)
+{
+	struct img *im = case_alloc(test, sizeof(*im));
+	struct tl_err err = { "" };
+	int fds[TIER_MAX_DEVS];
+	const char *paths[TIER_MAX_DEVS];
+	u32 i;
+
+	im->f = fixture(test, false);
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = -1;
+		paths[i] = "?";
+	}
+	for (i = 0; i < NR; i++) {
+		snprintf(im->path[i], sizeof(im->path[i]), "/tmp/tl-check-XXXXXX");
+		im->fd[i] = mkstemp(im->path[i]);
+		CASE_ASSERT_TRUE(im->fd[i] >= 0);
+		CASE_ASSERT_EQ(ftruncate(im->fd[i],
+					 im->f->lo.tier[i].dev_sectors << 9),
+			       0);
+		fds[i] = im->fd[i];
+		paths[i] = im->path[i];
+	}
+	case_defer(test, img_close, im);
+	CASE_ASSERT_EQ(tl_create_write(im->f, fds, paths, &err), TL_OK);
+	if (commits) {
+		img_commit(test, im, 2, 1);
+		img_commit(test, im, 3, 0);
+	}
+	return im;
+}
+
+static void md_free(void *arg)
+{
+	tl_md_free(arg);
+}
+
+static void show(const struct tl_md *md)
+{
+	u32 i;
+
+	for (i = 0; i < md->nr_problems; i++)
+		print_message("# %s: %s %s: %s [%s]\n",
+			      md->problems[i].sev ? "error" : "warning",
+			      md->problems[i].dev >= 0 ?
+				      md->dev[md->problems[i].dev].path :
+				      "-",
+			      md->problems[i].structure, md->problems[i].what,
+			      md->problems[i].fix);
+}
+
+/* Check the image (devices in @order, NULL: as created) into a new md. */
+static struct tl_md *md_check(CASE_CTX, struct img *im, u32 nr,
+			      const u32 *order)
+{
+	struct tl_md *md = case_alloc(test, sizeof(*md));
+	struct tl_err err = { "" };
+	u32 i;
+
+	tl_md_init(md);
+	case_defer(test, md_free, md);
+	for (i = 0; i < nr; i++) {
+		u32 d = order ? order[i] : i;
+
+		md->dev[i].path = im->path[d];
+		md->dev[i].fd = im->fd[d];
+		md->dev[i].sectors = im->f->lo.tier[d].dev_sectors;
+	}
+	md->nr_devs = nr;
+	CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
+	return md;
+}
+
+static void expect_clean(CASE_CTX, struct img *im, const char *what)
+{
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	u32 t;
+
+	if (md->nr_errors || md->nr_warnings)
+		show(md);
+	CASE_EQ_MSG(md->nr_errors, 0, "%s: errors", what);
+	CASE_EQ_MSG(md->nr_warnings, 0, "%s: warnings", what);
+	for (t = 0; t < NR; t++)
+		CASE_EQ_MSG(md->used[t], used_want[t], "%s: tier %u used", what, t);
+}
+
+enum want { W_CLEAN, W_WARN, W_ERROR };
+
+/* Check, expect @want, repair, expect clean (or, @fixable false, damage
+ * left); returns the number of extents repair had to give up. */
+static u32 check_repair(CASE_CTX, struct img *im, enum want want,
+			bool fixable, const char *what)
+{
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	struct tl_md *after;
+	struct tl_err err = { "" };
+	u32 lost, t;
+
+	if ((want == W_ERROR) != (md->nr_errors > 0) ||
+	    (want == W_WARN && !md->nr_warnings) ||
+	    (want == W_CLEAN && md->nr_warnings))
+		show(md);
+	CASE_EQ_MSG(md->nr_errors > 0, want == W_ERROR, "%s: errors %u", what,
+		    md->nr_errors);
+	if (want == W_WARN)
+		CASE_TRUE_MSG(md->nr_warnings > 0, "%s: no warning", what);
+	if (want == W_CLEAN)
+		CASE_EQ_MSG(md->nr_warnings, 0, "%s: warnings", what);
+	for (t = 0; t < md->nr_problems; t++) {
+		/* Every problem names a device or says none was found. */
+		CASE_TRUE(md->problems[t].what[0]);
+	}
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	if (want == W_CLEAN)
+		CASE_EQ_MSG(md->nr_writes, 0, "%s: writes on a clean device", what);
+	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+	lost = md->nr_losses;
+	after = md_check(test, im, NR, NULL);
+	if (fixable && (after->nr_errors || after->nr_warnings))
+		show(after);
+	if (fixable) {
+		CASE_EQ_MSG(after->nr_errors, 0, "%s: errors after repair", what);
+		CASE_EQ_MSG(after->nr_warnings, 0, "%s: warnings after repair",
+			    what);
+	} else {
+		CASE_TRUE_MSG(after->nr_errors > 0, "%s: repaired anyway", what);
+	}
+	return lost;
+}
+
+/* ---- the clean cases ------------------------------------------------------ */
+
+static void check_clean_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	struct tl_md *md;
+
+	expect_clean(test, im, "two commits");
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->sb.generation, 3);
+	CASE_EQ(md->sb_slot, 1);
+	CASE_EQ(md->sb.active_copy, 0);
+	CASE_TRUE(tl_md_dumpable(md));
+	CASE_STREQ(md->name, "fast0");
+	/* Devices in any order: the labels say which is which. */
+	md = md_check(test, im, NR, (const u32[]){ 2, 0, 1 });
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->devof[0], 1);
+	CASE_EQ(md->devof[2], 0);
+}
+
+/* As created: slot 0 never written is normal, not a warning. */
+static void check_fresh_test(CASE_CTX)
+{
+	struct img *im = img_make(test, false);
+	struct tl_md *md = md_check(test, im, NR, NULL);
+
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 0);
+	CASE_EQ(md->sb.generation, 1);
+}
+
+/* A member left out is damage that repair cannot fix. */
+static void check_missing_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	struct tl_md *md = md_check(test, im, 2, NULL);
+	struct tl_err err = { "" };
+
+	CASE_GT(md->nr_errors, 0);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_NOT_NULL(strstr(md->problems[0].what, "no member device"));
+	CASE_EQ(md->problems[0].fix[0], '\0');
+}
+
+/* ---- the format cases' corruptions ------------------------------------- */
+
+static void corrupt_block(u8 *blk, const struct corrupt_case *c)
+{
+	if (c->size)
+		put_le(blk + c->off, c->size, c->val);
+	else
+		memset(blk, 0, TIER_BLOCK_SIZE);
+	if (c->reseal)
+		reseal(blk);
+}
+
+/* What the kernel makes of superblock slot @s holding @blk (the other slot
+ * good): warning when it passes over it, error when it refuses. */
+static enum want sb_want(const u8 *blk, u32 s, bool newest, bool *fixable)
+{
+	struct tier_sb out;
+	int ret = tier_sb_decode(blk, s, &out, NULL);
+
+	*fixable = true;
+	if (ret == -EPROTO || ret == -EOPNOTSUPP) {
+		*fixable = false;
+		return W_ERROR;
+	}
+	if (ret)
+		return W_WARN;
+	if (newest && tier_sb_needs_ro(&out)) {
+		*fixable = false;
+		return W_ERROR;
+	}
+	return W_CLEAN;
+}
+
+static enum want label_want(struct img *im, const u8 *blk, u32 dev,
+			    bool *fixable)
+{
+	struct tier_label l;
+	int ret = tier_label_decode(blk, &l, NULL);
+
+	*fixable = ret != -EPROTO && ret != -EOPNOTSUPP;
+	if (ret)
+		return W_ERROR;
+	if (tier_label_check_sb(&l, &im->sb[1], dev, NULL))
+		return W_ERROR;
+	return W_CLEAN;
+}
+
+static void check_corrupt_test(CASE_CTX)
+{
+	const struct corrupt_case *c = CASE_PARAM;
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	char what[CASE_DESC_SIZE + 32];
+	struct img *im;
+	bool fixable;
+	enum want w;
+	u32 t;
+
+	for (t = 0; t < 2; t++) {
+		im = img_make(test, true);
+		switch (c->kind) {
+		case BK_LABEL: /* tier 0 (holds the metadata), tier 1 */
+			pr(test, im, t, 0, blk);
+			corrupt_block(blk, c);
+			pw(test, im, t, 0, blk);
+			w = label_want(im, blk, t, &fixable);
+			snprintf(what, sizeof(what), "%s, tier %u", c->desc, t);
+			break;
+		case BK_SB: /* the newest slot (1), the older one (0) */
+			pr(test, im, 0, tier_sb_sector(8, 1 - t), blk);
+			corrupt_block(blk, c);
+			pw(test, im, 0, tier_sb_sector(8, 1 - t), blk);
+			w = sb_want(blk, 1 - t, t == 0, &fixable);
+			snprintf(what, sizeof(what), "%s, slot %u", c->desc, 1 - t);
+			break;
+		default: /* block 0 of the active copy (0), of copy 1 */
+			pr(test, im, 0, tier_map_block_sector(&im->sb[1], t, 0),
+			   blk);
+			corrupt_block(blk, c);
+			pw(test, im, 0, tier_map_block_sector(&im->sb[1], t, 0),
+			   blk);
+			fixable = true;
+			w = tier_map_block_check(blk, &im->sb[1], t, 0, NULL) ?
+				    (t == 0 ? W_ERROR : W_WARN) :
+				    W_CLEAN;
+			snprintf(what, sizeof(what), "%s, copy %u", c->desc, t);
+			break;
+		}
+		CASE_EQ_MSG(check_repair(test, im, w, fixable, what), 0,
+			    "%s: extents lost", what);
+		if (fixable)
+			expect_clean(test, im, what);
+	}
+}
+
+static void check_label_field_test(CASE_CTX)
+{
+	const struct label_case *c = CASE_PARAM;
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_label l;
+	struct img *im;
+	bool fixable;
+	enum want w;
+
+	if (c->meta_ext || c->dev >= NR)
+		return; /* the image has its metadata on tier 0 */
+	im = img_make(test, true);
+	pr(test, im, c->dev, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	set_field(test, &l, c->off, c->size, c->val, c->add);
+	tier_label_encode(&l, blk);
+	pw(test, im, c->dev, 0, blk);
+	w = label_want(im, blk, c->dev, &fixable);
+	/* A valid label of another size or class is only a warning. */
+	if (w == W_CLEAN && (l.dev_sectors != im->sb[1].tier[c->dev].dev_sectors ||
+			     l.tier_class != im->sb[1].tier[c->dev].tier_class))
+		w = W_WARN;
+	check_repair(test, im, w, fixable, c->desc);
+}
+
+static void check_sb_field_test(CASE_CTX)
+{
+	const struct sb_case *c = CASE_PARAM;
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_sb sb;
+	struct img *im;
+	bool fixable;
+	enum want w;
+
+	if (c->meta_ext || !c->code)
+		return; /* valid variants change the geometry, not a slot */
+	im = img_make(test, true);
+	sb = im->sb[1];
+	set_field(test, &sb, c->off, c->size, c->val, c->add);
+	tier_sb_encode(&sb, blk);
+	pw(test, im, 0, tier_sb_sector(8, 1), blk);
+	w = sb_want(blk, 1, true, &fixable);
+	check_repair(test, im, w, fixable, c->desc);
+}
+
+static void check_entry_test(CASE_CTX)
+{
+	const struct entry_case *c = CASE_PARAM;
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_map_entry e = { c->word, c->heat, c->flags, c->atime };
+	struct img *im;
+	u32 copy;
+
+	for (copy = 0; copy < 2; copy++) {
+		enum want w;
+
+		im = img_make(test, true);
+		if (c->index >= im->sb[1].map_blocks)
+			return;
+		pr(test, im, 0, tier_map_block_sector(&im->sb[1], copy, c->index),
+		   blk);
+		tier_map_block_set(blk, c->i, &e);
+		tier_map_block_seal(blk);
+		pw(test, im, 0, tier_map_block_sector(&im->sb[1], copy, c->index),
+		   blk);
+		if (tier_map_block_check(blk, &im->sb[1], copy, c->index, NULL))
+			w = copy == 0 ? W_ERROR : W_WARN;
+		else
+			w = W_CLEAN;
+		/* A valid new entry may map a used extent twice, or change
+		 * the counts: only say that something is found. */
+		if (w == W_CLEAN && copy == 0) {
+			struct tl_md *md = md_check(test, im, NR, NULL);
+
+			CASE_TRUE_MSG(md->nr_errors > 0 || md->nr_warnings > 0 ||
+					      (c->word & TIER_MAPW_FLAGS_MASK) == 0,
+				      "%s: a new mapping went unnoticed", c->desc);
+			continue;
+		}
+		check_repair(test, im, w, true, c->desc);
+	}
+}
+
+/* ---- what the format cases do not make ---------------------------------- */
+
+/* The used count of the newest slot, resealed: the kernel refuses it. */
+static void check_used_count_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tier_sb sb = im->sb[1];
+	struct tl_md *md;
+
+	sb.tier[1].used_extents = 4;
+	tier_sb_encode(&sb, blk);
+	pw(test, im, 0, tier_sb_sector(8, 1), blk);
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what, "tier 1 used_extents is 4"));
+	CASE_EQ(md->problems[0].sector, 16);
+	CASE_EQ(check_repair(test, im, W_ERROR, true, "used count"), 0);
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->sb.generation, 4);
+}
+
+/* Both slots gone: rebuilt from the labels and the newest map copy. */
+static void check_both_slots_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tl_md *md;
+
+	pw(test, im, 0, 8, blk);
+	pw(test, im, 0, 16, blk);
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->nr_errors, 2);
+	CASE_TRUE(md->sb_rebuilt);
+	CASE_EQ(md->sb.active_copy, 0);
+	CASE_FALSE(tl_md_dumpable(md));
+	CASE_EQ(check_repair(test, im, W_ERROR, true, "both slots"), 0);
+	expect_clean(test, im, "both slots rebuilt");
+}
+
+/* One physical extent mapped twice (in both copies): one mapping goes. */
+static void check_double_use_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tier_loc loc = { 0, 0, tier_pext(1) };
+	struct tier_map_entry e = { tier_map_word_encode(&loc), 0, 0, 0 };
+	struct tl_md *md;
+	u32 c;
+
+	for (c = 0; c < 2; c++) {
+		pr(test, im, 0, tier_map_block_sector(&im->sb[1], c, 0), blk);
+		tier_map_block_set(blk, 9, &e);
+		tier_map_block_seal(blk);
+		pw(test, im, 0, tier_map_block_sector(&im->sb[1], c, 0), blk);
+	}
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "tier 0 physical extent 1 is mapped twice: by virtual extents 1 and 9"));
+	CASE_EQ(check_repair(test, im, W_ERROR, true, "double use"), 1);
+	expect_clean(test, im, "double use");
+}
+
+/* Block 0 unreadable in both copies: its extents are given up. */
+static void check_both_copies_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tl_md *md;
+
+	memset(blk, 0xee, TIER_BLOCK_SIZE);
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 1, 0), blk);
+	/* The block is the error; the used counts, unknowable, are not. */
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_EQ(check_repair(test, im, W_ERROR, true, "both copies"),
+		TIER_MAP_ENTRIES);
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->used[0], 0);
+	CASE_EQ(md->used[1], 3);
+}
+
+/* A label destroyed: found by elimination, rebuilt from the superblock. */
+static void check_label_gone_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	u8 *orig = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	u32 t;
+
+	for (t = 0; t < NR; t++) {
+		pr(test, im, t, 0, orig);
+		pw(test, im, t, 0, blk);
+		check_repair(test, im, W_ERROR, true, "zeroed label");
+		pr(test, im, t, 0, blk);
+		/* The very same label as create wrote. */
+		CASE_EQ_MSG(memcmp(blk, orig, TIER_BLOCK_SIZE), 0, "tier %u", t);
+		memset(blk, 0, TIER_BLOCK_SIZE);
+	}
+}
+
+
+/* Heat and flags the kernel keeps or ignores: warnings, left alone. */
+static void check_heat_flags_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tier_map_entry e;
+	struct tl_md *md;
+	struct tl_err err = { "" };
+
+	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	tier_map_block_get(blk, 0, &e);
+	e.flags = 1;			/* reserved entry flags */
+	e.word |= 0x80ULL << 48;	/* an undefined extent flag */
+	e.atime = 10 * 86400;		/* long after the last commit */
+	tier_map_block_set(blk, 0, &e);
+	tier_map_block_seal(blk);
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "1 entries with reserved entry flags set, 1 with undefined extent flags, 1 accessed after the last commit"));
+	CASE_EQ(md->problems[0].block, 0);
+	CASE_EQ(md->problems[0].slot, 0);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
+}
+
+/* ---- dump and restore ------------------------------------------------------ */
+
+/* tierctl dump --json of @md, as text (malloc'ed). */
+static char *dump_json(CASE_CTX, const struct tl_md *md, size_t *len)
+{
+	char path[] = "/tmp/tl-dump-XXXXXX";
+	int fd = mkstemp(path), saved;
+	char *buf;
+	off_t n;
+
+	CASE_ASSERT_TRUE(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	print_open(true);
+	tl_md_print_dump(md);
+	print_close();
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = lseek(fd, 0, SEEK_END);
+	buf = case_alloc(test, n + 1);
+	CASE_ASSERT_EQ(pread(fd, buf, n, 0), n);
+	close(fd);
+	unlink(path);
+	*len = n;
+	return buf;
+}
+
+static void dump_free(void *arg)
+{
+	tl_dump_free(arg);
+}
+
+static void restore_into(CASE_CTX, struct tl_dump *d, bool keep,
+			 const char *name, struct img *to)
+{
+	struct tl_err err = { "" };
+	struct tier_fresh f;
+	int fds[TIER_MAX_DEVS];
+	const char *paths[TIER_MAX_DEVS];
+	u32 i;
+
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = i < NR ? to->fd[i] : -1;
+		paths[i] = i < NR ? to->path[i] : "?";
+	}
+	CASE_ASSERT_EQ_MSG(tl_restore_plan(d, keep, name, &f, &err), TL_OK, "%s",
+			   err.msg);
+	CASE_ASSERT_EQ_MSG(tl_restore_write(d, &f, fds, paths, &err), TL_OK,
+			   "%s", err.msg);
+}
+
+/* dump -> restore onto other images -> the same map, heat and superblock
+ * but for the identity (and the name when asked). */
+static void check_dump_restore_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true), *to = img_make(test, false);
+	struct tl_md *md = md_check(test, im, NR, NULL), *md2;
+	struct tl_err err = { "" };
+	struct tl_dump d;
+	size_t len;
+	char *text = dump_json(test, md, &len);
+	u64 i;
+	u32 t;
+
+	CASE_ASSERT_EQ_MSG(tl_dump_parse(text, len, &d, &err), TL_OK, "%s",
+			   err.msg);
+	case_defer(test, dump_free, &d);
+	CASE_EQ(d.nr_ext, ARRAY_SIZE(extents));
+	CASE_EQ(d.generation, 3);
+	CASE_EQ(d.nr_tiers, NR);
+	CASE_STREQ(d.name, "fast0");
+	restore_into(test, &d, false, "copy", to);
+	md2 = md_check(test, to, NR, NULL);
+	show(md2);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(md2->nr_warnings, 0);
+	CASE_STREQ(md2->name, "copy");
+	CASE_NE(memcmp(md2->uuid, md->uuid, TIER_UUID_LEN), 0);
+	CASE_EQ(md2->sb.generation, 3);
+	CASE_EQ(md2->sb.ctime, md->sb.ctime);
+	CASE_EQ(md2->sb.commit_time, md->sb.commit_time);
+	for (t = 0; t < NR; t++)
+		CASE_EQ(md2->used[t], used_want[t]);
+	for (i = 0; i < md->nr_blocks; i++) {
+		struct tier_map_entry a, b;
+		u32 k;
+
+		for (k = 0; k < TIER_MAP_ENTRIES; k++) {
+			tier_map_block_get(md->map[md->sb.active_copy] +
+						   i * TIER_BLOCK_SIZE, k, &a);
+			tier_map_block_get(md2->map[md2->sb.active_copy] +
+						   i * TIER_BLOCK_SIZE, k, &b);
+			CASE_EQ(a.word, b.word);
+			CASE_EQ(a.heat, b.heat);
+			CASE_EQ(a.atime, b.atime);
+		}
+	}
+	/* --keep-uuid: the very same identity. */
+	restore_into(test, &d, true, NULL, to);
+	md2 = md_check(test, to, NR, NULL);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(memcmp(md2->uuid, md->uuid, TIER_UUID_LEN), 0);
+	CASE_EQ(memcmp(&md2->sb, &md->sb, sizeof(md->sb)), 0);
+}
+
+/* Dumps restore refuses. */
+static void check_restore_bad_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	struct tl_err err = { "" };
+	struct tier_fresh f;
+	struct tl_dump d;
+	size_t len;
+	char *text = dump_json(test, md, &len), *p;
+
+	CASE_EQ(tl_dump_parse("{}", 2, &d, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "not a dm-tier dump"));
+	CASE_EQ(tl_dump_parse("[1]", 3, &d, &err), TL_USAGE);
+	CASE_EQ(tl_dump_parse(text, len / 2, &d, &err), TL_USAGE);
+	/* Two extents on one physical extent. */
+	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
+	case_defer(test, dump_free, &d);
+	d.ext[1].tier = d.ext[0].tier;
+	d.ext[1].pext = d.ext[0].pext;
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "mapped twice"));
+	tl_dump_free(&d);
+	d.ext = NULL;
+	/* A tier of another size than create lays out. */
+	p = strstr(text, "\"nr_extents\":2047");
+	CASE_ASSERT_NOT_NULL(p);
+	memcpy(p, "\"nr_extents\":2046", 17);
+	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+}
+
+static struct case_entry check_cases[] = {
+	CASE_RUN(check_clean_test),
+	CASE_RUN(check_fresh_test),
+	CASE_RUN(check_missing_test),
+	CASE_RUN_PARAMS(check_corrupt_test, corrupt),
+	CASE_RUN_PARAMS(check_label_field_test, label),
+	CASE_RUN_PARAMS(check_sb_field_test, sb),
+	CASE_RUN_PARAMS(check_entry_test, entry),
+	CASE_RUN(check_used_count_test),
+	CASE_RUN(check_both_slots_test),
+	CASE_RUN(check_double_use_test),
+	CASE_RUN(check_both_copies_test),
+	CASE_RUN(check_label_gone_test),
+	CASE_RUN(check_heat_flags_test),
+	CASE_RUN(check_dump_restore_test),
+	CASE_RUN(check_restore_bad_test),
+	{}
+};
+
+int main(void)
+{
+	(void)format_cases;
+	return case_run("check", check_cases);
+}

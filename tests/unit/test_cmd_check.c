@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The exit codes of tierctl check, dump, repair and restore
+ * (user/tierctl/cmd-check.c, cmd-restore.c) on image files: 0 clean, 1
+ * damaged, 2 usage; repair writes nothing without --yes; a dump restores
+ * onto other images. The checks themselves: test_check.c; on real devices:
+ * VM test 062. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tl-create.h"
+#include "tl-disk.h"
+
+/* From user/tierctl/tierctl.h, whose fail() collides with cmocka's. */
+int cmd_check(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+
+struct imgs {
+	char path[3][64];	/* tiers 0, 1; [2]: metadata device */
+	char dump[64];
+	bool meta;
+};
+
+static void make_imgs_meta(struct imgs *im, bool meta)
+{
+	struct tl_create_req req;
+	struct tier_fresh f;
+	struct tl_err err = { "" };
+	int fds[TIER_MAX_DEVS];
+	const char *paths[TIER_MAX_DEVS];
+	u32 i;
+
+	memset(&req, 0, sizeof(req));
+	req.name = "img";
+	req.nr_tiers = 2;
+	req.extent_shift = 11;
+	req.ctime = 1700000000;
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = -1;
+		paths[i] = "?";
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(im->path[i], sizeof(im->path[i]), "/tmp/tl-cmdchk-XXXXXX");
+		fds[i] = mkstemp(im->path[i]);
+		assert_true(fds[i] >= 0);
+		req.tier[i].sectors = (i + 1) * 65536;
+		req.tier[i].tier_class = TIER_CLASS_NVME;
+		assert_int_equal(ftruncate(fds[i], req.tier[i].sectors << 9), 0);
+		paths[i] = im->path[i];
+	}
+	im->meta = meta;
+	if (meta) {
+		snprintf(im->path[2], sizeof(im->path[2]), "/tmp/tl-cmdchk-XXXXXX");
+		fds[TIER_META_DEV] = mkstemp(im->path[2]);
+		assert_true(fds[TIER_META_DEV] >= 0);
+		req.has_meta = true;
+		req.meta.sectors = 8192;
+		assert_int_equal(ftruncate(fds[TIER_META_DEV], 8192 << 9), 0);
+		paths[TIER_META_DEV] = im->path[2];
+	}
+	assert_int_equal(tl_create_plan(&req, &f, &err), TL_OK);
+	assert_int_equal(tl_create_new_ids(&f, &err), TL_OK);
+	assert_int_equal(tl_create_write(&f, fds, paths, &err), TL_OK);
+	for (i = 0; i < TIER_MAX_DEVS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	snprintf(im->dump, sizeof(im->dump), "/tmp/tl-cmdchk-dump-XXXXXX");
+	close(mkstemp(im->dump));
+}
+
+static void make_imgs(struct imgs *im)
+{
+	make_imgs_meta(im, false);
+}
+
+static void free_imgs(struct imgs *im)
+{
+	unlink(im->path[0]);
+	unlink(im->path[1]);
+	if (im->meta)
+		unlink(im->path[2]);
+	unlink(im->dump);
+}
+
+/* Run "tierctl CMD ARGS..." (NULL-terminated) with stdout to @out (or
+ * /dev/null); its exit code. */
+static int run(int (*fn)(int, char **), const char *out, ...)
+{
+	char *argv[16];
+	int argc = 0, saved, fd, rc;
+	va_list ap;
+	char *a;
+
+	va_start(ap, out);
+	while ((a = va_arg(ap, char *)) && argc < 15)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(out ? out : "/dev/null", O_WRONLY | O_TRUNC | O_CREAT, 0600);
+	dup2(fd, 1);
+	close(fd);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return rc;
+}
+
+static void flip(const char *path, u64 off)
+{
+	int fd = open(path, O_RDWR);
+	u8 b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, off), 1);
+	b ^= 0xff;
+	assert_int_equal(pwrite(fd, &b, 1, off), 1);
+	close(fd);
+}
+
+static u32 crc_of(const char *path, u64 off)
+{
+	int fd = open(path, O_RDONLY);
+	u8 blk[TIER_BLOCK_SIZE];
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, blk, sizeof(blk), off), (ssize_t)sizeof(blk));
+	close(fd);
+	return tier_block_csum(blk);
+}
+
+static void test_exit_codes(void **state)
+{
+	struct imgs im;
+	u32 before;
+
+	(void)state;
+	make_imgs(&im);
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", "--json",
+			     im.path[1], im.path[0], NULL), 0);
+	assert_int_equal(run(cmd_dump, NULL, "dump", im.path[0], im.path[1], NULL), 0);
+	/* Usage. */
+	assert_int_equal(run(cmd_check, NULL, "check", NULL), 2);
+	assert_int_equal(run(cmd_check, NULL, "check", "--yes", im.path[0], NULL), 2);
+	assert_int_equal(run(cmd_dump, NULL, "dump", "--strict", im.path[0], NULL), 2);
+	assert_int_equal(run(cmd_check, NULL, "check", "/dev/null", NULL), 2);
+	assert_int_equal(run(cmd_check, NULL, "check", "/nonexistent/x", NULL), 2);
+	assert_int_equal(run(cmd_restore, NULL, "restore", im.dump, NULL), 2);
+	/* One member missing: damaged. */
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], NULL), 1);
+
+	/* Map copy 0 block 0 (sector 24): damaged; repair previews. */
+	flip(im.path[0], 24 * 512 + 100);
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1], NULL), 1);
+	before = crc_of(im.path[0], 24 * 512);
+	assert_int_equal(run(cmd_repair, NULL, "repair", im.path[0], im.path[1], NULL), 1);
+	assert_int_equal(crc_of(im.path[0], 24 * 512), before);
+	assert_int_equal(run(cmd_dump, NULL, "dump", im.path[0], im.path[1], NULL), 1);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], NULL), 0);
+
+	/* The older slot (0, never written: zeroes) made garbage: a
+	 * warning only; --strict makes it fail. */
+	flip(im.path[0], 8 * 512 + 3000);
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], NULL), 1);
+	assert_int_equal(run(cmd_repair, NULL, "repair", im.path[0], im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "-y", im.path[0],
+			     im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], NULL), 0);
+	free_imgs(&im);
+}
+
+static void test_dump_restore(void **state)
+{
+	struct imgs im, to;
+
+	(void)state;
+	make_imgs(&im);
+	make_imgs(&to);
+	assert_int_equal(run(cmd_dump, im.dump, "dump", "--json", im.path[0],
+			     im.path[1], NULL), 0);
+	/* The wrong number of devices; another device's label. */
+	assert_int_equal(run(cmd_restore, NULL, "restore", im.dump, to.path[0],
+			     NULL), 2);
+	assert_int_equal(run(cmd_restore, NULL, "restore", im.dump, to.path[0],
+			     to.path[1], NULL), 2);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force", "--name",
+			     "copy", im.dump, to.path[0], to.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
+			     to.path[1], NULL), 0);
+	/* A text dump is not a JSON dump. */
+	assert_int_equal(run(cmd_dump, im.dump, "dump", im.path[0], im.path[1],
+			     NULL), 0);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force", im.dump,
+			     to.path[0], to.path[1], NULL), 2);
+	free_imgs(&im);
+	free_imgs(&to);
+}
+
+
+/* A separate metadata device: found by its label, repaired, restored. */
+static void test_metadata_dev(void **state)
+{
+	struct imgs im, to;
+
+	(void)state;
+	make_imgs_meta(&im, true);
+	make_imgs_meta(&to, true);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[2],
+			     im.path[1], im.path[0], NULL), 0);
+	/* Without it: the metadata holder is missing. */
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1],
+			     NULL), 1);
+	flip(im.path[2], 300);		/* its label */
+	flip(im.path[2], 16 * 512 + 100); /* superblock slot 1, the only one */
+	assert_int_equal(run(cmd_check, NULL, "check", im.path[0], im.path[1],
+			     im.path[2], NULL), 1);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], im.path[2], NULL), 1);
+	/* The label first (the superblock needs it), then the superblock. */
+	flip(im.path[2], 300);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_dump, im.dump, "dump", "--json", im.path[0],
+			     im.path[1], im.path[2], NULL), 0);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force", im.dump,
+			     to.path[0], to.path[1], NULL), 2);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
+			     "--metadata-dev", to.path[2], im.dump, to.path[0],
+			     to.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
+			     to.path[1], to.path[2], NULL), 0);
+	free_imgs(&im);
+	free_imgs(&to);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_dump_restore),
+		cmocka_unit_test(test_metadata_dev),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
