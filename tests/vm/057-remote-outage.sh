@@ -29,6 +29,11 @@ port_off() { rm "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
 port_on() { ln -s "$CFS/subsystems/$DMT_NVMF_NQN" "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
 ctrl_state() { cat "/sys/class/nvme/$CTRL/state"; }
 tier1_state() { tier_stat $DEV state 1; }
+writer_so_far() {
+	awk '{ n++; if ($2 > m) m = $2; if ($3 != "ok") e++ }
+		END { printf "writer so far: %d records, slowest %d ms, %d failed", n, m, e }' /tmp/w.log
+	echo ", metadata mode $(tier_stat $DEV mode)"
+}
 sum_a() { dd if=$D bs=1M count=24 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 
 # Run COMMAND for at most S seconds (longer is a hang: tasks dumped, fail).
@@ -85,11 +90,16 @@ guest_main() {
 	port_off
 	echo "port removed"
 	wait_for 20 '[ "$(tier1_state)" = offline ]' ||
-		fail "tier 1 is $(tier1_state) 20 s into the outage (controller $(ctrl_state))"
+		fail "tier 1 is $(tier1_state) 20 s into the outage (controller $(ctrl_state)); $(writer_so_far)"
 	t_offline=$(now_ms)
 	echo "tier 1 offline $(fmt_ms $((t_offline - t_off))) s into the outage; mode $(tier_stat $DEV mode)"
+	# The state as every interface shows it: dm status (above), netlink
+	# through tierctl status, text and JSON.
+	tierctl status $DEV >/tmp/st.txt 2>&1 || { cat /tmp/st.txt; fail "tierctl status during the outage"; }
+	grep -Eq '^ *1 .*offline' /tmp/st.txt || { cat /tmp/st.txt; fail "tierctl status (text) does not show tier 1 offline"; }
+	expect_eq "$(tierctl status $DEV --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tiers"][1]["state"])')" offline "tierctl status --json state of tier 1 during the outage"
 	sleep $((OUTAGE_S - 5))
-	expect_eq "$(tier_stat $DEV mode)" rw "metadata mode during the outage"
+	[ "$(tier_stat $DEV mode)" = rw ] || fail "metadata mode $(tier_stat $DEV mode) during the outage; $(writer_so_far)"
 	port_on
 	t_on=$(now_ms)
 	echo "port back after $(fmt_ms $((t_on - t_off))) s"
