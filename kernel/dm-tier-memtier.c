@@ -387,7 +387,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	counted = mapped;
 	r = mapped ? tier_mem_read_home(mt, frame, &loc) : -ENOENT;
 	if (r && counted && r != -ENOMEM)
-		tier_note_io_error(pool, loc.tier);
+		tier_note_io_error(pool, loc.tier, errno_to_blk_status(r));
 
 	spin_lock_irq(&mt->lock);
 	mapped = READ_ONCE(pool->map.words[v.v]) & TIER_MAPW_MAPPED;

@@ -144,22 +144,9 @@ static int tier_md_io(struct tier_md *md, struct block_device *bdev,
 	return r;
 }
 
-int tier_md_flush_tiers(struct tier_md *md)
+int tier_md_flush_tier(struct tier_md *md, u32 tier)
 {
-	int r = 0, r2;
-	u32 i;
-
-	for (i = 0; i < md->nr_tiers; i++) {
-		r2 = blkdev_issue_flush(md->tier_bdev[i]);
-		if (r2 && !r)
-			r = r2;
-	}
-	if (md->meta_bdev != md->tier_bdev[0]) {
-		r2 = blkdev_issue_flush(md->meta_bdev);
-		if (r2 && !r)
-			r = r2;
-	}
-	return r;
+	return blkdev_issue_flush(md->tier_bdev[tier]);
 }
 
 /* ---- loading ----------------------------------------------------------- */
@@ -510,12 +497,10 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 	for (i = 0; i < md->nr_tiers; i++)
 		nsb.tier[i].used_extents = used[i];
 
-	/* Phase 1: data the map points at, then the map blocks. */
-	r = tier_md_flush_tiers(md);
-	if (r) {
-		DMERR("%s: flushing the tiers failed: %d", md->tier_name[0], r);
-		goto fail;
-	}
+	/*
+	 * Phase 1: the map blocks. The data tiers were flushed by the caller;
+	 * the metadata device's data goes with phase 2's PREFLUSH.
+	 */
 	r = tier_md_write_map(md, map, map_lock, &nsb, copy);
 	if (r)
 		goto fail;

@@ -79,10 +79,13 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
  *            blocks are captured, never across I/O.
  * @used:     per tier, the mapped extents the new superblock records.
  *
- * Flushes every tier (data written before now), writes the map blocks dirty
- * for the inactive copy, flushes, then writes the next superblock slot with
- * FUA. On failure every block of the copy it was writing is marked dirty
- * again, so the next commit rewrites it.
+ * The caller has flushed the data tiers the map may point at unflushed
+ * data on (tier_md_flush_tier()). Writes the map blocks dirty for the
+ * inactive copy, then the next superblock slot with PREFLUSH|FUA: the
+ * PREFLUSH makes the map blocks and every write to the metadata device
+ * (tier 0, data included) completed before it durable first. On failure
+ * every block of the copy it was writing is marked dirty again, so the next
+ * commit rewrites it.
  *
  * Context: process, may sleep; caller serialises it (pool->md_lock) and
  * keeps the map from changing meanwhile except under @map_lock.
@@ -92,13 +95,14 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		   spinlock_t *map_lock, const u64 *used);
 
 /**
- * tier_md_flush_tiers() - flush the volatile cache of every tier device.
- * @md: the handle.
+ * tier_md_flush_tier() - flush the volatile cache of one tier device.
+ * @md:   the handle.
+ * @tier: the tier, < nr_tiers.
  *
  * Context: process, may sleep.
- * Return: 0 or the first error.
+ * Return: 0 or a negative errno (-ENOLINK, -ENODEV: the path is lost).
  */
-int tier_md_flush_tiers(struct tier_md *md);
+int tier_md_flush_tier(struct tier_md *md, u32 tier);
 
 /**
  * tier_md_check_member() - whether @bdev carries the label of tier @tier of

@@ -286,9 +286,11 @@ static void tier_mig_copied(int read_err, unsigned long write_err,
 
 	job->status = (read_err || write_err) ? BLK_STS_IOERR : BLK_STS_OK;
 	if (read_err)
-		tier_note_io_error(pool, job->src.tier);
+		tier_note_io_error(pool, job->src.tier, BLK_STS_IOERR);
 	if (write_err)
-		tier_note_io_error(pool, job->loc.tier);
+		tier_note_io_error(pool, job->loc.tier, BLK_STS_IOERR);
+	/* Before the switch: the commit flushes the destination first. */
+	tier_mark_written(pool, job->loc.tier);
 	spin_lock_irqsave(&pool->lock, flags);
 	list_move_tail(&job->list, &pool->done);
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -716,8 +718,12 @@ static void tier_mig_tick(struct work_struct *ws)
 	if (!READ_ONCE(mg->running))
 		return;
 	tier_mig_sample(pool, &cfg, &urgent);
-	/* Nothing moves in read-only metadata mode or activation. */
-	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
+	/*
+	 * Nothing moves in read-only metadata mode or activation, nor while
+	 * a tier is offline (to, from or between).
+	 */
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only ||
+	    tier_pool_any_offline(pool))
 		goto out;
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */

@@ -193,7 +193,7 @@ static int tier_nl_put_tier(struct sk_buff *skb, struct tier_pool *pool,
 	    nla_put_string(skb, DM_TIER_A_TIER_CLASS,
 			   tier_nl_class_name(pool->tier_class[i])) ||
 	    nla_put_string(skb, DM_TIER_A_TIER_STATE,
-			   st->tier[i].degraded ? "degraded" : "ok") ||
+			   tier_health_name(st->tier[i].state)) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_TIER_CAPACITY_EXTENTS,
 			    st->tier[i].total, pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_TIER_USED_EXTENTS, st->tier[i].used,
@@ -846,6 +846,9 @@ static int tier_nl_unpin_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- tier-recover -------------------------------------------------------- */
 
+#define TIER_MSG_PROBE \
+	"The tier failed its probe flush: reconnect or repair it, then retry"
+
 static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
@@ -862,8 +865,13 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	mutex_lock(&tier_pools_mutex);
 	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
 	r = pool ? tier_nl_target_tier(info, pool, &tier) : -ENOENT;
-	if (!r)
-		tier_tier_recover(pool, tier);
+	if (!r) {
+		r = tier_tier_recover(pool, tier);
+		if (r)
+			NL_SET_ERR_MSG(info->extack, TIER_MSG_PROBE);
+		else
+			tier_request_commit(pool);
+	}
 	mutex_unlock(&tier_pools_mutex);
 	return r;
 }

@@ -176,15 +176,19 @@ void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
 
 	might_sleep(); /* dm_table_event() */
 	spin_lock_irqsave(&pool->lock, flags);
-	if (mode > pool->mode) {
+	if (mode != pool->mode && pool->mode != TIER_MODE_FAIL) {
 		pool->mode = mode;
 		changed = true;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (!changed)
 		return;
-	DMERR("%s: metadata mode now %s: %s", pool->tier_name[0],
-	      tier_mode_name(mode), why);
+	if (mode == TIER_MODE_WRITE)
+		DMINFO("%s: metadata mode now %s: %s", pool->tier_name[0],
+		       tier_mode_name(mode), why);
+	else
+		DMERR("%s: metadata mode now %s: %s", pool->tier_name[0],
+		      tier_mode_name(mode), why);
 	tier_event(pool, DM_TIER_EVENT_MODE_CHANGE, 0);
 	if (pool->ti)
 		dm_table_event(pool->ti->table);
@@ -219,7 +223,74 @@ bool tier_pool_heat_due(struct tier_pool *pool)
 					   TIER_HEAT_COMMIT_S * HZ);
 }
 
-int tier_pool_commit(struct tier_pool *pool)
+unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
+{
+	unsigned long failed = 0;
+	u32 i;
+	int r;
+
+	for (i = 0; i < pool->nr_tiers; i++) {
+		if (!(mask & BIT(i)))
+			continue;
+		if (tier_offline(pool, i)) {
+			failed |= BIT(i);
+			continue;
+		}
+		if (!test_bit(i, &pool->flush_dirty))
+			continue;
+		clear_bit(i, &pool->flush_dirty);
+		r = tier_md_flush_tier(pool->meta, i);
+		if (!r)
+			continue;
+		set_bit(i, &pool->flush_dirty);
+		failed |= BIT(i);
+		DMERR_LIMIT("%s: flushing tier %u (%s) failed: %d",
+			    pool->tier_name[0], i, pool->tier_name[i], r);
+		tier_note_tier_event(pool, i, TIER_HEV_FLUSH_ERROR);
+	}
+	return failed;
+}
+
+/* Flush the written tiers of @mask; Return: the ones whose flush failed now. */
+static unsigned long tier_pool_flush(struct tier_pool *pool, unsigned long mask)
+{
+	unsigned long offline = 0;
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (tier_offline(pool, i))
+			offline |= BIT(i);
+	return tier_pool_flush_tiers(pool, mask) & ~offline;
+}
+
+/* The metadata mode after a commit (tier_md_mode_next()). */
+static void tier_pool_md_result(struct tier_pool *pool, int r)
+{
+	enum tier_md_mode mode = READ_ONCE(pool->mode), next;
+	enum tier_md_event ev;
+	u32 secs;
+
+	if (!r) {
+		pool->md_fails = 0;
+		ev = TIER_MDEV_COMMIT_OK;
+	} else if (READ_ONCE(pool->suspended)) {
+		/* dmsetup suspend in ro: the commit is tried, never escalates. */
+		ev = TIER_MDEV_COMMIT_FAIL_QUIET;
+	} else {
+		if (!pool->md_fails++)
+			pool->md_fail_j = jiffies;
+		ev = TIER_MDEV_COMMIT_FAIL;
+	}
+	secs = pool->md_fails ? (jiffies - pool->md_fail_j) / HZ : 0;
+	next = tier_md_mode_next(mode, ev, pool->md_fails, secs);
+	if (next != mode)
+		tier_set_mode(pool, next,
+			      r ? "metadata commit failed" :
+				  "a retried commit succeeded");
+}
+
+/* Commit; *failed: the data tiers whose flush failed during it. */
+static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
 {
 	u64 used[TIER_MAX_TIERS];
 	unsigned long flags;
@@ -229,12 +300,22 @@ int tier_pool_commit(struct tier_pool *pool)
 	int r;
 
 	lockdep_assert_held(&pool->md_lock);
+	*failed = 0;
 	/* Activated read-only: no commit ever, heat and first commit included. */
 	if (pool->read_only)
 		return -EROFS;
-	/* Read-only mode still tries: a second failure means fail mode. */
 	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
 		return -EIO;
+
+	/*
+	 * The data tiers written since their last flush (tier 0, the metadata
+	 * device, is flushed by the superblock's PREFLUSH). No mapping waits
+	 * for this flush: a mapping into a data tier is published only after
+	 * its data was flushed there (tier_pool_flush_tiers() before
+	 * tier_publish() and tier_switch_extent()); it is for writes in place.
+	 * So a tier whose flush fails goes offline, and the commit goes on.
+	 */
+	*failed = tier_pool_flush(pool, ~BIT(0));
 
 	spin_lock_irqsave(&pool->lock, flags);
 	seq = pool->change_seq;
@@ -248,21 +329,21 @@ int tier_pool_commit(struct tier_pool *pool)
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 
+	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
+	clear_bit(0, &pool->flush_dirty);
 	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
 	if (r) {
+		set_bit(0, &pool->flush_dirty);
 		spin_lock_irqsave(&pool->lock, flags);
 		for (i = 0; i < pool->nr_tiers; i++)
 			tier_alloc_commit_end(&pool->alloc[i], false);
 		spin_unlock_irqrestore(&pool->lock, flags);
-		tier_set_mode(pool,
-			      pool->mode == TIER_MODE_WRITE ?
-				      TIER_MODE_READ_ONLY :
-				      TIER_MODE_FAIL,
-			      "metadata commit failed");
+		tier_pool_md_result(pool, r);
 		return -EIO;
 	}
 	pool->commits++;
 	WRITE_ONCE(pool->durable_seq, seq);
+	tier_pool_md_result(pool, 0);
 	if (frees)
 		tier_quiesce_old_io(pool, false);
 	spin_lock_irqsave(&pool->lock, flags);
@@ -270,6 +351,32 @@ int tier_pool_commit(struct tier_pool *pool)
 		tier_alloc_commit_end(&pool->alloc[i], true);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return 0;
+}
+
+int tier_pool_commit(struct tier_pool *pool)
+{
+	unsigned long failed;
+
+	return tier_pool_do_commit(pool, &failed);
+}
+
+int tier_pool_sync(struct tier_pool *pool)
+{
+	unsigned long failed;
+	int r = 0;
+
+	lockdep_assert_held(&pool->md_lock);
+	/* A read-only activation writes nothing, flushes included. */
+	if (pool->read_only)
+		return tier_map_dirty(pool) ? -EROFS : 0;
+	if (tier_map_dirty(pool)) {
+		r = tier_pool_do_commit(pool, &failed);
+	} else {
+		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
+			return -EIO;
+		failed = tier_pool_flush(pool, ~0UL);
+	}
+	return r ?: failed ? -EIO : 0;
 }
 
 /*
@@ -324,29 +431,98 @@ u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
 
 /* ---- tier health, names, stats ------------------------------------------ */
 
-void tier_note_io_error(struct tier_pool *pool, u32 tier)
+enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
+				      enum tier_health_event ev)
 {
-	atomic64_inc(&pool->io_errors[tier]);
-	if (test_and_set_bit(tier, &pool->degraded))
-		return;
-	DMERR_LIMIT("%s: I/O error on tier %u (%s): tier degraded",
-		    pool->tier_name[0], tier, pool->tier_name[tier]);
-	tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
+	enum tier_health cur, next;
+	u32 run = atomic_read(&pool->err_run[tier]);
+
+	do {
+		cur = tier_health_of(pool, tier);
+		next = tier_health_next(cur, ev, run, tier == 0);
+		if (next == cur)
+			return cur;
+	} while (atomic_cmpxchg(&pool->health[tier], cur, next) != cur);
+	if (next > cur) {
+		DMERR_LIMIT("%s: tier %u (%s) now %s after %s",
+			    pool->tier_name[0], tier, pool->tier_name[tier],
+			    tier_health_name(next),
+			    ev == TIER_HEV_FLUSH_ERROR ? "a failed flush" :
+			    ev == TIER_HEV_PATH_ERROR  ? "a path error" :
+							 "I/O errors");
+		tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
+	} else {
+		DMINFO("%s: tier %u (%s) %s again", pool->tier_name[0], tier,
+		       pool->tier_name[tier], tier_health_name(next));
+		tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
+	}
+	return cur;
 }
 
-bool tier_tier_recover(struct tier_pool *pool, u32 tier)
+void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 {
-	if (!test_and_clear_bit(tier, &pool->degraded))
-		return false;
-	DMINFO("%s: tier %u (%s) declared healthy again", pool->tier_name[0],
-	       tier, pool->tier_name[tier]);
-	tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
-	return true;
+	u32 run;
+
+	atomic64_inc(&pool->io_errors[tier]);
+	run = atomic_inc_return(&pool->err_run[tier]);
+	if (run == 1)
+		DMERR_LIMIT("%s: I/O error on tier %u (%s): %d",
+			    pool->tier_name[0], tier, pool->tier_name[tier],
+			    blk_status_to_errno(status));
+	tier_note_tier_event(pool, tier,
+			     status == BLK_STS_TRANSPORT ||
+					     status == BLK_STS_OFFLINE ?
+				     TIER_HEV_PATH_ERROR :
+				     TIER_HEV_IO_ERROR);
+}
+
+int tier_tier_recover(struct tier_pool *pool, u32 tier)
+{
+	int r;
+
+	/* Serialised with commits, which flush and read the same bits. */
+	mutex_lock(&pool->md_lock);
+	clear_bit(tier, &pool->flush_dirty);
+	r = tier_md_flush_tier(pool->meta, tier);
+	if (r) {
+		set_bit(tier, &pool->flush_dirty);
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
+		      pool->tier_name[0], tier, pool->tier_name[tier], r);
+		return r;
+	}
+	atomic_set(&pool->err_run[tier], 0);
+	tier_note_tier_event(pool, tier, TIER_HEV_RECOVERED);
+	mutex_unlock(&pool->md_lock);
+	return 0;
+}
+
+void tier_pool_sync_noalloc(struct tier_pool *pool)
+{
+	u32 i;
+
+	lockdep_assert_held(&pool->lock);
+	for (i = 0; i < pool->nr_tiers; i++) {
+		if (tier_offline(pool, i))
+			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
+		else
+			pool->alloc[i].flags &= ~TIER_ALLOC_F_NOALLOC;
+	}
+}
+
+bool tier_pool_any_offline(struct tier_pool *pool)
+{
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (tier_offline(pool, i))
+			return true;
+	return false;
 }
 
 bool tier_tier_ok(struct tier_pool *pool, u32 tier)
 {
-	return !test_bit(tier, &pool->degraded);
+	return tier_health_of(pool, tier) == TIER_HEALTH_OK;
 }
 
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
@@ -454,7 +630,7 @@ void tier_pool_stats_end(struct tier_pool *pool, struct tier_stats *st)
 	}
 	for (i = 0; i < pool->nr_tiers; i++) {
 		st->tier[i].io_errors = atomic64_read(&pool->io_errors[i]);
-		st->tier[i].degraded = test_bit(i, &pool->degraded);
+		st->tier[i].state = tier_health_of(pool, i);
 	}
 }
 
@@ -504,9 +680,12 @@ static void tier_commit_work(struct work_struct *ws)
 	struct tier_pool *pool = container_of(to_delayed_work(ws),
 					      struct tier_pool, commit_work);
 
-	/* In read-only mode only a flush retries the commit. */
+	/*
+	 * Read-only mode retries too: a commit that succeeds returns the
+	 * device to read-write (tier_md_mode_next()).
+	 */
 	if ((tier_map_dirty(pool) || tier_pool_heat_due(pool)) &&
-	    READ_ONCE(pool->mode) == TIER_MODE_WRITE) {
+	    READ_ONCE(pool->mode) != TIER_MODE_FAIL) {
 		mutex_lock(&pool->md_lock);
 		tier_pool_commit(pool);
 		mutex_unlock(&pool->md_lock);

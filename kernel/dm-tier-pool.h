@@ -129,9 +129,21 @@ struct tier_pool {
 	bool announced; /* dev-new queued (first resume) */
 	bool ev_open; /* events are queued (READ_ONCE); announced..teardown */
 
-	/* Tier health (end_io): errors counted, degraded until tier-recover. */
+	/*
+	 * Tier health (docs/ARCHITECTURE.md "Faults"): enum tier_health per
+	 * tier, changed by tier_note_tier_event() with cmpxchg; errors
+	 * counted, and the errors since the tier's last success.
+	 */
 	atomic64_t io_errors[TIER_MAX_TIERS];
-	unsigned long degraded; /* bit per tier; atomic bitops */
+	atomic_t health[TIER_MAX_TIERS];
+	atomic_t err_run[TIER_MAX_TIERS];
+	/*
+	 * Flush tracking, bit per tier, atomic bitops: a write, zeroing or
+	 * copy to the tier completed since its last successful flush (set at
+	 * completion, cleared before a flush, set again when the flush
+	 * fails).
+	 */
+	unsigned long flush_dirty;
 	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
 
 	/* Pending monitor events (atomic bits) and the work that sends them. */
@@ -142,6 +154,8 @@ struct tier_pool {
 	struct mutex md_lock;
 	struct tier_md *meta;
 	u64 commits; /* commits done since activation */
+	u32 md_fails; /* failed commits in a row */
+	unsigned long md_fail_j; /* when the first of them failed */
 
 	/* Mapping state; lock. */
 	spinlock_t lock;
@@ -481,24 +495,135 @@ void tier_switch_extent(struct tier_pool *pool, struct tier_job *job);
 void tier_quiesce_old_io(struct tier_pool *pool, bool expedited);
 
 /**
- * tier_note_io_error() - count an I/O error of a tier; the first one marks
- * it degraded (status, dev-get) and queues tier-error.
+ * tier_health_of() - a tier's health now.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any.
+ */
+static inline enum tier_health tier_health_of(struct tier_pool *pool, u32 tier)
+{
+	return (enum tier_health)atomic_read(&pool->health[tier]);
+}
+
+/**
+ * tier_offline() - whether a tier is offline: its extents are not read or
+ * written (EIO, a memory copy or a redirect), it takes no new extents and
+ * no migration, commits do not flush it.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any (map()).
+ */
+static inline bool tier_offline(struct tier_pool *pool, u32 tier)
+{
+	return tier_health_of(pool, tier) == TIER_HEALTH_OFFLINE;
+}
+
+/**
+ * tier_mark_written() - a write, zeroing or copy to @tier completed: the
+ * next flush of the pool must flush the tier.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Called at completion, before the completion is passed on, so that a
+ * flush issued after it clears the bit only to flush the tier.
+ *
+ * Context: any (bio completion, irq).
+ */
+static inline void tier_mark_written(struct tier_pool *pool, u32 tier)
+{
+	if (!test_bit(tier, &pool->flush_dirty))
+		set_bit(tier, &pool->flush_dirty);
+}
+
+/**
+ * tier_note_io_ok() - an I/O to @tier succeeded: the run of consecutive
+ * errors (TIER_OFFLINE_ERRORS) starts again.
  * @pool: the pool.
  * @tier: the tier, < nr_tiers.
  *
  * Context: any (bio completion, irq).
  */
-void tier_note_io_error(struct tier_pool *pool, u32 tier);
+static inline void tier_note_io_ok(struct tier_pool *pool, u32 tier)
+{
+	if (atomic_read(&pool->err_run[tier]))
+		atomic_set(&pool->err_run[tier], 0);
+}
 
 /**
- * tier_tier_recover() - declare a degraded tier healthy again.
+ * tier_note_tier_event() - feed a tier's health state machine
+ * (tier_health_next()); each change is logged and queues one tier-error
+ * (worse) or tier-recovered (better) event.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ * @ev:   what happened.
+ *
+ * Context: any (bio completion, irq); never sleeps.
+ * Return: the health before the event.
+ */
+enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
+				      enum tier_health_event ev);
+
+/**
+ * tier_note_io_error() - count a failed I/O of a tier: a path error
+ * (BLK_STS_TRANSPORT, BLK_STS_OFFLINE) or the TIER_OFFLINE_ERRORS-th error
+ * in a row takes a data tier offline, any other error makes it degraded.
+ * @pool:   the pool.
+ * @tier:   the tier, < nr_tiers.
+ * @status: the bio's status (BLK_STS_IOERR when unknown).
+ *
+ * Context: any (bio completion, irq).
+ */
+void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
+
+/**
+ * tier_tier_recover() - probe a tier with a cache flush and, when it
+ * succeeds, declare it ok again (tier-recovered when it was not).
  * @pool: the pool.
  * @tier: the tier, < nr_tiers.
  *
- * Context: any; queues tier-recovered when it was degraded.
- * Return: true when it was degraded.
+ * The flush also makes durable what was written to the tier before it
+ * failed, so its pending mappings may be committed again.
+ *
+ * Context: process, may sleep (the flush; takes pool->md_lock).
+ * Return: 0, or the flush's error: the tier keeps its state.
  */
-bool tier_tier_recover(struct tier_pool *pool, u32 tier);
+int tier_tier_recover(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_pool_flush_tiers() - flush the tiers of @mask written since their
+ * last flush (clear the bit, flush, set it again on failure: the tier then
+ * goes offline, or degraded if it holds the metadata).
+ * @pool: the pool.
+ * @mask: bit per tier.
+ *
+ * Before a mapping into a data tier is published: its data must be durable
+ * there first, so that no commit ever makes durable a mapping to data that
+ * is not (docs/ARCHITECTURE.md "Faults").
+ *
+ * Context: process, may sleep; caller holds pool->md_lock.
+ * Return: the tiers of @mask that could not be flushed: failed now, or
+ * offline (not tried).
+ */
+unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask);
+
+/**
+ * tier_pool_sync_noalloc() - offline tiers take no new extents
+ * (TIER_ALLOC_F_NOALLOC), the others do again.
+ * @pool: the pool.
+ *
+ * Context: under pool->lock, before an allocation.
+ */
+void tier_pool_sync_noalloc(struct tier_pool *pool);
+
+/**
+ * tier_pool_any_offline() - whether some tier is offline (migration pauses).
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+bool tier_pool_any_offline(struct tier_pool *pool);
 
 /**
  * tier_tier_ok() - whether a tier's state is "ok". Every other state
@@ -548,23 +673,37 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev);
 /* ---- commits and metadata mode ------------------------------------------- */
 
 /**
- * tier_pool_commit() - make the current map durable (two-phase,
- * tier_md_commit()).
+ * tier_pool_commit() - make the current map durable: flush the data tiers
+ * written since their last flush, then tier_md_commit().
  * @pool: the pool.
  *
  * Captures the change count, the heat due and the per-tier mapped counts,
  * and starts the allocators' commit; on success, extents freed before the
  * commit began become reusable once all I/O issued before the commit has
- * completed. On failure the device moves to read-only metadata mode (or
- * fail mode if already read-only).
+ * completed. A data tier whose flush fails goes offline; the commit goes on
+ * (no mapping waits for a data tier's flush). A failure of the metadata device moves the
+ * mode along tier_md_mode_next(); a success in read-only mode returns it
+ * to read-write.
  *
  * Context: process, may sleep; caller holds pool->md_lock and is the worker
  * (or the pool is suspended), so the map does not change meanwhile: the
- * tier flush of phase 1 covers every mapping the commit captures.
- * Return: 0, -EIO when the device cannot commit (mode not "write"), or
- * -EROFS, writing nothing, when the pool is activated read-only.
+ * tier flushes cover every mapping the commit captures.
+ * Return: 0, -EIO when nothing was committed, or -EROFS, writing nothing,
+ * when the pool is activated read-only.
  */
 int tier_pool_commit(struct tier_pool *pool);
+
+/**
+ * tier_pool_sync() - what a PREFLUSH needs: commit when the map is dirty,
+ * else flush the tiers written since their last flush.
+ * @pool: the pool.
+ *
+ * Context: as tier_pool_commit().
+ * Return: 0; -EIO when the commit failed or a tier's flush failed during
+ * this call (the PREFLUSH that finds a tier failing reports it once; later
+ * ones skip the offline tier).
+ */
+int tier_pool_sync(struct tier_pool *pool);
 
 /**
  * tier_request_commit() - ask the worker for a commit (as the "commit"
@@ -576,10 +715,10 @@ int tier_pool_commit(struct tier_pool *pool);
 void tier_request_commit(struct tier_pool *pool);
 
 /**
- * tier_set_mode() - degrade the metadata mode (never upgrades) and tell
- * userspace with a dm event.
+ * tier_set_mode() - change the metadata mode and tell userspace with a dm
+ * event and mode-change; fail is never left.
  * @pool: the pool.
- * @mode: the new, worse mode.
+ * @mode: the new mode.
  * @why:  reason for the log line.
  *
  * Context: process, may sleep: dm_table_event() takes a mutex. Called by

@@ -185,6 +185,29 @@ static int tier_map_read_only(struct tier_pool *pool, struct bio *bio)
 	return DM_MAPIO_KILL;
 }
 
+/*
+ * A bio for an extent on an offline tier, after map()'s RCU read section.
+ * Reads fail at once unless the memory tier served them (@hit); whole-extent
+ * writes go to the worker, which redirects them to a healthy tier
+ * (tier_process_write()); partial writes fail.
+ */
+static int tier_map_offline(struct tier_pool *pool, struct bio *bio, u64 word,
+			    sector_t offset, bool hit)
+{
+	if (bio_op(bio) == REQ_OP_READ) {
+		if (!hit)
+			return DM_MAPIO_KILL;
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if ((word & TIER_MAPW_BUSY) ||
+	    (offset == 0 && bio_sectors(bio) == pool->extent_sectors)) {
+		tier_defer_bio(pool, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	return DM_MAPIO_KILL;
+}
+
 static int tier_map(struct dm_target *ti, struct bio *bio)
 {
 	struct tier_c *tc = ti->private;
@@ -202,7 +225,9 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	tb->issued = false;
 	tb->write = false;
 
-	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL))
+	/* Fail mode: nothing can be made durable; reads still work. */
+	if (unlikely(READ_ONCE(pool->mode) == TIER_MODE_FAIL) &&
+	    (op_is_write(bio_op(bio)) || (bio->bi_opf & REQ_PREFLUSH)))
 		return DM_MAPIO_KILL;
 	if (unlikely(pool->read_only) && op_is_write(bio_op(bio)))
 		return tier_map_read_only(pool, bio);
@@ -227,6 +252,14 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
 	smp_rmb(); /* word before change_seq: see tier_publish() */
+	if (tier_map_word_decode(word, &loc) &&
+	    unlikely(tier_offline(pool, loc.tier))) {
+		bool hit = bio_op(bio) == REQ_OP_READ &&
+			   tier_memtier_read(pool, bio, v, offset);
+
+		rcu_read_unlock();
+		return tier_map_offline(pool, bio, word, offset, hit);
+	}
 	if (tier_map_word_decode(word, &loc) &&
 	    tier_can_remap(pool, bio, word, &loc, offset)) {
 		bool read = bio_op(bio) == REQ_OP_READ;
@@ -276,9 +309,16 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 	if (tb->write)
 		tier_memtier_written(tb->pool, tier_vext(tb->vext));
 	tier_uncount_io(tb->pool, tb);
-	if (*error && tb->issued && *error != BLK_STS_NOTSUPP &&
-	    *error != BLK_STS_AGAIN && *error != BLK_STS_NOSPC)
-		tier_note_io_error(tb->pool, tb->tier);
+	if (!tb->issued)
+		return DM_ENDIO_DONE;
+	/* Before the completion goes up: a later flush covers it. */
+	if (op_is_write(bio_op(bio)))
+		tier_mark_written(tb->pool, tb->tier);
+	if (!*error)
+		tier_note_io_ok(tb->pool, tb->tier);
+	else if (*error != BLK_STS_NOTSUPP && *error != BLK_STS_AGAIN &&
+		 *error != BLK_STS_NOSPC)
+		tier_note_io_error(tb->pool, tb->tier, *error);
 	return DM_ENDIO_DONE;
 }
 
@@ -337,6 +377,8 @@ static void tier_overwrite_endio(struct bio *bio)
 	bio->bi_private = tb->saved_private;
 	/* The physical extent is no longer touched: the commit need not wait. */
 	tier_uncount_io(pool, tb);
+	/* Before the job is published: the commit flushes the tier. */
+	tier_mark_written(pool, job->loc.tier);
 	job->status = bio->bi_status;
 	spin_lock_irqsave(&pool->lock, flags);
 	list_move_tail(&job->list, &pool->done);
@@ -461,9 +503,13 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 {
 	struct tier_pext p;
 
-	if (!loc->tier || (loc->flags & TIER_EXT_F_PINNED) ||
-	    !pool->cfg.redirect_writes || pool->mode != TIER_MODE_WRITE ||
-	    tier_alloc_get(&pool->alloc[0], false, &p))
+	/* Off an offline tier whatever the settings: the write is its data. */
+	bool forced = tier_offline(pool, loc->tier);
+
+	if (!loc->tier || pool->mode != TIER_MODE_WRITE ||
+	    (!forced && ((loc->flags & TIER_EXT_F_PINNED) ||
+			 !pool->cfg.redirect_writes)) ||
+	    tier_alloc_get(&pool->alloc[0], forced, &p))
 		return false;
 	job->kind = TIER_JOB_REDIRECT;
 	job->vext = v;
@@ -535,6 +581,13 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 			tier_hook_write(pool, bio, job);
 			return 0;
 		}
+		if (tier_offline(pool, loc.tier)) {
+			/* Partial, or no room elsewhere: no way to its data. */
+			spin_unlock_irqrestore(&pool->lock, flags);
+			tier_job_free(pool, job);
+			bio_io_error(bio);
+			return 0;
+		}
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
 		tier_issue_mapped(pool, bio, v, &loc, offset, batch);
@@ -552,6 +605,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		bio_io_error(bio);
 		return 0;
 	}
+	tier_pool_sync_noalloc(pool); /* offline tiers take no extent */
 	r = tier_alloc_extent(pool->alloc, pool->nr_tiers, &loc);
 	if (r && tier_frees_pending(pool)) {
 		/* Discarded extents become free with the next commit. */
@@ -591,6 +645,17 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 				    pool->extent_shift, loc.pext, 0);
 	r = blkdev_issue_zeroout(pool->tier_bdev[loc.tier], start,
 				 pool->extent_sectors, GFP_NOIO, 0);
+	/*
+	 * The zeroes must be durable before the mapping can be: a data tier
+	 * is flushed now (tier_flush_done()), tier 0 by the commit.
+	 */
+	tier_mark_written(pool, loc.tier);
+	if (!r && loc.tier) {
+		mutex_lock(&pool->md_lock);
+		if (tier_pool_flush_tiers(pool, BIT(loc.tier)))
+			r = -EIO;
+		mutex_unlock(&pool->md_lock);
+	}
 	spin_lock_irqsave(&pool->lock, flags);
 	if (r) {
 		tier_job_abandon(pool, job);
@@ -599,7 +664,8 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
 			    pool->tier_name[0], loc.tier, r);
 		if (r != -ENOMEM)
-			tier_note_io_error(pool, loc.tier);
+			tier_note_io_error(pool, loc.tier,
+					   errno_to_blk_status(r));
 		bio_io_error(bio);
 		return 0;
 	}
@@ -665,6 +731,7 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 		mapped = tier_map_lookup(&pool->map, tier_vext(v), &loc);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		if (mapped && tc->tbl.discard_passdown &&
+		    !tier_offline(pool, loc.tier) &&
 		    bdev_max_discard_sectors(pool->tier_bdev[loc.tier])) {
 			sector_t base = pool->data_start[loc.tier];
 			sector_t phys =
@@ -674,6 +741,7 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 			/* Best effort: a tier that fails it keeps its data. */
 			blkdev_issue_discard(pool->tier_bdev[loc.tier], phys,
 					     e - s, GFP_NOIO);
+			tier_mark_written(pool, loc.tier);
 		}
 		cond_resched();
 	}
@@ -698,10 +766,7 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 		return;
 	batch->need_commit = false;
 	mutex_lock(&pool->md_lock);
-	if (tier_map_dirty(pool))
-		r = tier_pool_commit(pool);
-	else if (!pool->read_only)
-		r = tier_md_flush_tiers(pool->meta);
+	r = tier_pool_sync(pool);
 	mutex_unlock(&pool->md_lock);
 	if (r)
 		status = BLK_STS_IOERR;
@@ -738,6 +803,39 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 	}
 }
 
+/*
+ * Jobs whose data landed on a data tier (not the metadata device): flush
+ * those tiers once before the jobs publish their mappings, so that no
+ * commit can make durable a mapping to data that is not (the superblock's
+ * PREFLUSH covers tier 0). A job whose tier could not be flushed fails:
+ * a first write with EIO, a migration keeps its source.
+ */
+static void tier_flush_done(struct tier_pool *pool, struct list_head *done)
+{
+	unsigned long mask = 0, failed;
+	struct tier_job *job;
+
+	list_for_each_entry(job, done, list)
+		if (!job->status && job->loc.tier &&
+		    job->kind != TIER_JOB_REDIRECT)
+			mask |= BIT(job->loc.tier);
+	if (!mask)
+		return;
+	mutex_lock(&pool->md_lock);
+	failed = tier_pool_flush_tiers(pool, mask);
+	mutex_unlock(&pool->md_lock);
+	if (!failed)
+		return;
+	list_for_each_entry(job, done, list) {
+		if (job->status || !(failed & BIT(job->loc.tier)) ||
+		    job->kind == TIER_JOB_REDIRECT)
+			continue;
+		job->status = BLK_STS_IOERR;
+		if (job->bio)
+			job->bio->bi_status = BLK_STS_IOERR;
+	}
+}
+
 static void tier_worker(struct work_struct *ws)
 {
 	struct tier_pool *pool = container_of(ws, struct tier_pool, worker);
@@ -757,6 +855,7 @@ static void tier_worker(struct work_struct *ws)
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->done, &done);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	tier_flush_done(pool, &done);
 	list_for_each_entry_safe(job, tmp, &done, list)
 		tier_process_done(pool, job, &batch);
 
@@ -1293,7 +1392,9 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  *   <pace> <above_high_ms> <migration_errors> <manual_pending>
  *   then per tier: <mapped_extents>
  * metadata_mode: rw | ro | fail. state: ok | degraded (an I/O error since
- * activation or the last tier-recover). commits: commits since this
+ * activation or the last tier-recover) | offline (a path error, a failed
+ * flush or TIER_OFFLINE_ERRORS errors in a row: not used until
+ * tier-recover). commits: commits since this
  * activation. used_extents counts extents in the map plus those being
  * prepared, migrated to the tier or awaiting a commit to be freed.
  * pace: idle | full | deadline | background. above_high_ms: time tier 0
@@ -1331,7 +1432,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       pool->virt_extents, st->mapped, pool->nr_tiers);
 		for (i = 0; i < pool->nr_tiers; i++)
 			DMEMIT(" %s %llu %llu %llu %llu",
-			       st->tier[i].degraded ? "degraded" : "ok",
+			       tier_health_name(st->tier[i].state),
 			       st->tier[i].total, st->tier[i].used,
 			       st->tier[i].reads, st->tier[i].writes);
 		DMEMIT(" %llu", st->nospc_errors);

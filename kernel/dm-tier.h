@@ -21,16 +21,10 @@
 #include <linux/types.h>
 
 #include "core/format.h"
+#include "core/health.h"
 #include "core/policy.h"
 
 #define DM_MSG_PREFIX "tier"
-
-/* Metadata health; only ever moves down (write -> read-only -> fail). */
-enum tier_md_mode {
-	TIER_MODE_WRITE, /* normal */
-	TIER_MODE_READ_ONLY, /* a commit failed: no new extents, no discard */
-	TIER_MODE_FAIL, /* a commit failed again: all I/O fails */
-};
 
 /*
  * Events for the netlink "monitor" group (enum dm_tier_event). Recorded in
@@ -54,7 +48,7 @@ struct tier_stats {
 		u64 reads;
 		u64 writes;
 		u64 io_errors;
-		bool degraded;
+		enum tier_health state;
 	} tier[TIER_MAX_TIERS];
 	u64 promotions;
 	u64 demotions;

@@ -29,20 +29,92 @@ static void mode_names_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, tier_mode_name(TIER_MODE_FAIL), "fail");
 }
 
-/* Modes only ever degrade: rw -> ro -> fail, never back. */
-static void mode_only_degrades_test(struct kunit *test)
+/* rw -> ro -> rw (a retried commit succeeded); fail is never left. */
+static void mode_transitions_test(struct kunit *test)
 {
 	struct tier_pool *pool = fake_pool(test);
 
 	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_WRITE);
 	tier_set_mode(pool, TIER_MODE_READ_ONLY, "kunit: first failure");
 	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_READ_ONLY);
-	tier_set_mode(pool, TIER_MODE_WRITE, "kunit: must not upgrade");
-	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_READ_ONLY);
-	tier_set_mode(pool, TIER_MODE_FAIL, "kunit: second failure");
+	tier_set_mode(pool, TIER_MODE_WRITE, "kunit: retried commit");
+	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_WRITE);
+	tier_set_mode(pool, TIER_MODE_READ_ONLY, "kunit: failure again");
+	tier_set_mode(pool, TIER_MODE_FAIL, "kunit: repeated failures");
 	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_FAIL);
-	tier_set_mode(pool, TIER_MODE_READ_ONLY, "kunit: must not upgrade");
+	tier_set_mode(pool, TIER_MODE_READ_ONLY, "kunit: must not leave fail");
 	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_FAIL);
+	tier_set_mode(pool, TIER_MODE_WRITE, "kunit: must not leave fail");
+	KUNIT_EXPECT_EQ(test, pool->mode, TIER_MODE_FAIL);
+}
+
+/*
+ * Tier health from I/O results: a medium error degrades, a run of them or
+ * a path error takes a data tier offline, a success restarts the run; the
+ * metadata tier stops at degraded.
+ */
+static void tier_health_io_test(struct kunit *test)
+{
+	struct tier_pool *pool = fake_pool(test);
+	u32 i;
+
+	pool->nr_tiers = 3;
+	tier_note_io_error(pool, 1, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 1), TIER_HEALTH_DEGRADED);
+	for (i = 0; i < TIER_OFFLINE_ERRORS - 2; i++)
+		tier_note_io_error(pool, 1, BLK_STS_IOERR);
+	tier_note_io_ok(pool, 1);
+	tier_note_io_error(pool, 1, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 1), TIER_HEALTH_DEGRADED);
+	KUNIT_EXPECT_FALSE(test, tier_pool_any_offline(pool));
+	for (i = 0; i < TIER_OFFLINE_ERRORS; i++)
+		tier_note_io_error(pool, 1, BLK_STS_IOERR);
+	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 1));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pool->io_errors[1]),
+			(s64)(2 * TIER_OFFLINE_ERRORS));
+
+	tier_note_io_error(pool, 2, BLK_STS_TRANSPORT);
+	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 2));
+	tier_note_io_error(pool, 0, BLK_STS_OFFLINE);
+	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 0), TIER_HEALTH_DEGRADED);
+	KUNIT_EXPECT_EQ(test, tier_note_tier_event(pool, 2, TIER_HEV_RECOVERED),
+			TIER_HEALTH_OFFLINE);
+	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 2), TIER_HEALTH_OK);
+}
+
+/*
+ * An offline tier cannot be flushed: tier_pool_flush_tiers() reports it
+ * without any I/O (the fake pool has no devices) and keeps it written, so
+ * the jobs waiting for it fail. Offline tiers take no new extents.
+ */
+static void offline_tier_unflushable_test(struct kunit *test)
+{
+	struct tier_pool *pool = fake_pool(test);
+
+	pool->nr_tiers = 2;
+	tier_note_io_error(pool, 1, BLK_STS_TRANSPORT);
+	tier_mark_written(pool, 1);
+	mutex_lock(&pool->md_lock);
+	KUNIT_EXPECT_EQ(test, tier_pool_flush_tiers(pool, BIT(1)), BIT(1));
+	/* Not written, nothing to flush: no I/O either. */
+	KUNIT_EXPECT_EQ(test, tier_pool_flush_tiers(pool, BIT(0)), 0UL);
+	mutex_unlock(&pool->md_lock);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, &pool->flush_dirty));
+
+	KUNIT_ASSERT_EQ(test, tier_alloc_init(&pool->alloc[0], 4), 0);
+	KUNIT_ASSERT_EQ(test, tier_alloc_init(&pool->alloc[1], 4), 0);
+	spin_lock_irq(&pool->lock);
+	tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
+	KUNIT_EXPECT_TRUE(test, pool->alloc[1].flags & TIER_ALLOC_F_NOALLOC);
+	KUNIT_EXPECT_FALSE(test, pool->alloc[0].flags & TIER_ALLOC_F_NOALLOC);
+	tier_note_tier_event(pool, 1, TIER_HEV_RECOVERED);
+	spin_lock_irq(&pool->lock);
+	tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
+	KUNIT_EXPECT_FALSE(test, pool->alloc[1].flags & TIER_ALLOC_F_NOALLOC);
+	tier_alloc_destroy(&pool->alloc[0]);
+	tier_alloc_destroy(&pool->alloc[1]);
 }
 
 /* Dirty exactly while changes are counted that no commit captured. */
@@ -281,7 +353,9 @@ static void heat_note_test(struct kunit *test)
 
 static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(mode_names_test),
-	KUNIT_CASE(mode_only_degrades_test),
+	KUNIT_CASE(mode_transitions_test),
+	KUNIT_CASE(tier_health_io_test),
+	KUNIT_CASE(offline_tier_unflushable_test),
 	KUNIT_CASE(map_dirty_test),
 	KUNIT_CASE(commit_refused_in_fail_mode_test),
 	KUNIT_CASE(commit_refused_read_only_test),

@@ -6,13 +6,16 @@
 # an nvmf:// URI, created with --fast-io-fail-tmo 2 (I/O fails 2 s into an
 # outage instead of waiting for ctrl_loss_tmo; the default is 5 s).
 #   tierd    data on tier 1; the target's port closes: a read fails, the
-#            tier turns degraded and tier-error is sent; tierd retries the
+#            tier turns degraded (an I/O error) or offline (a path error,
+#            BLK_STS_TRANSPORT without native multipath) and tier-error is
+#            sent; tierd retries the
 #            reconnection with backoff while the controller is not live;
 #            the port comes back: the controller reconnects, tierd sends
 #            tier-recover, tier-recovered arrives, the tier is ok and the
 #            data reads back intact; the metadata stays read-write
 #   manual   without tierd, the same outage; `tierctl recover NAME TIER`
-#            clears the degraded state once the path is back
+#            probes the tier with a flush and clears its state once the
+#            path is back
 . "$(dirname "$0")/lib.sh"
 DEV=rr
 D=/dev/mapper/$DEV
@@ -27,19 +30,20 @@ port_off() { rm "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
 port_on() { ln -s "$CFS/subsystems/$DMT_NVMF_NQN" "$CFS/ports/1/subsystems/$DMT_NVMF_NQN"; }
 
 tier1_state() { tierctl status $DEV --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tiers"][1]["state"])'; }
+tier1_failed() { case $(tier1_state) in degraded | offline) return 0 ;; esac; return 1; }
 ctrl_state() { cat "/sys/class/nvme/$CTRL/state"; }
 # A direct read of the whole device (every extent is on tier 1).
 read_all() { dd if=$D of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; }
 sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 
 # Close the port; wait for a read to fail (the fast_io_fail_tmo), so that
-# the tier is degraded.
+# the tier is degraded or offline.
 outage() { # where
 	port_off
 	wait_for 30 '[ "$(ctrl_state)" != live ]' || die "$1: controller $CTRL still live after the port closed"
 	wait_for 30 '! read_all' || die "$1: reads still succeed 30 s into the outage"
-	wait_for 10 '[ "$(tier1_state)" = degraded ]' || die "$1: tier 1 is $(tier1_state) after failed reads"
-	echo "$1: port closed, controller $(ctrl_state), reads fail, tier 1 degraded"
+	wait_for 10 'tier1_failed' || die "$1: tier 1 is $(tier1_state) after failed reads"
+	echo "$1: port closed, controller $(ctrl_state), reads fail, tier 1 $(tier1_state)"
 }
 
 guest_main() {
@@ -80,7 +84,7 @@ guest_main() {
 	outage tierd
 	wait_for 20 "grep -q '$DEV: tier 1 .*NVMe-oF: reconnecting' $LOG" || die "tierd did not start reconnecting"
 	wait_for 20 "grep -q 'not live yet' $LOG" || die "tierd did not wait for the controller to be live"
-	[ "$(tier1_state)" = degraded ] || die "tier 1 recovered while its controller was $(ctrl_state)"
+	tier1_failed || die "tier 1 recovered while its controller was $(ctrl_state)"
 	port_on
 	wait_for 30 '[ "$(ctrl_state)" = live ]' || die "controller $CTRL did not reconnect (state $(ctrl_state))"
 	# tierd's backoff: 2, 4, 8, 16 s.
@@ -103,9 +107,9 @@ guest_main() {
 	outage manual
 	port_on
 	wait_for 30 '[ "$(ctrl_state)" = live ]' || fail "controller $CTRL did not reconnect"
-	[ "$(tier1_state)" = degraded ] || fail "tier 1 is $(tier1_state) before tierctl recover"
+	tier1_failed || fail "tier 1 is $(tier1_state) before tierctl recover"
 	tierctl recover $DEV 1 | tee /tmp/recover.out
-	grep -q "was degraded, now ok" /tmp/recover.out || fail "tierctl recover did not say what it did"
+	grep -Eq "was (degraded|offline), now ok" /tmp/recover.out || fail "tierctl recover did not say what it did"
 	expect_eq "$(tier1_state)" ok "tier 1 after tierctl recover"
 	expect_eq "$(tierctl recover $DEV 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["previous_state"])')" ok "previous_state of a second recover"
 	rc=0
@@ -115,7 +119,7 @@ guest_main() {
 	expect_eq "$(sum_all)" "$sum" "checksum after tierctl recover"
 	tier_sane $DEV "after tierctl recover"
 	tierctl remove $DEV
-	echo "NVMe-oF path loss: degraded on the outage, recovered by tierd and by tierctl recover, nothing lost"
+	echo "NVMe-oF path loss: degraded or offline on the outage, recovered by tierd and by tierctl recover, nothing lost"
 }
 run_guest_phase "$@"
 

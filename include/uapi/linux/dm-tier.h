@@ -22,11 +22,17 @@ enum dm_tier_event {
 	DM_TIER_EVENT_WATERMARK_LOW = 4,
 	/* An explicit migrate or pin request finished (or a drain pass ended). */
 	DM_TIER_EVENT_MIGRATION_DONE = 5,
-	/* I/O to tier "event-tier" failed; the tier is marked degraded. */
+	/*
+	 * Tier "event-tier" got worse: degraded (I/O errors) or offline (a lost
+	 * path, a failed flush or errors in a row).
+	 */
 	DM_TIER_EVENT_TIER_ERROR = 6,
-	/* Tier "event-tier" was declared healthy again (tier-recover). */
+	/* Tier "event-tier" is ok again (tier-recover's probe flush succeeded). */
 	DM_TIER_EVENT_TIER_RECOVERED = 7,
-	/* The metadata mode degraded ("metadata-mode" has the new one). */
+	/*
+	 * The metadata mode changed: rw to ro or fail, or ro back to rw
+	 * ("metadata-mode" has the new one).
+	 */
 	DM_TIER_EVENT_MODE_CHANGE = 8,
 	/* Tier "event-tier" is above 95% used, or a write failed for space. */
 	DM_TIER_EVENT_NEAR_FULL = 9,
@@ -78,10 +84,7 @@ enum {
 	DM_TIER_A_TIER_DEVICE, /* string */
 	/* "nvme", "nvmf", "pmem", "mem" or "unknown". */
 	DM_TIER_A_TIER_CLASS, /* string */
-	/*
-	 * "ok" or "degraded"; any state but "ok" may be added (a tier that is not
-	 * ok can be forgotten).
-	 */
+	/* "ok", "degraded" or "offline" (a tier that is not ok can be forgotten). */
 	DM_TIER_A_TIER_STATE, /* string */
 	DM_TIER_A_TIER_CAPACITY_EXTENTS, /* u64 */
 	DM_TIER_A_TIER_USED_EXTENTS, /* u64 */
@@ -226,7 +229,10 @@ enum {
 	 * Resumable.
 	 */
 	DM_TIER_CMD_EXTENT_DUMP, /* dump */
-	/* Declare a degraded tier healthy again (after tierd reconnected it). */
+	/*
+	 * Probe a degraded or offline tier with a flush and, when it succeeds,
+	 * declare it ok again (after tierd reconnected it).
+	 */
 	DM_TIER_CMD_TIER_RECOVER, /* do, admin-perm */
 	/* Monitor notification; the dev-get layout plus event and event-tier. */
 	DM_TIER_CMD_DEV_NTF, /* notify */

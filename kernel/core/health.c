@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * health.c - the tier health and metadata mode state machines (health.h).
+ */
+#include "health.h"
+
+enum tier_health tier_health_next(enum tier_health cur,
+				  enum tier_health_event ev, u32 err_run,
+				  bool meta)
+{
+	enum tier_health worst = meta ? TIER_HEALTH_DEGRADED :
+					TIER_HEALTH_OFFLINE;
+	enum tier_health next = cur;
+
+	switch (ev) {
+	case TIER_HEV_RECOVERED:
+		return TIER_HEALTH_OK;
+	case TIER_HEV_IO_ERROR:
+		next = err_run >= TIER_OFFLINE_ERRORS ? TIER_HEALTH_OFFLINE :
+							TIER_HEALTH_DEGRADED;
+		break;
+	case TIER_HEV_PATH_ERROR:
+	case TIER_HEV_FLUSH_ERROR:
+		next = TIER_HEALTH_OFFLINE;
+		break;
+	default:
+		return cur;
+	}
+	if (next > worst)
+		next = worst;
+	return next > cur ? next : cur;
+}
+
+const char *tier_health_name(enum tier_health h)
+{
+	switch (h) {
+	case TIER_HEALTH_OK:
+		return "ok";
+	case TIER_HEALTH_DEGRADED:
+		return "degraded";
+	default:
+		return "offline";
+	}
+}
+
+enum tier_md_mode tier_md_mode_next(enum tier_md_mode cur,
+				    enum tier_md_event ev, u32 fails, u32 secs)
+{
+	if (cur == TIER_MODE_FAIL)
+		return TIER_MODE_FAIL;
+	switch (ev) {
+	case TIER_MDEV_COMMIT_OK:
+		return TIER_MODE_WRITE;
+	case TIER_MDEV_COMMIT_FAIL:
+		if (cur == TIER_MODE_READ_ONLY &&
+		    fails >= TIER_MD_FAIL_COMMITS && secs >= TIER_MD_FAIL_SECS)
+			return TIER_MODE_FAIL;
+		return TIER_MODE_READ_ONLY;
+	case TIER_MDEV_COMMIT_FAIL_QUIET:
+		return TIER_MODE_READ_ONLY;
+	default:
+		return cur;
+	}
+}

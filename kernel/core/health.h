@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * health.h - the two fault state machines as pure functions: a tier's
+ * health (ok -> degraded -> offline and back) and the metadata mode
+ * (rw -> ro -> fail, ro -> rw). The pool (dm-tier-pool.c) feeds them the
+ * events it sees; docs/ARCHITECTURE.md "Faults" has both as tables.
+ */
+#ifndef DM_TIER_CORE_HEALTH_H
+#define DM_TIER_CORE_HEALTH_H
+
+#include "tier-internal.h"
+
+/* A tier's health; the order is the severity. */
+enum tier_health {
+	TIER_HEALTH_OK,
+	TIER_HEALTH_DEGRADED, /* I/O errors seen; still used */
+	TIER_HEALTH_OFFLINE, /* path lost or too many errors: not used */
+};
+
+/* What the pool saw happen to a tier. */
+enum tier_health_event {
+	TIER_HEV_IO_ERROR, /* a read or write failed (medium, unknown) */
+	TIER_HEV_PATH_ERROR, /* failed with a path error (transport, offline) */
+	TIER_HEV_FLUSH_ERROR, /* a cache flush of the tier failed */
+	TIER_HEV_RECOVERED, /* a probe flush succeeded after tier-recover */
+};
+
+/* Consecutive I/O errors (no success between them) that take a tier offline. */
+#define TIER_OFFLINE_ERRORS 16
+
+/**
+ * tier_health_next() - a tier's health after an event.
+ * @cur:     its health now.
+ * @ev:      the event.
+ * @err_run: consecutive I/O errors, this one included (TIER_HEV_IO_ERROR).
+ * @meta:    the tier holds the metadata: it is never taken offline (its
+ *           failures are the metadata mode's business), only degraded.
+ *
+ * Rules: any error makes an ok tier degraded; a path error, a failed flush
+ * or TIER_OFFLINE_ERRORS consecutive errors make a data tier offline;
+ * only a successful probe (TIER_HEV_RECOVERED) brings it back, to ok.
+ *
+ * Context: any; pure.
+ * Return: the new health; a change up is a tier-error event, down a
+ * tier-recovered one.
+ */
+enum tier_health tier_health_next(enum tier_health cur,
+				  enum tier_health_event ev, u32 err_run,
+				  bool meta);
+
+/**
+ * tier_health_name() - "ok", "degraded" or "offline" (status, netlink).
+ * @h: the health.
+ *
+ * Context: any; pure.
+ * Return: a static string.
+ */
+const char *tier_health_name(enum tier_health h);
+
+/* Metadata health (dm status, netlink "metadata-mode"). */
+enum tier_md_mode {
+	TIER_MODE_WRITE, /* normal */
+	TIER_MODE_READ_ONLY, /* a commit failed: no new extents; retried */
+	TIER_MODE_FAIL, /* commits keep failing: writes fail, reads work */
+};
+
+/* What a commit of the metadata did. */
+enum tier_md_event {
+	TIER_MDEV_COMMIT_OK,
+	TIER_MDEV_COMMIT_FAIL, /* the metadata device failed a commit */
+	TIER_MDEV_COMMIT_FAIL_QUIET, /* the same during a suspend: no escalation */
+};
+
+/* ro becomes fail after this many failed commits in a row ... */
+#define TIER_MD_FAIL_COMMITS 8
+/* ... spread over at least this many seconds. */
+#define TIER_MD_FAIL_SECS 30
+
+/**
+ * tier_md_mode_next() - the metadata mode after a commit.
+ * @cur:   the mode now.
+ * @ev:    what the commit did.
+ * @fails: failed commits in a row, this one included (COMMIT_FAIL).
+ * @secs:  seconds since the first of them.
+ *
+ * rw -> ro on a failed commit; ro -> rw when a retried commit succeeds;
+ * ro -> fail only after TIER_MD_FAIL_COMMITS failures over at least
+ * TIER_MD_FAIL_SECS seconds, never for a quiet (suspend) failure; fail is
+ * kept until the table is reloaded.
+ *
+ * Context: any; pure.
+ * Return: the new mode.
+ */
+enum tier_md_mode tier_md_mode_next(enum tier_md_mode cur,
+				    enum tier_md_event ev, u32 fails, u32 secs);
+
+#endif /* DM_TIER_CORE_HEALTH_H */

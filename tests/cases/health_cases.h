@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cases for kernel/core/health.c: the tier health and metadata mode state
+ * machines (docs/ARCHITECTURE.md "Faults"). Run by tests/unit/test_health.c
+ * (cmocka) and tests/kunit/health_kunit.c (KUnit); see case.h.
+ */
+#include "case.h"
+#include "health.h"
+
+struct health_case {
+	enum tier_health cur;
+	enum tier_health_event ev;
+	u32 run;
+	bool meta;
+	enum tier_health next;
+};
+
+#define OK TIER_HEALTH_OK
+#define DEG TIER_HEALTH_DEGRADED
+#define OFF TIER_HEALTH_OFFLINE
+
+static const struct health_case health_cases[] = {
+	/* A medium error degrades; errors in a row take a data tier offline. */
+	{ OK, TIER_HEV_IO_ERROR, 1, false, DEG },
+	{ DEG, TIER_HEV_IO_ERROR, 2, false, DEG },
+	{ DEG, TIER_HEV_IO_ERROR, TIER_OFFLINE_ERRORS - 1, false, DEG },
+	{ DEG, TIER_HEV_IO_ERROR, TIER_OFFLINE_ERRORS, false, OFF },
+	{ OK, TIER_HEV_IO_ERROR, TIER_OFFLINE_ERRORS, false, OFF },
+	{ OFF, TIER_HEV_IO_ERROR, 1, false, OFF },
+	/* A lost path or a failed flush: offline at once. */
+	{ OK, TIER_HEV_PATH_ERROR, 1, false, OFF },
+	{ DEG, TIER_HEV_PATH_ERROR, 1, false, OFF },
+	{ OK, TIER_HEV_FLUSH_ERROR, 0, false, OFF },
+	{ DEG, TIER_HEV_FLUSH_ERROR, 0, false, OFF },
+	/* The metadata tier is never offline: the metadata mode handles it. */
+	{ OK, TIER_HEV_PATH_ERROR, 1, true, DEG },
+	{ OK, TIER_HEV_FLUSH_ERROR, 0, true, DEG },
+	{ DEG, TIER_HEV_IO_ERROR, TIER_OFFLINE_ERRORS * 2, true, DEG },
+	/* Only a successful probe recovers, always to ok. */
+	{ OFF, TIER_HEV_RECOVERED, 0, false, OK },
+	{ DEG, TIER_HEV_RECOVERED, 0, false, OK },
+	{ OK, TIER_HEV_RECOVERED, 0, false, OK },
+	{ DEG, TIER_HEV_RECOVERED, 0, true, OK },
+};
+
+static void health_case_desc(const struct health_case *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "%s ev %d run %u%s -> %s",
+		 tier_health_name(c->cur), (int)c->ev, c->run,
+		 c->meta ? " meta" : "", tier_health_name(c->next));
+}
+
+CASE_PARAMS(health, health_cases, health_case_desc);
+
+static void tier_health_next_test(CASE_CTX)
+{
+	const struct health_case *c = CASE_PARAM;
+
+	CASE_EQ(tier_health_next(c->cur, c->ev, c->run, c->meta), c->next);
+}
+
+static void tier_health_name_test(CASE_CTX)
+{
+	CASE_STREQ(tier_health_name(OK), "ok");
+	CASE_STREQ(tier_health_name(DEG), "degraded");
+	CASE_STREQ(tier_health_name(OFF), "offline");
+}
+
+#undef OK
+#undef DEG
+#undef OFF
+
+struct mode_case {
+	enum tier_md_mode cur;
+	enum tier_md_event ev;
+	u32 fails;
+	u32 secs;
+	enum tier_md_mode next;
+};
+
+#define RW TIER_MODE_WRITE
+#define RO TIER_MODE_READ_ONLY
+#define FAIL TIER_MODE_FAIL
+
+static const struct mode_case mode_cases[] = {
+	{ RW, TIER_MDEV_COMMIT_OK, 0, 0, RW },
+	{ RW, TIER_MDEV_COMMIT_FAIL, 1, 0, RO },
+	/* A retried commit that succeeds: back to rw. */
+	{ RO, TIER_MDEV_COMMIT_OK, 0, 0, RW },
+	/* Repeated failures: fail only when many and long. */
+	{ RO, TIER_MDEV_COMMIT_FAIL, 2, 1, RO },
+	{ RO, TIER_MDEV_COMMIT_FAIL, TIER_MD_FAIL_COMMITS, 1, RO },
+	{ RO, TIER_MDEV_COMMIT_FAIL, 1000, TIER_MD_FAIL_SECS - 1, RO },
+	{ RO, TIER_MDEV_COMMIT_FAIL, TIER_MD_FAIL_COMMITS - 1, 3600, RO },
+	{ RO, TIER_MDEV_COMMIT_FAIL, TIER_MD_FAIL_COMMITS, TIER_MD_FAIL_SECS,
+	  FAIL },
+	/* Suspend in ro never escalates; in rw it still goes ro. */
+	{ RO, TIER_MDEV_COMMIT_FAIL_QUIET, 1000, 3600, RO },
+	{ RW, TIER_MDEV_COMMIT_FAIL_QUIET, 1, 0, RO },
+	/* fail is kept until a reload. */
+	{ FAIL, TIER_MDEV_COMMIT_OK, 0, 0, FAIL },
+	{ FAIL, TIER_MDEV_COMMIT_FAIL, 1, 0, FAIL },
+};
+
+static void mode_case_desc(const struct mode_case *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "mode %d ev %d fails %u secs %u -> %d",
+		 (int)c->cur, (int)c->ev, c->fails, c->secs, (int)c->next);
+}
+
+CASE_PARAMS(mode, mode_cases, mode_case_desc);
+
+static void tier_md_mode_next_test(CASE_CTX)
+{
+	const struct mode_case *c = CASE_PARAM;
+
+	CASE_EQ(tier_md_mode_next(c->cur, c->ev, c->fails, c->secs), c->next);
+}
+
+#undef RW
+#undef RO
+#undef FAIL
+
+static struct case_entry health_cases_all[] = {
+	CASE_RUN_PARAMS(tier_health_next_test, health),
+	CASE_RUN(tier_health_name_test),
+	CASE_RUN_PARAMS(tier_md_mode_next_test, mode),
+	{}
+};

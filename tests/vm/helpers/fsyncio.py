@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Small-write fsync workload and a timed reader for the fault tests.
+
+  fsyncio.py write DEV START_MIB LEN_MIB SECS LOG
+      Until SECS pass: write a 4 KiB record (its index and a pattern) at
+      the start of the next MiB of [START, START+LEN) MiB (wrapping; a MiB
+      written before is discarded first), fsync the device, log
+      "<index> <ms> <ok|errnoN>" per record to LOG (ms: write, discard
+      and fsync). With extents of 1 MiB each record is a first write to a
+      fresh extent, so each fsync commits the map. Exit 0 unless a write,
+      discard or fsync failed.
+  fsyncio.py verify DEV START_MIB LEN_MIB LOG
+      Every record LOG says was fsynced reads back (the newest write of its
+      slot). Exit 0 when all do.
+  fsyncio.py read DEV START_MIB LEN_MIB SECS LOG
+      Until SECS pass: O_DIRECT reads of 1 MiB across the range; log
+      "<start, wall-clock ms> <read_ms> <ok|errnoN>" per read. Exit 0.
+"""
+import fcntl
+import mmap
+import os
+import struct
+import sys
+import time
+
+REC = 4096
+STEP = 1 << 20
+BLKDISCARD = 0x1277
+
+
+def now_ms():
+    return int(time.monotonic() * 1000)
+
+
+def record(i):
+    head = b"fsyncio %012d\n" % i
+    return head + bytes([(i * 7 + k) & 0xFF for k in range(REC - len(head))])
+
+
+def slots(start, length):
+    return length // STEP, start
+
+
+def do_write(dev, start, length, secs, log):
+    n, base = slots(start, length)
+    fd = os.open(dev, os.O_RDWR)
+    end = time.monotonic() + secs
+    i = 0
+    bad = 0
+    with open(log, "w") as out:
+        while time.monotonic() < end:
+            off = base + (i % n) * STEP
+            t0 = now_ms()
+            try:
+                if i >= n:
+                    fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", off, STEP))
+                os.pwrite(fd, record(i), off)
+                os.fsync(fd)
+                res = "ok"
+            except OSError as e:
+                res = "errno%d" % e.errno
+                bad += 1
+            out.write("%d %d %s\n" % (i, now_ms() - t0, res))
+            out.flush()
+            i += 1
+    os.close(fd)
+    return 1 if bad else 0
+
+
+def do_verify(dev, start, length, log):
+    n, base = slots(start, length)
+    newest = {}
+    for line in open(log):
+        i, _, res = line.split()
+        i = int(i)
+        if res == "ok":
+            newest[i % n] = i
+    fd = os.open(dev, os.O_RDONLY)
+    bad = 0
+    for slot, i in sorted(newest.items()):
+        got = os.pread(fd, REC, base + slot * STEP)
+        if got != record(i):
+            print("slot %d: record %d does not read back: %r" % (slot, i, got[:24]))
+            bad += 1
+    os.close(fd)
+    print("verify: %d fsynced records, %d bad" % (len(newest), bad))
+    return 1 if bad else 0
+
+
+def do_read(dev, start, length, secs, log):
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 1 << 20)
+    end = time.monotonic() + secs
+    mib = 0
+    with open(log, "w") as out:
+        while time.monotonic() < end:
+            wall = int(time.time() * 1000)
+            t0 = now_ms()
+            try:
+                os.preadv(fd, [buf], start + (mib % (length >> 20)) * (1 << 20))
+                res = "ok"
+            except OSError as e:
+                res = "errno%d" % e.errno
+                time.sleep(0.05)
+            out.write("%d %d %s\n" % (wall, now_ms() - t0, res))
+            out.flush()
+            mib += 1
+    os.close(fd)
+    return 0
+
+
+def main(argv):
+    cmd, dev = argv[1], argv[2]
+    start, length = int(argv[3]) << 20, int(argv[4]) << 20
+    if cmd == "write":
+        return do_write(dev, start, length, float(argv[5]), argv[6])
+    if cmd == "verify":
+        return do_verify(dev, start, length, argv[5])
+    if cmd == "read":
+        return do_read(dev, start, length, float(argv[5]), argv[6])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
