@@ -253,7 +253,7 @@ struct tier_memtier *tier_memtier_create(struct tier_pool *pool, u32 node,
 		goto bad;
 	}
 	DMINFO("%s: memory tier of %u MiB (%u extents) on NUMA node %u",
-	       pool->tier_name[0], size_mb, slots, node);
+	       tier_pool_log_name(pool), size_mb, slots, node);
 	return mt;
 bad:
 	tier_memtier_destroy(mt);
@@ -687,7 +687,7 @@ int tier_memtier_resize(struct tier_pool *pool, u32 size_mb, const char **err)
 		return r;
 	mt->size_mb = size_mb;
 	DMINFO("%s: memory tier resized to %u MiB (%u extents)",
-	       pool->tier_name[0], size_mb, slots);
+	       tier_pool_log_name(pool), size_mb, slots);
 	return 0;
 }
 

@@ -267,7 +267,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	spin_unlock_irq(&pool->lock);
 	if (failed && job->status)
 		DMERR_LIMIT("%s: extent %llu stays on tier %u: copy failed",
-			    pool->tier_name[0], job->vext.v, job->src.tier);
+			    tier_pool_log_name(pool), job->vext.v,
+			    job->src.tier);
 	tier_job_free(pool, job);
 	if (idle)
 		wake_up(&mg->idle_wait);
@@ -786,7 +787,7 @@ static void tier_mig_tick(struct work_struct *ws)
 			tier_job_free(pool, job);
 			if (manual)
 				DMWARN("%s: migrate stopped at extent %llu: tier %u is full",
-				       pool->tier_name[0], w.vext, w.to);
+				       tier_pool_log_name(pool), w.vext, w.to);
 			continue;
 		}
 		if (manual)

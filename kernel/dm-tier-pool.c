@@ -184,10 +184,10 @@ void tier_set_mode(struct tier_pool *pool, enum tier_md_mode mode,
 	if (!changed)
 		return;
 	if (mode == TIER_MODE_WRITE)
-		DMINFO("%s: metadata mode now %s: %s", pool->tier_name[0],
+		DMINFO("%s: metadata mode now %s: %s", tier_pool_log_name(pool),
 		       tier_mode_name(mode), why);
 	else
-		DMERR("%s: metadata mode now %s: %s", pool->tier_name[0],
+		DMERR("%s: metadata mode now %s: %s", tier_pool_log_name(pool),
 		      tier_mode_name(mode), why);
 	tier_event(pool, DM_TIER_EVENT_MODE_CHANGE, 0);
 	if (pool->ti)
@@ -245,7 +245,7 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 		set_bit(i, &pool->flush_dirty);
 		failed |= BIT(i);
 		DMERR_LIMIT("%s: flushing tier %u (%s) failed: %d",
-			    pool->tier_name[0], i, pool->tier_name[i], r);
+			    tier_pool_log_name(pool), i, pool->tier_name[i], r);
 		tier_note_tier_event(pool, i, TIER_HEV_FLUSH_ERROR);
 	}
 	return failed;
@@ -445,15 +445,15 @@ enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
 	} while (atomic_cmpxchg(&pool->health[tier], cur, next) != cur);
 	if (next > cur) {
 		DMERR_LIMIT("%s: tier %u (%s) now %s after %s",
-			    pool->tier_name[0], tier, pool->tier_name[tier],
-			    tier_health_name(next),
+			    tier_pool_log_name(pool), tier,
+			    pool->tier_name[tier], tier_health_name(next),
 			    ev == TIER_HEV_FLUSH_ERROR ? "a failed flush" :
 			    ev == TIER_HEV_PATH_ERROR  ? "a path error" :
 							 "I/O errors");
 		tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
 	} else {
-		DMINFO("%s: tier %u (%s) %s again", pool->tier_name[0], tier,
-		       pool->tier_name[tier], tier_health_name(next));
+		DMINFO("%s: tier %u (%s) %s again", tier_pool_log_name(pool),
+		       tier, pool->tier_name[tier], tier_health_name(next));
 		tier_event(pool, DM_TIER_EVENT_TIER_RECOVERED, tier);
 	}
 	return cur;
@@ -467,8 +467,8 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 	run = atomic_inc_return(&pool->err_run[tier]);
 	if (run == 1)
 		DMERR_LIMIT("%s: I/O error on tier %u (%s): %d",
-			    pool->tier_name[0], tier, pool->tier_name[tier],
-			    blk_status_to_errno(status));
+			    tier_pool_log_name(pool), tier,
+			    pool->tier_name[tier], blk_status_to_errno(status));
 	tier_note_tier_event(pool, tier,
 			     status == BLK_STS_TRANSPORT ||
 					     status == BLK_STS_OFFLINE ?
@@ -488,7 +488,7 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 		set_bit(tier, &pool->flush_dirty);
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
-		      pool->tier_name[0], tier, pool->tier_name[tier], r);
+		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);
 		return r;
 	}
 	atomic_set(&pool->err_run[tier], 0);
@@ -572,7 +572,8 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 	tier_md_rebind(pool->meta, tier, dev->bdev, pool->tier_name[tier]);
 	mutex_unlock(&pool->md_lock);
 	DMINFO("%s: tier %u re-bound from %s to %s (%pg) by its label",
-	       pool->tier_name[0], tier, old, pool->tier_name[tier], dev->bdev);
+	       tier_pool_log_name(pool), tier, old, pool->tier_name[tier],
+	       dev->bdev);
 }
 
 int tier_pool_dm_name(struct tier_pool *pool, char *name)
@@ -581,7 +582,7 @@ int tier_pool_dm_name(struct tier_pool *pool, char *name)
 	/* pool->md is hashed until dev_remove, which precedes the dtr. */
 	if (!pool->ti || dm_copy_name_and_uuid(pool->md, name, NULL))
 		return -ENODEV;
-	strscpy(pool->name, name, sizeof(pool->name));
+	strscpy_pad(pool->name, name, sizeof(pool->name));
 	return 0;
 }
 

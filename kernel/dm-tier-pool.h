@@ -245,6 +245,24 @@ extern struct mutex tier_pools_mutex;
 extern struct list_head tier_pools;
 
 /**
+ * tier_pool_log_name() - how kernel messages name the device: its
+ * device-mapper name as last seen (the name the admin gave, "ckpt"), or
+ * tier 0's disk before the first table cached it.
+ * @pool: the pool.
+ *
+ * A rename racing with a message shows a mix of the two names at worst:
+ * pool->name is written with strscpy_pad() under tier_pools_mutex, so its
+ * last byte stays NUL and a reader never runs past it.
+ *
+ * Context: any.
+ * Return: a string that lives as long as the pool.
+ */
+static inline const char *tier_pool_log_name(const struct tier_pool *pool)
+{
+	return pool->name[0] ? pool->name : pool->tier_name[0];
+}
+
+/**
  * tier_map_dirty() - whether the map has changes that are not durable.
  * @pool: the pool.
  *

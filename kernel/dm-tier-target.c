@@ -181,7 +181,7 @@ static int tier_map_read_only(struct tier_pool *pool, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 	DMERR_LIMIT("%s: write to a read-only activation refused",
-		    pool->tier_name[0]);
+		    tier_pool_log_name(pool));
 	return DM_MAPIO_KILL;
 }
 
@@ -399,7 +399,7 @@ static void tier_log_nospc(struct tier_pool *pool)
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (log) {
 		DMERR("%s: every tier is full: new extents fail with ENOSPC until space is freed",
-		      pool->tier_name[0]);
+		      tier_pool_log_name(pool));
 		tier_event(pool, DM_TIER_EVENT_NEAR_FULL, pool->nr_tiers - 1);
 		if (pool->ti)
 			dm_table_event(pool->ti->table);
@@ -662,7 +662,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
 		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
-			    pool->tier_name[0], loc.tier, r);
+			    tier_pool_log_name(pool), loc.tier, r);
 		if (r != -ENOMEM)
 			tier_note_io_error(pool, loc.tier,
 					   errno_to_blk_status(r));
@@ -1120,7 +1120,7 @@ static void tier_pool_cache_name(struct tier_pool *pool, struct dm_target *ti)
 	lockdep_assert_held(&tier_pools_mutex);
 	if (dm_copy_name_and_uuid(md, name, NULL))
 		strscpy(name, dm_device_name(md), sizeof(name));
-	strscpy(pool->name, name, sizeof(pool->name));
+	strscpy_pad(pool->name, name, sizeof(pool->name));
 }
 
 static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
@@ -1548,32 +1548,37 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
 	    sscanf(argv[2], "%llu%c", &nr, &dummy) != 1 ||
 	    sscanf(argv[3], "%u%c", &tier, &dummy) != 1) {
-		DMWARN_LIMIT("migrate <start> <nr_sectors> <tier>: bad number");
+		DMWARN_LIMIT("%s: migrate <start> <nr> <tier>: bad number",
+			     tier_pool_log_name(pool));
 		return -EINVAL;
 	}
 	if (!nr || start >= tc->ti->len || nr > tc->ti->len - start) {
-		DMWARN_LIMIT("migrate: %llu+%llu is outside the %llu sectors",
-			     start, nr, (unsigned long long)tc->ti->len);
+		DMWARN_LIMIT("%s: migrate: %llu+%llu is outside %llu sectors",
+			     tier_pool_log_name(pool), start, nr,
+			     (unsigned long long)tc->ti->len);
 		return -EINVAL;
 	}
 	if (tier == pool->nr_tiers && READ_ONCE(pool->mem)) {
-		DMWARN_LIMIT("migrate: %s", TIER_MSG_MEM_MIGRATE);
+		DMWARN_LIMIT("%s: migrate: %s", tier_pool_log_name(pool),
+			     TIER_MSG_MEM_MIGRATE);
 		return -EINVAL;
 	}
 	if (tier >= pool->nr_tiers) {
-		DMWARN_LIMIT("migrate: no tier %u (the device has %u)", tier,
-			     pool->nr_tiers);
+		DMWARN_LIMIT("%s: migrate: no tier %u (the device has %u)",
+			     tier_pool_log_name(pool), tier, pool->nr_tiers);
 		return -EINVAL;
 	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
-		DMWARN_LIMIT("migrate: metadata is %s, nothing can move",
+		DMWARN_LIMIT("%s: migrate: metadata is %s, nothing can move",
+			     tier_pool_log_name(pool),
 			     tier_mode_name(READ_ONCE(pool->mode)));
 		return -EROFS;
 	}
 	r = tier_mig_request(pool, start >> pool->extent_shift,
 			     (start + nr - 1) >> pool->extent_shift, tier);
 	if (r == -EBUSY)
-		DMWARN_LIMIT("migrate: an earlier request still runs");
+		DMWARN_LIMIT("%s: migrate: an earlier request still runs",
+			     tier_pool_log_name(pool));
 	return r;
 }
 
@@ -1618,7 +1623,7 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		all_busy += busy;
 	}
 	DMWARN("%s: tier %u (%s) forgotten: %llu extents now read as zeroes%s",
-	       pool->tier_name[0], tier, pool->tier_name[tier], *done,
+	       tier_pool_log_name(pool), tier, pool->tier_name[tier], *done,
 	       all_busy ? " (some were being moved: not yet)" : "");
 	/* Like the commit message: what changed is durable on return. */
 	seq = READ_ONCE(pool->change_seq);
@@ -1646,12 +1651,14 @@ static int tier_message_forget(struct tier_c *tc, char **argv)
 	int r;
 
 	if (sscanf(argv[1], "%u%c", &tier, &dummy) != 1) {
-		DMWARN_LIMIT("forget-tier <tier>: bad number");
+		DMWARN_LIMIT("%s: forget-tier <tier>: bad number",
+			     tier_pool_log_name(tc->pool));
 		return -EINVAL;
 	}
 	r = tier_forget_tier(tc->pool, tier, &done, &err);
 	if (r)
-		DMWARN_LIMIT("forget-tier %u: %s", tier, err);
+		DMWARN_LIMIT("%s: forget-tier %u: %s",
+			     tier_pool_log_name(tc->pool), tier, err);
 	return r;
 }
 
@@ -1674,7 +1681,7 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct tier_pool *pool = tc->pool;
 
 	if (argc && pool->read_only) {
-		DMERR_LIMIT("%s: %s: %s", pool->tier_name[0], argv[0],
+		DMERR_LIMIT("%s: %s: %s", tier_pool_log_name(pool), argv[0],
 			    TIER_MSG_READ_ONLY);
 		return -EROFS;
 	}
@@ -1686,8 +1693,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			/* Postsuspend committed; later changes wait. */
 			if (!tier_map_dirty(pool))
 				return 0;
-			DMWARN_LIMIT("commit: %s: suspended, commit at resume",
-				     pool->tier_name[0]);
+			DMWARN_LIMIT("%s: commit: suspended, commit at resume",
+				     tier_pool_log_name(pool));
 			return -EBUSY;
 		}
 		tier_request_commit(pool);
@@ -1712,7 +1719,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		mutex_unlock(&tier_pools_mutex);
 		if (r) {
-			DMWARN_LIMIT("set %s %s: %s", argv[1], argv[2],
+			DMWARN_LIMIT("%s: set %s %s: %s",
+				     tier_pool_log_name(pool), argv[1], argv[2],
 				     err ? err : "invalid");
 			return r == -ENOENT ? -EINVAL : r;
 		}
@@ -1722,8 +1730,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return tier_message_migrate(tc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))
 		return tier_message_forget(tc, argv);
-	DMWARN_LIMIT("unrecognised message: %s%s", argc ? argv[0] : "(none)",
-		     argc > 1 ? " ..." : "");
+	DMWARN_LIMIT("%s: unrecognised message: %s%s", tier_pool_log_name(pool),
+		     argc ? argv[0] : "(none)", argc > 1 ? " ..." : "");
 	return -EINVAL;
 }
 
