@@ -36,19 +36,6 @@ writer_so_far() {
 }
 sum_a() { dd if=$D bs=1M count=24 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 
-# Run COMMAND for at most S seconds (longer is a hang: tasks dumped, fail).
-bounded() { # s what command...
-	local s=$1 what=$2 rc=0
-	shift 2
-	timeout "$s" "$@" || rc=$?
-	[ "$rc" != 124 ] || { echo w >/proc/sysrq-trigger; fail "$what: not done after $s s (hang)"; }
-	return "$rc"
-}
-# Wait for background job PID at most S seconds; returns its status.
-wait_bounded() { # s what pid
-	wait_for "$1" "! kill -0 $3 2>/dev/null" || { echo w >/proc/sysrq-trigger; fail "$2: not done after $1 s (hang)"; }
-	wait "$3"
-}
 
 guest_main() {
 	local uri="nvmf://tcp/127.0.0.1:4420/$DMT_NVMF_NQN" dev1 c sum t_off t_on w_pid r_pid watch_pid rc

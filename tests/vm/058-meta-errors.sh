@@ -29,19 +29,6 @@ mode() { tier_stat $DEV mode; }
 flush() { dd if=/dev/null of=$D conv=fsync status=none 2>/dev/null; }
 sum_of() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 
-# Run COMMAND for at most S seconds (longer is a hang: tasks dumped, fail).
-bounded() { # s what command...
-	local s=$1 what=$2 rc=0
-	shift 2
-	timeout "$s" "$@" || rc=$?
-	[ "$rc" != 124 ] || { echo w >/proc/sysrq-trigger; fail "$what: not done after $s s (hang)"; }
-	return "$rc"
-}
-# Wait for background job PID at most S seconds; returns its status.
-wait_bounded() { # s what pid
-	wait_for "$1" "! kill -0 $3 2>/dev/null" || { echo w >/proc/sysrq-trigger; fail "$2: not done after $1 s (hang)"; }
-	wait "$3"
-}
 
 guest_main() {
 	local table sum_a sum_b watch_pid t0

@@ -23,13 +23,6 @@ DEV=te59
 D=/dev/mapper/$DEV
 TIERMAP="$TOP/tests/vm/helpers/tiermap.py"
 
-bounded() { # s what command...
-	local s=$1 what=$2 rc=0
-	shift 2
-	timeout "$s" "$@" || rc=$?
-	[ "$rc" != 124 ] || { echo w >/proc/sysrq-trigger; fail "$what: not done after $s s (hang)"; }
-	return "$rc"
-}
 ext_sum() { dd if=$D bs=1M skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 # The vexts whose 1 MiB direct read fails, space separated.
 failing() {

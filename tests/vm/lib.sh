@@ -219,6 +219,20 @@ wait_for() { # timeout_s condition
 	done
 }
 
+# Run COMMAND for at most S seconds (longer is a hang: tasks dumped, fail).
+bounded() { # s what command...
+	local s=$1 what=$2 rc=0
+	shift 2
+	timeout "$s" "$@" || rc=$?
+	[ "$rc" != 124 ] || { echo w >/proc/sysrq-trigger; fail "$what: not done after $s s (hang)"; }
+	return "$rc"
+}
+# Wait for background job PID at most S seconds; returns its status.
+wait_bounded() { # s what pid
+	wait_for "$1" "! kill -0 $3 2>/dev/null" || { echo w >/proc/sysrq-trigger; fail "$2: not done after $1 s (hang)"; }
+	wait "$3"
+}
+
 # Poll the status of DEV (as tier_stats variables, in this shell) every
 # 0.2 s until the shell CONDITION holds or TIMEOUT seconds passed. WAITED_MS
 # is the time taken. Status 1 on timeout.
