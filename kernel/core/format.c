@@ -430,7 +430,19 @@ void tier_sb_encode(const struct tier_sb *sb, void *blk)
 	d->map_blocks = cpu_to_le64(sb->map_blocks);
 	d->map_start[0] = cpu_to_le64(sb->map_start[0]);
 	d->map_start[1] = cpu_to_le64(sb->map_start[1]);
-	d->compat = cpu_to_le64(sb->compat & TIER_FEATURE_COMPAT_SUPP);
+	d->compat = cpu_to_le64(sb->compat & TIER_FEATURE_COMPAT_SUPP &
+				~TIER_FEATURE_COMPAT_SETTINGS);
+	if (sb->settings.count && sb->settings.count <= TIER_SETTINGS_MAX) {
+		d->compat |= cpu_to_le64(TIER_FEATURE_COMPAT_SETTINGS);
+		d->settings.version = cpu_to_le16(TIER_SETTINGS_VERSION);
+		d->settings.count = cpu_to_le16(sb->settings.count);
+		for (i = 0; i < sb->settings.count; i++) {
+			d->settings.entry[i].id =
+				cpu_to_le16(sb->settings.e[i].id);
+			d->settings.entry[i].value =
+				cpu_to_le32(sb->settings.e[i].value);
+		}
+	}
 	d->incompat = cpu_to_le64(sb->incompat);
 	d->ro_compat = cpu_to_le64(sb->ro_compat);
 	d->flags = cpu_to_le64(sb->flags);
@@ -595,6 +607,8 @@ int tier_sb_decode(const void *blk, u32 slot, struct tier_sb *sb,
 		t->tier_class = le32_to_cpu(td->tier_class);
 		memcpy(t->member_uuid, td->member_uuid, TIER_UUID_LEN);
 	}
+	/* A malformed record is dropped, the superblock stays valid. */
+	tier_settings_decode(blk, &out.settings);
 
 	if (out.incompat & ~TIER_FEATURE_INCOMPAT_SUPP)
 		return tier_err_set(err, TIER_E_SB_INCOMPAT, slot,
@@ -603,6 +617,76 @@ int tier_sb_decode(const void *blk, u32 slot, struct tier_sb *sb,
 	if (ret)
 		return ret;
 	*sb = out;
+	return 0;
+}
+
+int tier_settings_decode(const void *blk, struct tier_settings *s)
+{
+	const struct tier_sb_disk *d = blk;
+	const struct tier_settings_disk *r = &d->settings;
+	struct tier_settings out;
+	u32 count, i, j;
+
+	memset(s, 0, sizeof(*s));
+	if (!(le64_to_cpu(d->compat) & TIER_FEATURE_COMPAT_SETTINGS))
+		return 0;
+	if (le16_to_cpu(r->version) != TIER_SETTINGS_VERSION)
+		return -EPROTO;
+	count = le16_to_cpu(r->count);
+	if (count > TIER_SETTINGS_MAX || r->reserved)
+		return -EUCLEAN;
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < TIER_SETTINGS_MAX; i++) {
+		const struct tier_setting_disk *e = &r->entry[i];
+
+		if (i >= count) {
+			if (!tier_mem_is_zero(e, sizeof(*e)))
+				return -EUCLEAN;
+			continue;
+		}
+		if (!e->id || e->reserved)
+			return -EUCLEAN;
+		out.e[i].id = le16_to_cpu(e->id);
+		out.e[i].value = le32_to_cpu(e->value);
+		for (j = 0; j < i; j++)
+			if (out.e[j].id == out.e[i].id)
+				return -EUCLEAN;
+	}
+	out.count = count;
+	*s = out;
+	return 0;
+}
+
+int tier_settings_get(const struct tier_settings *s, u16 id, u32 *value)
+{
+	u32 i;
+
+	for (i = 0; i < s->count && i < TIER_SETTINGS_MAX; i++) {
+		if (s->e[i].id == id) {
+			*value = s->e[i].value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int tier_settings_put(struct tier_settings *s, u16 id, u32 value)
+{
+	u32 i;
+
+	if (!id)
+		return -EINVAL;
+	for (i = 0; i < s->count && i < TIER_SETTINGS_MAX; i++) {
+		if (s->e[i].id == id) {
+			s->e[i].value = value;
+			return 0;
+		}
+	}
+	if (s->count >= TIER_SETTINGS_MAX)
+		return -ENOSPC;
+	s->e[s->count].id = id;
+	s->e[s->count].value = value;
+	s->count++;
 	return 0;
 }
 

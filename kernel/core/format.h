@@ -40,6 +40,10 @@
 #define TIER_SB_MAGIC		0x4253524549544d44ULL	/* "DMTIERSB" */
 #define TIER_MAP_MAGIC		0x50414d54U		/* "TMAP" */
 
+/* Persisted settings record (superblock 0x300..0x3ff). */
+#define TIER_SETTINGS_VERSION	1
+#define TIER_SETTINGS_MAX	31	/* (id, value) pairs that fit */
+
 /* Map word (on disk and in memory): see docs/FORMAT.md "Map word". */
 #define TIER_MAPW_MAPPED	BIT_ULL(63)
 #define TIER_MAPW_RSVD_MASK	(0x7ULL << 60)	/* must be zero in v1 */
@@ -61,8 +65,14 @@
 /* Superblock flags (v1 knows these; others are preserved). */
 #define TIER_SB_F_META_EXT	BIT(0)	/* metadata is on a separate device */
 
+/*
+ * Compat feature bits. An old writer drops them, and their data with them
+ * (docs/FORMAT.md "Versioning").
+ */
+#define TIER_FEATURE_COMPAT_SETTINGS	BIT_ULL(0)	/* settings record */
+
 /* Feature masks this code supports (see docs/FORMAT.md "Versioning"). */
-#define TIER_FEATURE_COMPAT_SUPP	0ULL
+#define TIER_FEATURE_COMPAT_SUPP	TIER_FEATURE_COMPAT_SETTINGS
 #define TIER_FEATURE_INCOMPAT_SUPP	0ULL
 #define TIER_FEATURE_RO_COMPAT_SUPP	0ULL
 
@@ -161,6 +171,35 @@ struct tier_sb_tier_disk {
 static_assert(sizeof(struct tier_sb_tier_disk) == 64);
 
 /**
+ * struct tier_setting_disk - one persisted setting.
+ * @id:       setting id (the key table's persist id, table.c), >= 1.
+ * @reserved: zero.
+ * @value:    its value.
+ */
+struct tier_setting_disk {
+	__le16 id;			/* 0x0 */
+	__le16 reserved;		/* 0x2 */
+	__le32 value;			/* 0x4 */
+} __packed;
+static_assert(sizeof(struct tier_setting_disk) == 8);
+
+/**
+ * struct tier_settings_disk - the settings record, valid only with
+ * TIER_FEATURE_COMPAT_SETTINGS in the superblock's compat mask.
+ * @version:  TIER_SETTINGS_VERSION.
+ * @count:    entries used, 0..TIER_SETTINGS_MAX.
+ * @reserved: zero.
+ * @entry:    @count entries, distinct ids; the rest zero.
+ */
+struct tier_settings_disk {
+	__le16 version;			/* 0x00 */
+	__le16 count;			/* 0x02 */
+	__le32 reserved;		/* 0x04 */
+	struct tier_setting_disk entry[TIER_SETTINGS_MAX];	/* 0x08 */
+} __packed;
+static_assert(sizeof(struct tier_settings_disk) == 256);
+
+/**
  * struct tier_sb_disk - one of the two superblock slots.
  * @csum:         block checksum (tier_block_csum()).
  * @version:      TIER_FORMAT_VERSION.
@@ -184,6 +223,8 @@ static_assert(sizeof(struct tier_sb_tier_disk) == 64);
  * @meta_uuid:    member UUID of a separate metadata device.
  * @reserved1:    zero.
  * @tier:         per-tier records.
+ * @settings:     persisted settings (TIER_FEATURE_COMPAT_SETTINGS), else
+ *                zero.
  * @reserved2:    zero.
  *
  * Field meanings: see struct tier_sb and docs/FORMAT.md.
@@ -211,7 +252,8 @@ struct tier_sb_disk {
 	u8 meta_uuid[TIER_UUID_LEN];	/* 0x090 */
 	u8 reserved1[96];		/* 0x0a0 */
 	struct tier_sb_tier_disk tier[TIER_MAX_TIERS];	/* 0x100 */
-	u8 reserved2[3328];		/* 0x300 */
+	struct tier_settings_disk settings;	/* 0x300 */
+	u8 reserved2[3072];		/* 0x400 */
 } __packed;
 static_assert(sizeof(struct tier_sb_disk) == TIER_BLOCK_SIZE);
 
@@ -611,6 +653,28 @@ struct tier_sb_tier {
 };
 
 /**
+ * struct tier_setting - one persisted setting.
+ * @id:    persist id of a key table row (table.c); ids this code does not
+ *         know (a newer module's) are kept, not applied.
+ * @value: its value, range-checked only when applied.
+ */
+struct tier_setting {
+	u16 id;
+	u32 value;
+};
+
+/**
+ * struct tier_settings - the settings set at runtime ("set" message,
+ * netlink policy-set), persisted in the superblock.
+ * @count: entries used, 0..TIER_SETTINGS_MAX; 0: none (no feature bit).
+ * @e:     the entries, distinct ids, in the order first set.
+ */
+struct tier_settings {
+	u32 count;
+	struct tier_setting e[TIER_SETTINGS_MAX];
+};
+
+/**
  * struct tier_sb - decoded superblock.
  * @uuid:         virtual device UUID.
  * @generation:   commit count; slot = generation % 2; >= 1.
@@ -630,6 +694,11 @@ struct tier_sb_tier {
  * @meta_start:   sector of slot 0 on the metadata device.
  * @meta_uuid:    member UUID of the metadata device (zero when on tier 0).
  * @tier:         per tier records, [0, nr_tiers) used, the rest zero.
+ * @settings:     persisted settings; encoded with the compat bit
+ *                TIER_FEATURE_COMPAT_SETTINGS when @settings.count > 0.
+ *                Decoded as empty without the bit or when the record is
+ *                malformed (tier_settings_decode()): a compat feature
+ *                never makes the superblock invalid.
  */
 struct tier_sb {
 	u8 uuid[TIER_UUID_LEN];
@@ -649,6 +718,7 @@ struct tier_sb {
 	sector_t meta_start;
 	u8 meta_uuid[TIER_UUID_LEN];
 	struct tier_sb_tier tier[TIER_MAX_TIERS];
+	struct tier_settings settings;
 };
 
 /**
@@ -700,6 +770,48 @@ void tier_sb_encode(const struct tier_sb *sb, void *blk);
  */
 int tier_sb_decode(const void *blk, u32 slot, struct tier_sb *sb,
 		   struct tier_err *err);
+
+/**
+ * tier_settings_decode() - decode the settings record of a superblock
+ * block (called by tier_sb_decode(); for tools that report it).
+ * @blk: TIER_BLOCK_SIZE bytes of a superblock slot (checksum not checked).
+ * @s:   out; always written: empty unless the record is valid.
+ *
+ * Without TIER_FEATURE_COMPAT_SETTINGS in the compat mask the record is
+ * absent (written by a module that does not know it, or nothing set): @s is
+ * empty and the bytes are ignored.
+ *
+ * Context: any.
+ * Return: 0 (also when absent); -EPROTO for a record version this code does
+ * not know; -EUCLEAN for a count above TIER_SETTINGS_MAX, an id 0, a
+ * duplicate id, or non-zero reserved bytes or unused entries. On error the
+ * whole record is dropped (@s empty). Values are not checked here: see
+ * tier_table_settings_apply().
+ */
+int tier_settings_decode(const void *blk, struct tier_settings *s);
+
+/**
+ * tier_settings_get() - the value of setting @id.
+ * @s:     the settings.
+ * @id:    setting id.
+ * @value: out; written only when found.
+ *
+ * Context: any.
+ * Return: 0, or -ENOENT when @s has no such entry.
+ */
+int tier_settings_get(const struct tier_settings *s, u16 id, u32 *value);
+
+/**
+ * tier_settings_put() - set setting @id to @value: replaced in place, or
+ * appended.
+ * @s:     the settings.
+ * @id:    setting id, >= 1.
+ * @value: its value.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for id 0; -ENOSPC when @s is full (@s unchanged).
+ */
+int tier_settings_put(struct tier_settings *s, u16 id, u32 value);
 
 /**
  * tier_sb_pick() - choose the superblock to use after reading both slots.

@@ -25,6 +25,10 @@ enum tier_opt_kind {
  * @def:       default of each value (TIER_OPT_U32).
  * @offset:    field in struct tier_table.
  * @flags:     TIER_OPT_F_*.
+ * @persist:   id of the setting in the superblock's settings record when
+ *             a runtime change of it persists (docs/FORMAT.md "Settings
+ *             record"), 0 when it does not. Never renumber or reuse an id:
+ *             a new persisted setting takes the next free one.
  */
 struct tier_opt {
 	const char *name;
@@ -35,6 +39,7 @@ struct tier_opt {
 	u32 def;
 	size_t offset;
 	u32 flags;
+	u16 persist;
 };
 
 enum tier_table_err {
@@ -85,45 +90,49 @@ static const char *const tier_table_msgs[] = {
 /* Format order is row order; add rows at the end. */
 static const struct tier_opt tier_opts[] = {
 	{ "metadata_dev", TIER_OPT_DEV, 1, 0, 0, 0,
-	  TIER_OPT_FIELD(metadata_dev), 0 },
+	  TIER_OPT_FIELD(metadata_dev), 0, 0 },
 	{ "commit_interval_ms", TIER_OPT_U32, 1, 1, TIER_COMMIT_INTERVAL_MAX,
-	  TIER_COMMIT_INTERVAL_DEF, TIER_OPT_FIELD(commit_interval_ms), 0 },
+	  TIER_COMMIT_INTERVAL_DEF, TIER_OPT_FIELD(commit_interval_ms), 0, 1 },
 	{ "reserve_pct", TIER_OPT_U32, 1, 0, TIER_RESERVE_PCT_MAX,
-	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct), 0 },
+	  TIER_RESERVE_PCT_DEF, TIER_OPT_FIELD(reserve_pct), 0, 2 },
 	{ "discard_passdown", TIER_OPT_U32, 1, 0, 1, 1,
-	  TIER_OPT_FIELD(discard_passdown), 0 },
+	  TIER_OPT_FIELD(discard_passdown), 0, 3 },
 	{ "auto_migrate", TIER_OPT_U32, 1, 0, 1, TIER_AUTO_MIGRATE_DEF,
-	  TIER_OPT_FIELD(policy.auto_migrate), 0 },
+	  TIER_OPT_FIELD(policy.auto_migrate), 0, 4 },
 	{ "high_watermark", TIER_OPT_U32, 1, 1, 100, TIER_HIGH_WM_DEF,
-	  TIER_OPT_FIELD(policy.high_watermark), 0 },
+	  TIER_OPT_FIELD(policy.high_watermark), 0, 5 },
 	{ "low_watermark", TIER_OPT_U32, 1, 0, 99, TIER_LOW_WM_DEF,
-	  TIER_OPT_FIELD(policy.low_watermark), 0 },
+	  TIER_OPT_FIELD(policy.low_watermark), 0, 6 },
 	{ "demote_age", TIER_OPT_U32, 1, 0, TIER_DEMOTE_AGE_MAX,
-	  TIER_DEMOTE_AGE_DEF, TIER_OPT_FIELD(policy.demote_age), 0 },
+	  TIER_DEMOTE_AGE_DEF, TIER_OPT_FIELD(policy.demote_age), 0, 7 },
 	{ "drain_deadline", TIER_OPT_U32, 1, 0, TIER_DRAIN_DEADLINE_MAX,
-	  TIER_DRAIN_DEADLINE_DEF, TIER_OPT_FIELD(policy.drain_deadline), 0 },
+	  TIER_DRAIN_DEADLINE_DEF, TIER_OPT_FIELD(policy.drain_deadline), 0,
+	  8 },
 	{ "promote_hits", TIER_OPT_U32, 1, 0, TIER_PROMOTE_HITS_MAX,
-	  TIER_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.promote_hits), 0 },
+	  TIER_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.promote_hits), 0, 9 },
 	{ "promote_window", TIER_OPT_U32, 1, 1, TIER_PROMOTE_WINDOW_MAX,
-	  TIER_PROMOTE_WINDOW_DEF, TIER_OPT_FIELD(policy.promote_window), 0 },
+	  TIER_PROMOTE_WINDOW_DEF, TIER_OPT_FIELD(policy.promote_window), 0,
+	  10 },
 	{ "migration_bandwidth", TIER_OPT_U32, 1, 0, TIER_MIG_BANDWIDTH_MAX,
-	  TIER_MIG_BANDWIDTH_DEF, TIER_OPT_FIELD(policy.migration_bandwidth),
-	  0 },
+	  TIER_MIG_BANDWIDTH_DEF, TIER_OPT_FIELD(policy.migration_bandwidth), 0,
+	  11 },
 	{ "migration_inflight", TIER_OPT_U32, 1, 1, TIER_MIG_INFLIGHT_MAX,
-	  TIER_MIG_INFLIGHT_DEF, TIER_OPT_FIELD(policy.migration_inflight), 0 },
+	  TIER_MIG_INFLIGHT_DEF, TIER_OPT_FIELD(policy.migration_inflight), 0,
+	  12 },
 	{ "redirect_writes", TIER_OPT_U32, 1, 0, 1, TIER_REDIRECT_WRITES_DEF,
-	  TIER_OPT_FIELD(policy.redirect_writes), 0 },
+	  TIER_OPT_FIELD(policy.redirect_writes), 0, 13 },
 	/* Memory tier; the default of mem_node means none. */
 	{ "mem_node", TIER_OPT_U32, 1, 0, TIER_MEM_NODE_MAX, TIER_MEM_NODE_NONE,
-	  TIER_OPT_FIELD(mem_node), TIER_OPT_F_FIXED },
+	  TIER_OPT_FIELD(mem_node), TIER_OPT_F_FIXED, 0 },
+	/* Not persisted: host memory, recorded in mem.conf by tierctl. */
 	{ "mem_size_mb", TIER_OPT_U32, 1, 1, TIER_MEM_SIZE_MB_MAX, 0,
-	  TIER_OPT_FIELD(mem_size_mb), 0 },
+	  TIER_OPT_FIELD(mem_size_mb), 0, 0 },
 	{ "mem_promote_hits", TIER_OPT_U32, 1, 1, TIER_MEM_PROMOTE_HITS_MAX,
-	  TIER_MEM_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.mem_promote_hits),
-	  0 },
+	  TIER_MEM_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.mem_promote_hits), 0,
+	  14 },
 };
 
-static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "seen" is a u32 mask */
+static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "given" is a u32 mask */
 
 static u32 *tier_opt_u32(struct tier_table *t, const struct tier_opt *o)
 {
@@ -249,6 +258,7 @@ static int tier_parse_opts(unsigned int argc, char **argv, struct tier_table *t,
 				return ret;
 		}
 	}
+	t->given = seen;
 	return 0;
 }
 
@@ -443,4 +453,87 @@ int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 		return tier_table_error(error, TIER_TE_OPT_RANGE);
 	*tier_opt_u32(t, o) = value;
 	return 0;
+}
+
+/* ---- persisted settings ------------------------------------------------ */
+
+static const struct tier_opt *tier_opt_by_persist(u16 id)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		if (tier_opts[i].persist == id)
+			return &tier_opts[i];
+	}
+	return NULL;
+}
+
+int tier_table_settings_apply(struct tier_table *t,
+			      const struct tier_settings *s, u32 *refused,
+			      const char **error)
+{
+	struct tier_table out = *t;
+	const struct tier_opt *o;
+	u32 i, v;
+	int applied = 0, ret;
+
+	*refused = 0;
+	for (i = 0; i < s->count && i < TIER_SETTINGS_MAX; i++) {
+		o = s->e[i].id ? tier_opt_by_persist(s->e[i].id) : NULL;
+		if (!o)
+			continue; /* a newer module's setting: kept, not used */
+		if (t->given & BIT(o - tier_opts))
+			continue; /* the table line wins */
+		v = s->e[i].value;
+		if (v < o->min || v > o->max) {
+			(*refused)++;
+			continue;
+		}
+		*tier_opt_u32(&out, o) = v;
+		applied++;
+	}
+	ret = tier_policy_cfg_check(&out.policy, error);
+	if (!ret)
+		ret = tier_table_mem_check(&out, error);
+	if (ret)
+		return ret;
+	*t = out;
+	return applied;
+}
+
+int tier_table_settings_record(struct tier_settings *s,
+			       const struct tier_table *t, const char *key)
+{
+	const struct tier_opt *o = tier_opt_find(key);
+
+	if (!o || !o->persist)
+		return -ENOENT;
+	return tier_settings_put(s, o->persist, *tier_opt_u32_c(t, o));
+}
+
+void tier_table_settings_reset(struct tier_table *live,
+			       const struct tier_table *line)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tier_opts); i++) {
+		if (!tier_opts[i].persist)
+			continue;
+		*tier_opt_u32(live, &tier_opts[i]) =
+			*tier_opt_u32_c(line, &tier_opts[i]);
+	}
+}
+
+const char *tier_table_settings_key(u16 id)
+{
+	const struct tier_opt *o = id ? tier_opt_by_persist(id) : NULL;
+
+	return o ? o->name : NULL;
+}
+
+u16 tier_table_settings_id(const char *key)
+{
+	const struct tier_opt *o = tier_opt_find(key);
+
+	return o ? o->persist : 0;
 }

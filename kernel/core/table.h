@@ -45,6 +45,10 @@
  * @mem_node:           NUMA node of the memory tier, TIER_MEM_NODE_NONE
  *                      for none.
  * @mem_size_mb:        memory tier cap in MiB; 0 without a memory tier.
+ * @given:              the optional keys the table line gave explicitly,
+ *                      one bit per key table row (tier_table_parse());
+ *                      those win over persisted settings
+ *                      (tier_table_settings_apply()).
  */
 struct tier_table {
 	u32 extent_sectors;
@@ -58,6 +62,7 @@ struct tier_table {
 	struct tier_policy_cfg policy;
 	u32 mem_node;
 	u32 mem_size_mb;
+	u32 given;
 };
 
 /**
@@ -138,5 +143,80 @@ int tier_table_set_opt(struct tier_table *t, const char *key, const char *value,
  */
 int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 		       const char **error);
+
+/*
+ * Persisted settings (docs/ARCHITECTURE.md "Settings that persist"): a
+ * runtime change of an option whose key table row has a persist id is
+ * recorded in the superblock's settings record (struct tier_settings). At
+ * load the precedence is: the table line, then the persisted value, then
+ * the default. Persisted: every option "set" can change but mem_size_mb
+ * (host memory, in mem.conf).
+ */
+
+/**
+ * tier_table_settings_apply() - apply persisted settings to a parsed table
+ * for every option the table line did not give (@t->given).
+ * @t:       the table; unchanged on error.
+ * @s:       the persisted settings.
+ * @refused: out; entries whose value is outside the key's range: refused
+ *           (not clamped), the option keeps its table or default value.
+ * @error:   out; on failure a static message.
+ *
+ * Entries with ids no key has (written by a newer module) are skipped.
+ * When the result fails the cross-checks (tier_policy_cfg_check(), e.g. a
+ * persisted low_watermark above the line's high_watermark) nothing is
+ * applied.
+ *
+ * Context: any; pure.
+ * Return: the number of settings applied, or -EINVAL (cross-check).
+ */
+int tier_table_settings_apply(struct tier_table *t,
+			      const struct tier_settings *s, u32 *refused,
+			      const char **error);
+
+/**
+ * tier_table_settings_record() - record option @key's current value in @t
+ * into @s (after a runtime change).
+ * @s:   the settings to persist.
+ * @t:   the table holding the new value.
+ * @key: key name.
+ *
+ * Context: any; pure.
+ * Return: 0; -ENOENT when @key is not persisted (unknown, fixed, or
+ * mem_size_mb); -ENOSPC when @s is full.
+ */
+int tier_table_settings_record(struct tier_settings *s,
+			       const struct tier_table *t, const char *key);
+
+/**
+ * tier_table_settings_reset() - every persisted option of @live back to
+ * its value in @line: the table line as parsed, so the value the line gave
+ * or the default ("reset-settings": what a load without persisted settings
+ * gives).
+ * @live: the live table.
+ * @line: the same table line parsed again.
+ *
+ * Context: any; pure.
+ */
+void tier_table_settings_reset(struct tier_table *live,
+			       const struct tier_table *line);
+
+/**
+ * tier_table_settings_key() - the key of a persisted setting id.
+ * @id: setting id.
+ *
+ * Context: any; pure.
+ * Return: the key name, or NULL for an id no key has.
+ */
+const char *tier_table_settings_key(u16 id);
+
+/**
+ * tier_table_settings_id() - the persisted setting id of a key.
+ * @key: key name.
+ *
+ * Context: any; pure.
+ * Return: the id, or 0 when @key is unknown or not persisted.
+ */
+u16 tier_table_settings_id(const char *key);
 
 #endif /* DM_TIER_CORE_TABLE_H */

@@ -144,7 +144,9 @@ static void tier_format_offsets_test(CASE_CTX)
 	CASE_EQ(offsetof(struct tier_sb_disk, map_start), 0x58);
 	CASE_EQ(offsetof(struct tier_sb_disk, meta_uuid), 0x90);
 	CASE_EQ(offsetof(struct tier_sb_disk, tier), 0x100);
-	CASE_EQ(offsetof(struct tier_sb_disk, reserved2), 0x300);
+	CASE_EQ(offsetof(struct tier_sb_disk, settings), 0x300);
+	CASE_EQ(offsetof(struct tier_sb_disk, reserved2), 0x400);
+	CASE_EQ(offsetof(struct tier_settings_disk, entry), 0x08);
 	CASE_EQ(offsetof(struct tier_sb_tier_disk, member_uuid), 0x28);
 	CASE_EQ(offsetof(struct tier_map_block_disk, entry), 0x20);
 	CASE_EQ(sizeof(struct tier_map_entry_disk), 16);
@@ -2003,6 +2005,169 @@ static void tier_fresh_check_test(CASE_CTX)
 		   TIER_E_LAYOUT_META_TOO_SMALL, "metadata device");
 }
 
+/* ---- settings record ---------------------------------------------------- */
+
+/* Whether the block is zero from @off to its end. */
+static bool bytes_zero(const u8 *blk, u32 off)
+{
+	for (; off < TIER_BLOCK_SIZE; off++)
+		if (blk[off])
+			return false;
+	return true;
+}
+
+static void settings_fill(struct tier_sb *sb)
+{
+	memset(&sb->settings, 0, sizeof(sb->settings));
+	sb->settings.count = 3;
+	sb->settings.e[0].id = 5;
+	sb->settings.e[0].value = 70;
+	sb->settings.e[1].id = 1;
+	sb->settings.e[1].value = 250;
+	sb->settings.e[2].id = 999; /* a newer module's: kept */
+	sb->settings.e[2].value = 0xdeadbeef;
+}
+
+/* Encoded at 0x300 with compat bit 0, decoded back as it was. */
+static void tier_settings_roundtrip_test(CASE_CTX)
+{
+	struct tier_sb *sb = sb_fixture(test, false);
+	struct tier_sb *out = fmt_zalloc(test, sizeof(*out));
+	struct tier_settings s;
+	u8 *blk = fmt_blk(test);
+
+	settings_fill(sb);
+	tier_sb_encode(sb, blk);
+	CASE_EQ(get_le64(blk + 0x68), TIER_FEATURE_COMPAT_SETTINGS);
+	CASE_EQ(TIER_FEATURE_COMPAT_SETTINGS, 1ULL);
+	CASE_EQ(get_le32(blk + 0x300), 1 | 3 << 16); /* version, count */
+	CASE_EQ(get_le32(blk + 0x304), 0);
+	CASE_EQ(get_le32(blk + 0x308), 5);
+	CASE_EQ(get_le32(blk + 0x30c), 70);
+	CASE_EQ(get_le32(blk + 0x310), 1);
+	CASE_EQ(get_le32(blk + 0x314), 250);
+	CASE_EQ(get_le32(blk + 0x318), 999);
+	CASE_EQ(get_le32(blk + 0x31c), 0xdeadbeef);
+	CASE_TRUE(bytes_zero(blk, 0x320));
+	CASE_ASSERT_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+	CASE_EQ(out->compat, TIER_FEATURE_COMPAT_SETTINGS);
+	CASE_EQ(memcmp(&out->settings, &sb->settings, sizeof(s)), 0);
+	CASE_EQ(tier_settings_decode(blk, &s), 0);
+	CASE_EQ(s.count, 3);
+
+	/* Re-encoding what was decoded keeps the record (repair, restore). */
+	tier_sb_encode(out, blk);
+	CASE_ASSERT_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+	CASE_EQ(memcmp(&out->settings, &sb->settings, sizeof(s)), 0);
+
+	/* An empty record: no bit, no bytes, as a superblock before it. */
+	sb->settings.count = 0;
+	sb->compat = TIER_FEATURE_COMPAT_SETTINGS;
+	tier_sb_encode(sb, blk);
+	CASE_EQ(get_le64(blk + 0x68), 0);
+	CASE_TRUE(bytes_zero(blk, 0x300));
+	CASE_ASSERT_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+	CASE_EQ(out->settings.count, 0);
+}
+
+/* A superblock without the bit gives no settings, whatever 0x300 holds. */
+static void tier_settings_old_sb_test(CASE_CTX)
+{
+	struct tier_sb *sb = sb_fixture(test, false);
+	struct tier_sb *out = fmt_zalloc(test, sizeof(*out));
+	struct tier_settings s;
+	u8 *blk = fmt_blk(test);
+
+	settings_fill(sb);
+	tier_sb_encode(sb, blk);
+	blk[0x68] = 0; /* as a module without the feature leaves it */
+	reseal(blk);
+	CASE_ASSERT_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+	CASE_EQ(out->compat, 0);
+	CASE_EQ(out->settings.count, 0);
+	CASE_EQ(tier_settings_decode(blk, &s), 0);
+	CASE_EQ(s.count, 0);
+	/* Fresh metadata has none. */
+	sb = sb_fixture(test, false);
+	CASE_EQ(sb->settings.count, 0);
+	tier_sb_encode(sb, blk);
+	CASE_EQ(get_le64(blk + 0x68), 0);
+}
+
+struct settings_bad_case {
+	const char *desc;
+	u32 off; /* byte in the superblock block */
+	u8 val;
+	int ret;
+};
+
+/* clang-format off */
+static const struct settings_bad_case settings_bad_cases[] = {
+	{ "record version 2", 0x300, 2, -EPROTO },
+	{ "record version 0", 0x300, 0, -EPROTO },
+	{ "count 32", 0x302, 32, -EUCLEAN },
+	{ "count 255", 0x302, 255, -EUCLEAN },
+	{ "reserved header byte", 0x305, 1, -EUCLEAN },
+	{ "id 0", 0x308, 0, -EUCLEAN },
+	{ "duplicate id", 0x310, 5, -EUCLEAN },
+	{ "entry reserved byte", 0x30a, 1, -EUCLEAN },
+	{ "unused entry not zero", 0x320, 1, -EUCLEAN },
+	{ "last unused entry not zero", 0x3ff, 1, -EUCLEAN },
+};
+/* clang-format on */
+
+static void settings_bad_desc(const struct settings_bad_case *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "%s", c->desc);
+}
+
+CASE_PARAMS(settings_bad, settings_bad_cases, settings_bad_desc);
+
+/*
+ * A malformed record is refused whole (no entry of it applied), and the
+ * superblock stays valid: the feature is compat, the device loads.
+ */
+static void tier_settings_bad_test(CASE_CTX)
+{
+	const struct settings_bad_case *c = CASE_PARAM;
+	struct tier_sb *sb = sb_fixture(test, false);
+	struct tier_sb *out = fmt_zalloc(test, sizeof(*out));
+	struct tier_settings s;
+	u8 *blk = fmt_blk(test);
+
+	settings_fill(sb);
+	tier_sb_encode(sb, blk);
+	CASE_EQ(tier_settings_decode(blk, &s), 0);
+	blk[c->off] = c->val;
+	reseal(blk);
+	CASE_EQ(tier_settings_decode(blk, &s), c->ret);
+	CASE_EQ(s.count, 0);
+	CASE_ASSERT_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+	CASE_EQ(out->settings.count, 0);
+}
+
+static void tier_settings_put_get_test(CASE_CTX)
+{
+	struct tier_settings *s = fmt_zalloc(test, sizeof(*s));
+	u32 v = 7, i;
+
+	CASE_EQ(tier_settings_get(s, 5, &v), -ENOENT);
+	CASE_EQ(v, 7);
+	CASE_EQ(tier_settings_put(s, 0, 1), -EINVAL);
+	CASE_EQ(tier_settings_put(s, 5, 70), 0);
+	CASE_EQ(tier_settings_put(s, 6, 30), 0);
+	CASE_EQ(tier_settings_put(s, 5, 75), 0); /* replaced in place */
+	CASE_EQ(s->count, 2);
+	CASE_EQ(s->e[0].id, 5);
+	CASE_EQ(tier_settings_get(s, 5, &v), 0);
+	CASE_EQ(v, 75);
+	for (i = 100; s->count < TIER_SETTINGS_MAX; i++)
+		CASE_ASSERT_EQ(tier_settings_put(s, i, i), 0);
+	CASE_EQ(tier_settings_put(s, 1, 1), -ENOSPC);
+	CASE_EQ(tier_settings_put(s, 6, 31), 0); /* full, but present */
+	CASE_EQ(s->count, TIER_SETTINGS_MAX);
+}
+
 static struct case_entry format_cases[] = {
 	CASE_RUN(tier_format_offsets_test),
 	CASE_RUN(tier_format_csum_test),
@@ -2032,5 +2197,9 @@ static struct case_entry format_cases[] = {
 	CASE_RUN_PARAMS(tier_map_entry_test, entry),
 	CASE_RUN_PARAMS(tier_fresh_roundtrip_test, fresh),
 	CASE_RUN(tier_fresh_check_test),
+	CASE_RUN(tier_settings_roundtrip_test),
+	CASE_RUN(tier_settings_old_sb_test),
+	CASE_RUN_PARAMS(tier_settings_bad_test, settings_bad),
+	CASE_RUN(tier_settings_put_get_test),
 	{}
 };

@@ -876,6 +876,198 @@ static void tier_table_mem_set_test(CASE_CTX)
 	CASE_EQ(memcmp(&t, &before, sizeof(t)), 0);
 }
 
+/* ---- persisted settings ------------------------------------------------- */
+
+/* Every option "set" can change persists, but mem_size_mb; ids distinct. */
+static void tier_table_settings_ids_test(CASE_CTX)
+{
+	static const char *const persisted[] = {
+		"commit_interval_ms",  "reserve_pct",
+		"discard_passdown",    "auto_migrate",
+		"high_watermark",      "low_watermark",
+		"demote_age",	       "drain_deadline",
+		"promote_hits",	       "promote_window",
+		"migration_bandwidth", "migration_inflight",
+		"redirect_writes",     "mem_promote_hits",
+	};
+	u32 seen = 0;
+	size_t i;
+	u16 id;
+
+	for (i = 0; i < ARRAY_SIZE(persisted); i++) {
+		id = tier_table_settings_id(persisted[i]);
+		CASE_TRUE_MSG(id >= 1 && id < 32, "%s", persisted[i]);
+		CASE_FALSE_MSG(seen & BIT(id), "%s", persisted[i]);
+		seen |= BIT(id);
+		CASE_STREQ(tier_table_settings_key(id), persisted[i]);
+	}
+	/* The ids on disk: never renumbered. */
+	CASE_EQ(tier_table_settings_id("commit_interval_ms"), 1);
+	CASE_EQ(tier_table_settings_id("high_watermark"), 5);
+	CASE_EQ(tier_table_settings_id("mem_promote_hits"), 14);
+	CASE_EQ(tier_table_settings_id("mem_size_mb"), 0);
+	CASE_EQ(tier_table_settings_id("mem_node"), 0);
+	CASE_EQ(tier_table_settings_id("metadata_dev"), 0);
+	CASE_EQ(tier_table_settings_id("nosuch"), 0);
+	CASE_NULL(tier_table_settings_key(0));
+	CASE_NULL(tier_table_settings_key(999));
+}
+
+/* The parser records which options the line gave. */
+static void tier_table_given_test(CASE_CTX)
+{
+	struct words *w = split(
+		test,
+		"2048 2 a b 6 high_watermark 90 demote_age 5 reserve_pct 2");
+	struct words *plain = split(test, "2048 2 a b");
+	struct tier_table t, u;
+	const char *error;
+
+	CASE_ASSERT_EQ(tier_table_parse(plain->argc, plain->argv, &t, &error),
+		       0);
+	CASE_EQ(t.given, 0);
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_NE(t.given, 0);
+	/* A "set" changes the value, not what the line gave. */
+	u = t;
+	CASE_EQ(tier_table_set_opt(&u, "low_watermark", "10", &error), 0);
+	CASE_EQ(u.given, t.given);
+}
+
+static void settings_add(struct tier_settings *s, const char *key, u32 v)
+{
+	tier_settings_put(s, tier_table_settings_id(key), v);
+}
+
+/* Precedence: the table line, then the persisted value, then the default. */
+static void tier_table_settings_apply_test(CASE_CTX)
+{
+	struct words *w = split(
+		test,
+		"2048 2 a b 6 high_watermark 90 demote_age 5 reserve_pct 2");
+	struct tier_settings *s = case_alloc(test, sizeof(*s));
+	struct tier_table t;
+	const char *error = NULL;
+	u32 refused = 9;
+
+	settings_add(s, "high_watermark", 70);
+	settings_add(s, "low_watermark", 30);
+	settings_add(s, "demote_age", 100);
+	settings_add(s, "reserve_pct", 7);
+	settings_add(s, "commit_interval_ms", 250);
+	settings_add(s, "mem_promote_hits", 4);
+	tier_settings_put(s, 999, 1); /* a newer module's: skipped */
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_EQ(tier_table_settings_apply(&t, s, &refused, &error), 3);
+	CASE_EQ(refused, 0);
+	CASE_EQ(t.policy.high_watermark, 90); /* line */
+	CASE_EQ(t.policy.demote_age, 5); /* line */
+	CASE_EQ(t.reserve_pct, 2); /* line, even at the default value */
+	CASE_EQ(t.policy.low_watermark, 30); /* persisted */
+	CASE_EQ(t.commit_interval_ms, 250); /* persisted */
+	CASE_EQ(t.policy.mem_promote_hits, 4); /* persisted */
+	CASE_EQ(t.policy.promote_hits, TIER_PROMOTE_HITS_DEF); /* default */
+
+	/* No settings: the table as parsed. */
+	memset(s, 0, sizeof(*s));
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_EQ(tier_table_settings_apply(&t, s, &refused, &error), 0);
+	CASE_EQ(t.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
+}
+
+/* Values outside a key's range are refused one by one, not clamped. */
+static void tier_table_settings_refused_test(CASE_CTX)
+{
+	struct words *w = split(test, "2048 2 a b");
+	struct tier_settings *s = case_alloc(test, sizeof(*s));
+	struct tier_table t;
+	const char *error = NULL;
+	u32 refused = 0;
+
+	settings_add(s, "commit_interval_ms", 0); /* min 1 */
+	settings_add(s, "reserve_pct", 51); /* max 50 */
+	settings_add(s, "auto_migrate", 2); /* 0|1 */
+	settings_add(s, "promote_window", 0xffffffff);
+	settings_add(s, "drain_deadline", 600);
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_EQ(tier_table_settings_apply(&t, s, &refused, &error), 1);
+	CASE_EQ(refused, 4);
+	CASE_EQ(t.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
+	CASE_EQ(t.reserve_pct, TIER_RESERVE_PCT_DEF);
+	CASE_EQ(t.policy.auto_migrate, TIER_AUTO_MIGRATE_DEF);
+	CASE_EQ(t.policy.promote_window, TIER_PROMOTE_WINDOW_DEF);
+	CASE_EQ(t.policy.drain_deadline, 600);
+}
+
+/* A result that fails the cross-checks applies nothing. */
+static void tier_table_settings_cross_test(CASE_CTX)
+{
+	struct words *w = split(test, "2048 2 a b 2 low_watermark 40");
+	struct tier_settings *s = case_alloc(test, sizeof(*s));
+	struct tier_table t, before;
+	const char *error = NULL;
+	u32 refused = 0;
+
+	settings_add(s, "high_watermark", 30); /* below the line's 40 */
+	settings_add(s, "demote_age", 77);
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	before = t;
+	CASE_EQ(tier_table_settings_apply(&t, s, &refused, &error), -EINVAL);
+	CASE_NOT_NULL(error);
+	CASE_EQ(memcmp(&t, &before, sizeof(t)), 0);
+}
+
+static void tier_table_settings_record_test(CASE_CTX)
+{
+	struct words *w = split(test, "2048 2 a b");
+	struct tier_settings *s = case_alloc(test, sizeof(*s));
+	struct tier_table t;
+	const char *error = NULL;
+	u32 v = 0;
+
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_EQ(tier_table_set_opt(&t, "drain_deadline", "600", &error), 0);
+	CASE_EQ(tier_table_settings_record(s, &t, "drain_deadline"), 0);
+	CASE_EQ(tier_settings_get(s, tier_table_settings_id("drain_deadline"),
+				  &v),
+		0);
+	CASE_EQ(v, 600);
+	/* Set to the value it had: still recorded, it was asked for. */
+	CASE_EQ(tier_table_settings_record(s, &t, "promote_hits"), 0);
+	CASE_EQ(s->count, 2);
+	CASE_EQ(tier_table_settings_record(s, &t, "mem_size_mb"), -ENOENT);
+	CASE_EQ(tier_table_settings_record(s, &t, "mem_node"), -ENOENT);
+	CASE_EQ(tier_table_settings_record(s, &t, "metadata_dev"), -ENOENT);
+	CASE_EQ(tier_table_settings_record(s, &t, "nosuch"), -ENOENT);
+	CASE_EQ(s->count, 2);
+}
+
+/* Reset: every persisted option back to the line's value or the default. */
+static void tier_table_settings_reset_test(CASE_CTX)
+{
+	struct words *w = split(
+		test,
+		"2048 2 a b 8 high_watermark 90 mem_node 0 mem_size_mb 64 demote_age 5");
+	struct tier_table line, live;
+	const char *error = NULL;
+
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &line, &error), 0);
+	live = line;
+	CASE_EQ(tier_table_set_opt(&live, "high_watermark", "70", &error), 0);
+	CASE_EQ(tier_table_set_opt(&live, "low_watermark", "20", &error), 0);
+	CASE_EQ(tier_table_set_opt(&live, "commit_interval_ms", "5", &error),
+		0);
+	CASE_EQ(tier_table_set_opt(&live, "mem_size_mb", "128", &error), 0);
+	tier_table_settings_reset(&live, &line);
+	CASE_EQ(live.policy.high_watermark, 90);
+	CASE_EQ(live.policy.low_watermark, TIER_LOW_WM_DEF);
+	CASE_EQ(live.commit_interval_ms, TIER_COMMIT_INTERVAL_DEF);
+	CASE_EQ(live.policy.demote_age, 5);
+	CASE_EQ(live.mem_size_mb, 128); /* not persisted, not reset */
+	live.mem_size_mb = line.mem_size_mb;
+	CASE_EQ(memcmp(&live, &line, sizeof(live)), 0);
+}
+
 static struct case_entry table_cases[] = {
 	CASE_RUN_PARAMS(tier_table_parse_good_test, good),
 	CASE_RUN_PARAMS(tier_table_parse_policy_test, policy),
@@ -891,5 +1083,12 @@ static struct case_entry table_cases[] = {
 	CASE_RUN(tier_table_set_u32_test),
 	CASE_RUN_PARAMS(tier_table_mem_keys_test, mem),
 	CASE_RUN(tier_table_mem_set_test),
+	CASE_RUN(tier_table_settings_ids_test),
+	CASE_RUN(tier_table_given_test),
+	CASE_RUN(tier_table_settings_apply_test),
+	CASE_RUN(tier_table_settings_refused_test),
+	CASE_RUN(tier_table_settings_cross_test),
+	CASE_RUN(tier_table_settings_record_test),
+	CASE_RUN(tier_table_settings_reset_test),
 	{}
 };
