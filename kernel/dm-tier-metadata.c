@@ -26,6 +26,7 @@ struct tier_md {
 	struct block_device *meta_bdev;
 	const char *tier_name[TIER_MAX_TIERS]; /* the caller's, for logs */
 	struct tier_sb sb; /* last committed superblock */
+	struct tier_settings settings; /* what the next commit records */
 	struct dm_io_client *io_client;
 	void *md_buf; /* TIER_MD_BUF_BLOCKS blocks */
 };
@@ -314,6 +315,7 @@ static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
 		return -EOPNOTSUPP;
 	}
 	md->sb = sb[slot];
+	md->settings = md->sb.settings;
 	return 0;
 }
 
@@ -443,6 +445,16 @@ out:
 	return r;
 }
 
+void tier_md_get_settings(const struct tier_md *md, struct tier_settings *s)
+{
+	*s = md->settings;
+}
+
+void tier_md_set_settings(struct tier_md *md, const struct tier_settings *s)
+{
+	md->settings = *s;
+}
+
 /* ---- commit ------------------------------------------------------------ */
 
 /* Write the blocks of @copy that are dirty, batching contiguous runs. */
@@ -496,6 +508,7 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 	nsb.active_copy = copy;
 	for (i = 0; i < md->nr_tiers; i++)
 		nsb.tier[i].used_extents = used[i];
+	nsb.settings = md->settings;
 
 	/*
 	 * Phase 1: the map blocks. The data tiers were flushed by the caller;

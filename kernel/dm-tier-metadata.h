@@ -95,6 +95,28 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		   spinlock_t *map_lock, const u64 *used);
 
 /**
+ * tier_md_get_settings() - the persisted settings: as loaded, or as last
+ * set by tier_md_set_settings() (not yet committed, perhaps).
+ * @md: a loaded handle.
+ * @s:  out.
+ *
+ * Context: caller holds pool->md_lock, or the handle is not shared yet
+ * (loading).
+ */
+void tier_md_get_settings(const struct tier_md *md, struct tier_settings *s);
+
+/**
+ * tier_md_set_settings() - the settings the next commit records in the
+ * superblock (docs/FORMAT.md "Settings record"). The caller makes the
+ * next commit happen (a change_seq bump).
+ * @md: a loaded handle.
+ * @s:  the settings; count 0 removes the record and its feature bit.
+ *
+ * Context: caller holds pool->md_lock (no commit meanwhile).
+ */
+void tier_md_set_settings(struct tier_md *md, const struct tier_settings *s);
+
+/**
  * tier_md_flush_tier() - flush the volatile cache of one tier device.
  * @md:   the handle.
  * @tier: the tier, < nr_tiers.

@@ -605,8 +605,10 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[DM_TIER_A_POLICY_MAX + 1];
 	struct netlink_ext_ack *extack = info->extack;
 	struct tier_pool *pool;
+	const char *keys[DM_TIER_A_POLICY_MAX];
 	struct tier_table t;
 	const char *err;
+	unsigned int n;
 	u32 old_mb;
 	int i, r;
 
@@ -679,6 +681,11 @@ static int tier_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack, "the device has no active table");
 		goto out;
 	}
+	/* Persisted by the next commit (not mem_size_mb). */
+	for (i = 1, n = 0; i <= DM_TIER_A_POLICY_MAX; i++)
+		if (tb[i])
+			keys[n++] = tier_nl_policy_keys[i];
+	tier_pool_persist(pool, keys, n);
 	r = tier_nl_policy_reply(info, pool);
 out:
 	mutex_unlock(&tier_pools_mutex);

@@ -1140,6 +1140,39 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 }
 
 /*
+ * Settings persisted in the superblock fill in what the table line did not
+ * give (precedence: line, persisted, default; docs/ARCHITECTURE.md
+ * "Settings that persist"). Never a reason to refuse the table: what
+ * cannot be used is logged and left out. A read-only activation reads them
+ * too; it only never writes them.
+ */
+static void tier_load_settings(struct tier_c *tc)
+{
+	struct tier_pool *pool = tc->pool;
+	struct tier_settings s;
+	const char *err = NULL;
+	u32 refused = 0;
+	int r;
+
+	mutex_lock(&pool->md_lock);
+	tier_md_get_settings(pool->meta, &s);
+	mutex_unlock(&pool->md_lock);
+	if (!s.count)
+		return;
+	r = tier_table_settings_apply(&tc->tbl, &s, &refused, &err);
+	if (r < 0)
+		DMWARN("%s: persisted settings not used, they conflict with the table line: %s; 'tierctl policy NAME --reset' clears them",
+		       tier_pool_log_name(pool), err ? err : "invalid");
+	else if (r)
+		DMINFO("%s: %d persisted setting%s applied",
+		       tier_pool_log_name(pool), r, r == 1 ? "" : "s");
+	if (refused)
+		DMWARN("%s: %u persisted setting%s out of range, not used",
+		       tier_pool_log_name(pool), refused,
+		       refused == 1 ? "" : "s");
+}
+
+/*
  * Construct a tiered device:
  *
  *   tier <extent_sectors> <nr_tiers> <tier_dev>... [<#opt_args> <opt_args>...]
@@ -1231,6 +1264,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = error;
 		goto bad_pool;
 	}
+	tier_load_settings(tc);
 	if (ti->len > pool->virt_extents << pool->extent_shift) {
 		ti->error = "Target is larger than the device's virtual size";
 		r = -EINVAL;
@@ -1536,6 +1570,90 @@ int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t)
 	return 0;
 }
 
+/* The next commit writes the settings record: make the pool dirty. */
+static void tier_settings_dirty(struct tier_pool *pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * Record the values of @keys in @tc's table as persisted settings; keys
+ * that do not persist (mem_size_mb) are skipped. Under tier_pools_mutex.
+ */
+static void tier_persist_keys(struct tier_c *tc, const char *const *keys,
+			      unsigned int n)
+{
+	struct tier_pool *pool = tc->pool;
+	struct tier_settings s;
+	bool changed = false;
+	unsigned int i;
+	int r;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	mutex_lock(&pool->md_lock);
+	tier_md_get_settings(pool->meta, &s);
+	for (i = 0; i < n; i++) {
+		r = tier_table_settings_record(&s, &tc->tbl, keys[i]);
+		if (!r)
+			changed = true;
+		else if (r == -ENOSPC)
+			DMWARN_LIMIT(
+				"%s: %s: the settings record is full, not persisted",
+				tier_pool_log_name(pool), keys[i]);
+	}
+	if (changed) {
+		tier_md_set_settings(pool->meta, &s);
+		tier_settings_dirty(pool);
+	}
+	mutex_unlock(&pool->md_lock);
+}
+
+void tier_pool_persist(struct tier_pool *pool, const char *const *keys,
+		       unsigned int n)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	if (pool->ti)
+		tier_persist_keys(pool->ti->private, keys, n);
+}
+
+/*
+ * "reset-settings": forget every runtime change. The persisted record is
+ * cleared (at the next commit) and every persisted option of the live
+ * table goes back to what its table line gave, or to the default: what a
+ * load without persisted settings gives.
+ */
+static int tier_message_reset(struct tier_c *tc)
+{
+	struct tier_pool *pool = tc->pool;
+	struct tier_settings none = {};
+	struct tier_table line, t;
+	const char *err = NULL;
+	int r;
+
+	mutex_lock(&tier_pools_mutex);
+	/* The line parsed at load: it parses again. */
+	r = tier_table_parse(tc->argc, tc->argv_copy, &line, &err);
+	if (!r) {
+		t = tc->tbl;
+		tier_table_settings_reset(&t, &line);
+		tc->tbl = t;
+		tier_apply_settings(tc);
+		mutex_lock(&pool->md_lock);
+		tier_md_set_settings(pool->meta, &none);
+		tier_settings_dirty(pool);
+		mutex_unlock(&pool->md_lock);
+	}
+	mutex_unlock(&tier_pools_mutex);
+	if (r)
+		DMWARN_LIMIT("%s: reset-settings: %s", tier_pool_log_name(pool),
+			     err ? err : "invalid table line");
+	return r;
+}
+
 /* "migrate <start_sector> <nr_sectors> <tier>" */
 static int tier_message_migrate(struct tier_c *tc, char **argv)
 {
@@ -1667,7 +1785,11 @@ static int tier_message_forget(struct tier_c *tc, char **argv)
  *   commit                         commit the metadata now
  *   set <key> <value>              change a setting (any optional table
  *                                  argument but metadata_dev); the table
- *                                  line shows the new value
+ *                                  line shows the new value, the next
+ *                                  commit persists it (not mem_size_mb)
+ *   reset-settings                 every persisted setting back to its
+ *                                  table line value or default; the
+ *                                  next commit clears the record
  *   migrate <start> <nr> <tier>    move the extents of sectors
  *                                  start..start+nr-1 to a tier now
  *                                  (asynchronous; see manual_pending)
@@ -1714,8 +1836,11 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		if (!r && t.mem_size_mb != tc->tbl.mem_size_mb)
 			r = tier_memtier_resize(pool, t.mem_size_mb, &err);
 		if (!r) {
+			const char *key = argv[1];
+
 			tc->tbl = t;
 			tier_apply_settings(tc);
+			tier_persist_keys(tc, &key, 1);
 		}
 		mutex_unlock(&tier_pools_mutex);
 		if (r) {
@@ -1726,6 +1851,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		return 0;
 	}
+	if (argc == 1 && !strcasecmp(argv[0], "reset-settings"))
+		return tier_message_reset(tc);
 	if (argc == 4 && !strcasecmp(argv[0], "migrate"))
 		return tier_message_migrate(tc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))

@@ -86,4 +86,19 @@ int dm_tier_target_register(void);
  */
 void dm_tier_target_unregister(void);
 
+/**
+ * tier_pool_persist() - persist the named settings at their values in the
+ * active table (after tier_pool_set_table()): recorded in the superblock's
+ * settings record by the next commit, as the "set" message does. Keys that
+ * do not persist (mem_size_mb) are skipped.
+ * @pool: the pool.
+ * @keys: table key names.
+ * @n:    how many.
+ *
+ * Context: process, may sleep (takes pool->md_lock); caller holds
+ * tier_pools_mutex.
+ */
+void tier_pool_persist(struct tier_pool *pool, const char *const *keys,
+		       unsigned int n);
+
 #endif /* DM_TIER_TARGET_H */

@@ -22,6 +22,7 @@
 #include "tl-disk.h"
 #include "tl-print.h"
 #include "tl-restore.h"
+#include "table.h"
 
 #define NR 3
 
@@ -48,6 +49,9 @@ static const struct {
 };
 
 static const u64 used_want[NR] = { 5, 3, 2 };
+
+/* Persisted settings the commits of img_make() record (none by default). */
+static struct tier_settings img_settings;
 
 static void img_close(void *arg)
 {
@@ -89,6 +93,7 @@ static void img_commit(CASE_CTX, struct img *im, u64 gen, u32 copy)
 	sb->commit_time = sb->ctime + 100;
 	for (k = 0; k < NR; k++)
 		sb->tier[k].used_extents = used_want[k];
+	sb->settings = img_settings;
 	for (i = 0; i < sb->map_blocks; i++) {
 		tier_map_block_init(blk, sb, copy, i);
 		for (k = 0; k < ARRAY_SIZE(extents); k++) {
@@ -740,6 +745,84 @@ static void check_restore_bad_test(CASE_CTX)
 	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
 }
 
+static void settings_clear(void *arg)
+{
+	memset(arg, 0, sizeof(img_settings));
+}
+
+/*
+ * Persisted settings: dump shows them (keys by name, an id tierctl does not
+ * know as "unknown"), restore and repair keep them, and a malformed record
+ * is a warning (the kernel ignores it and loads the device).
+ */
+static void check_settings_test(CASE_CTX)
+{
+	struct img *im, *to;
+	struct tl_md *md, *md2;
+	struct tl_err err = { "" };
+	struct tl_dump d;
+	size_t len;
+	char *text;
+	u8 *blk;
+	u32 c;
+
+	case_defer(test, settings_clear, &img_settings);
+	tier_settings_put(&img_settings, tier_table_settings_id("high_watermark"),
+			  70);
+	tier_settings_put(&img_settings, 999, 5);
+	im = img_make(test, true);
+	memset(&img_settings, 0, sizeof(img_settings));
+	to = img_make(test, false);
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 0);
+	CASE_EQ(md->sb.settings.count, 2);
+	CASE_EQ(md->sb.compat, TIER_FEATURE_COMPAT_SETTINGS);
+	text = dump_json(test, md, &len);
+	CASE_NOT_NULL(strstr(text, "\"settings\":[{\"key\":\"high_watermark\",\"value\":70,\"id\":5},{\"key\":\"unknown\",\"value\":5,\"id\":999}]"));
+	CASE_ASSERT_EQ_MSG(tl_dump_parse(text, len, &d, &err), TL_OK, "%s",
+			   err.msg);
+	case_defer(test, dump_free, &d);
+	CASE_EQ(d.settings.count, 2);
+	restore_into(test, &d, true, NULL, to);
+	md2 = md_check(test, to, NR, NULL);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(memcmp(&md2->sb.settings, &md->sb.settings,
+		       sizeof(md->sb.settings)), 0);
+	CASE_EQ(md2->sb.compat, TIER_FEATURE_COMPAT_SETTINGS);
+
+	/* A repair (of the other slot) writes a superblock that keeps them. */
+	blk = case_alloc(test, TIER_BLOCK_SIZE);
+	pr(test, im, 0, tier_sb_sector(md->sb.meta_start, 0), blk);
+	blk[0x40] ^= 0xff;
+	pw(test, im, 0, tier_sb_sector(md->sb.meta_start, 0), blk);
+	check_repair(test, im, W_WARN, true, "settings: other slot");
+	md2 = md_check(test, im, NR, NULL);
+	CASE_EQ(memcmp(&md2->sb.settings, &md->sb.settings,
+		       sizeof(md->sb.settings)), 0);
+
+	/* A malformed record in the slot in use: a warning, no settings. */
+	c = md2->sb_slot;
+	pr(test, im, 0, tier_sb_sector(md->sb.meta_start, c), blk);
+	blk[0x302] = 40; /* count */
+	c = tier_block_csum(blk);
+	memcpy(blk, &c, sizeof(c));
+	pw(test, im, 0, tier_sb_sector(md->sb.meta_start, md2->sb_slot), blk);
+	md2 = md_check(test, im, NR, NULL);
+	show(md2);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(md2->nr_warnings, 1);
+	CASE_EQ(md2->sb.settings.count, 0);
+
+	/* A dump with a setting twice is refused. */
+	tl_dump_free(&d);
+	CASE_NOT_NULL(strstr(text, "\"id\":999"));
+	memcpy(strstr(text, "\"id\":999"), "\"id\":5  ", 8);
+	CASE_EQ(tl_dump_parse(text, len, &d, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "twice"));
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -756,6 +839,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_heat_flags_test),
 	CASE_RUN(check_dump_restore_test),
 	CASE_RUN(check_restore_bad_test),
+	CASE_RUN(check_settings_test),
 	{}
 };
 

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "table.h"
 #include "tl-check.h"
 #include "tl-disk.h"
 #include "tl-print.h"
@@ -370,6 +371,12 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 			md->slot_ret[s] = tier_sb_decode(blk, s, &md->slot_sb[s],
 							 &md->slot_err[s]);
 		}
+		md->slot_settings_ret[s] = 0;
+		if (!md->slot_ret[s]) {
+			struct tier_settings st;
+
+			md->slot_settings_ret[s] = tier_settings_decode(blk, &st);
+		}
 	}
 	pick = tier_sb_pick(md->slot_sb, md->slot_ret, &perr);
 	if (pick == -EUCLEAN && perr.code == TIER_E_SB_UUID_MISMATCH) {
@@ -397,6 +404,14 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 				    pick, (unsigned long long)md->sb.generation);
 			p->slot = s;
 			p->sector = tier_sb_sector(meta_start, s);
+		}
+		if (md->slot_settings_ret[pick]) {
+			p = problem(md, TL_SEV_WARN, md->meta_dev, "superblock",
+				    "slot %d: the persisted settings record is %s: the kernel ignores it (every setting at its table line or default value); 'tierctl policy NAME --reset' on the active device clears it",
+				    pick, md->slot_settings_ret[pick] == -EPROTO ?
+				    "of an unknown version" : "malformed");
+			p->slot = pick;
+			p->sector = tier_sb_sector(meta_start, pick);
 		}
 		if (tier_sb_needs_ro(&md->sb)) {
 			problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
@@ -1362,6 +1377,28 @@ void tl_md_print_plan(const struct tl_md *md, bool written,
 	print_obj_end();
 }
 
+/*
+ * The persisted settings, "setting KEY=VALUE (id N)" a line; an id this
+ * tierctl does not know (a newer module's) shows as key "unknown". restore
+ * reads id and value back.
+ */
+static void print_settings(const struct tier_settings *st)
+{
+	const char *key;
+	u32 i;
+
+	print_arr_begin("settings", NULL);
+	for (i = 0; i < st->count && i < TIER_SETTINGS_MAX; i++) {
+		key = tier_table_settings_key(st->e[i].id);
+		print_obj_begin(NULL);
+		print_str("key", "setting       %s", key ? key : "unknown");
+		print_u64("value", "=%llu", st->e[i].value);
+		print_u64("id", " (id %llu)\n", st->e[i].id);
+		print_obj_end();
+	}
+	print_arr_end();
+}
+
 void tl_md_print_dump(const struct tl_md *md)
 {
 	const struct tier_sb *sb = &md->sb;
@@ -1387,6 +1424,7 @@ void tl_md_print_dump(const struct tl_md *md)
 	print_u64("compat", "compat        %#llx\n", sb->compat);
 	print_u64("incompat", "incompat      %#llx\n", sb->incompat);
 	print_u64("ro_compat", "ro_compat     %#llx\n", sb->ro_compat);
+	print_settings(&sb->settings);
 	if (md->meta_ext) {
 		int d = md->devof[TIER_META_DEV];
 

@@ -93,6 +93,7 @@ struct tl_write {
  * @have_group:  a valid label named the device.
  * @meta_dev:    device array index of the metadata holder, or -1.
  * @slot_ret, @slot_err, @slot_sb, @slot_zero: both superblock slots.
+ * @slot_settings_ret: tier_settings_decode() of each valid slot.
  * @sb_slot:     slot tier_sb_pick() chose, or -1.
  * @sb_fatal:    no superblock can be used (and repair must not invent one:
  *               newer version or features).
@@ -122,6 +123,7 @@ struct tl_md {
 	struct tier_err slot_err[2];
 	struct tier_sb slot_sb[2];
 	bool slot_zero[2];
+	int slot_settings_ret[2];
 	int sb_slot;
 	bool sb_fatal;
 	bool sb_rebuilt;

@@ -372,3 +372,29 @@ int tl_dm_remove(const char *name, struct tl_err *err)
 	return tl_fail(err, TL_FAIL, "cannot remove %s%s%s", name,
 		       *last_error ? ": " : "", last_error);
 }
+
+int tl_dm_message(const char *name, const char *msg, struct tl_err *err)
+{
+	struct dm_task *dmt;
+	int ok, e;
+
+	last_error[0] = '\0';
+	dmt = dm_task_create(DM_DEVICE_TARGET_MSG);
+	if (!dmt)
+		return no_task(err);
+	ok = dm_task_set_name(dmt, name) && dm_task_set_sector(dmt, 0) &&
+	     dm_task_set_message(dmt, msg) && dm_task_run(dmt);
+	e = dm_task_get_errno(dmt);
+	dm_task_destroy(dmt);
+	if (ok)
+		return TL_OK;
+	if (e == ENXIO)
+		return tl_fail(err, TL_FAIL, "no device-mapper device named '%s'",
+			       name);
+	if (e == EROFS)
+		return tl_fail(err, TL_FAIL,
+			       "%s is activated read-only: nothing can change (activate it read-write to change it)",
+			       name);
+	return tl_fail(err, TL_FAIL, "%s refused the message '%s'%s%s; see dmesg",
+		       name, msg, *last_error ? ": " : "", last_error);
+}

@@ -100,4 +100,12 @@ int tl_dm_reload(const char *name, u64 start, u64 sectors, const char *type,
  */
 int tl_dm_remove(const char *name, struct tl_err *err);
 
+/**
+ * tl_dm_message() - send the target message @msg (words separated by
+ * blanks, as 'dmsetup message NAME 0 MSG') to @name's target at sector 0.
+ * Return: TL_OK, or TL_FAIL (no such device, read-only activation, or
+ * the target refused it: see dmesg).
+ */
+int tl_dm_message(const char *name, const char *msg, struct tl_err *err);
+
 #endif /* DM_TIER_TL_DM_H */

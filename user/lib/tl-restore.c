@@ -208,6 +208,54 @@ static int parse_ext(struct rd *r, struct tl_dump *d, u64 *cap)
 	return 0;
 }
 
+/* One persisted setting: its id and value (the key is for readers). */
+static int parse_setting(struct rd *r, struct tl_dump *d)
+{
+	char key[TOK_LEN];
+	const char *k;
+	bool end, have_id = false;
+	u32 id = 0, value = 0, old;
+	int rc;
+
+	while ((k = next_key(r, &end))) {
+		snprintf(key, sizeof(key), "%s", k);
+		if (!strcmp(key, "id")) {
+			rc = get_u32(r, key, &id);
+			have_id = true;
+		} else if (!strcmp(key, "value")) {
+			rc = get_u32(r, key, &value);
+		} else {
+			rc = skip_value(r, key);
+		}
+		if (rc)
+			return rc;
+	}
+	if (!end)
+		return bad(r, "expected a key", NULL);
+	if (!have_id || !id || id > U16_MAX)
+		return bad(r, "a setting needs an id of 1..65535", "id");
+	if (!tier_settings_get(&d->settings, id, &old))
+		return bad(r, "a setting given twice", "id");
+	if (tier_settings_put(&d->settings, id, value))
+		return bad(r, "more settings than the record holds", "settings");
+	return 0;
+}
+
+static int parse_settings(struct rd *r, struct tl_dump *d)
+{
+	enum tl_jtok t;
+	int rc;
+
+	if (expect(r, TJ_ARR, "expected an array"))
+		return TL_USAGE;
+	while ((t = tl_json_next(&r->j, r->tok, sizeof(r->tok))) == TJ_OBJ) {
+		rc = parse_setting(r, d);
+		if (rc)
+			return rc;
+	}
+	return t == TJ_ARR_END ? 0 : bad(r, "expected an object", NULL);
+}
+
 static int parse_array(struct rd *r, struct tl_dump *d, bool tiers)
 {
 	enum tl_jtok t;
@@ -270,6 +318,8 @@ int tl_dump_parse(const char *text, size_t len, struct tl_dump *d,
 				rc = parse_array(&r, d, true);
 			else if (!strcmp(key, "extents"))
 				rc = parse_array(&r, d, false);
+			else if (!strcmp(key, "settings"))
+				rc = parse_settings(&r, d);
 			else
 				rc = skip_value(&r, key);
 		}
@@ -320,7 +370,7 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 	if (d->extent_shift < TIER_EXTENT_SHIFT_MIN ||
 	    d->extent_shift > TIER_EXTENT_SHIFT_MAX || d->nr_tiers > TIER_MAX_TIERS)
 		return tl_fail(err, TL_USAGE, "dump: bad extent shift or tier count");
-	if (d->incompat || d->ro_compat || d->compat)
+	if (d->incompat || d->ro_compat || (d->compat & ~TIER_FEATURE_COMPAT_SUPP))
 		return tl_fail(err, TL_USAGE,
 			       "dump: feature bits this tierctl does not know (compat %#llx, incompat %#llx, ro_compat %#llx)",
 			       (unsigned long long)d->compat,
@@ -442,6 +492,8 @@ int tl_restore_write(const struct tl_dump *d, const struct tier_fresh *f,
 		sb.tier[d->ext[i].tier].used_extents++;
 	for (t = 0; t < f->lo.nr_tiers; t++)
 		sb.tier[t].flags = d->tier[t].flags;
+	/* prev (below) is a copy: both slots keep the settings. */
+	sb.settings = d->settings;
 	/*
 	 * Both copies, every block (d->ext is sorted by vext), at the
 	 * generation before the dump's: the superblock of that generation

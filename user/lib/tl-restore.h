@@ -35,6 +35,7 @@ struct tl_dump {
 	bool meta_ext;
 	u8 meta_uuid[TIER_UUID_LEN];
 	u64 meta_dev_sectors;
+	struct tier_settings settings;
 	u32 nr_tiers;
 	struct {
 		u8 member_uuid[TIER_UUID_LEN];

@@ -10,6 +10,7 @@
 #include "tl-print.h"
 #include "tierctl.h"
 #include "tl-mem.h"
+#include "tl-dm.h"
 
 static void valid_keys(char *buf, size_t len)
 {
@@ -111,6 +112,7 @@ int cmd_policy(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "reset", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +121,7 @@ int cmd_policy(int argc, char **argv)
 	u32 show = 0;
 	struct tl_nl *nl;
 	const char *name;
-	bool json = tierctl_json;
+	bool json = tierctl_json, reset = false;
 	int c, i, rc;
 
 	opts_reset();
@@ -127,6 +129,9 @@ int cmd_policy(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'R':
+			reset = true;
 			break;
 		case 'h':
 			return TIERCTL_EXIT_OK;
@@ -160,8 +165,17 @@ int cmd_policy(int argc, char **argv)
 			want.set |= 1U << k;
 		}
 	}
+	if (reset && want.set)
+		return usage_error("policy: --reset takes no KEY=VALUE (reset first, then set)");
 	if (!show)
 		show = (1U << TL_NL_POLICY_N) - 1;
+
+	/*
+	 * Forget every persisted change: each setting back to its table line
+	 * value or default, the superblock's record cleared at the next commit.
+	 */
+	if (reset && tl_dm_message(name, "reset-settings", &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
 
 	rc = nl_open(&nl);
 	if (rc)

@@ -46,7 +46,7 @@ static const struct tierctl_cmd commands[] = {
 	{ "list", cmd_list, "list [--json]", "list the active dm-tier devices" },
 	{ "status", cmd_status, "status NAME [--json]",
 	  "show a device's tiers, usage and counters" },
-	{ "policy", cmd_policy, "policy NAME [KEY[=VALUE]...] [--json]",
+	{ "policy", cmd_policy, "policy NAME [KEY[=VALUE]...] [--reset] [--json]",
 	  "show or change the migration settings (all changes at once)" },
 	{ "migrate", cmd_migrate,
 	  "migrate NAME --range START:LEN|all --tier N [--wait] [--json] [-H]",
