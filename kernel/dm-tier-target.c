@@ -1161,7 +1161,7 @@ static void tier_load_settings(struct tier_c *tc)
 		return;
 	r = tier_table_settings_apply(&tc->tbl, &s, &refused, &err);
 	if (r < 0)
-		DMWARN("%s: persisted settings not used, they conflict with the table line: %s; 'tierctl policy NAME --reset' clears them",
+		DMWARN("%s: persisted settings conflict with the table line (%s), not used",
 		       tier_pool_log_name(pool), err ? err : "invalid");
 	else if (r)
 		DMINFO("%s: %d persisted setting%s applied",
@@ -1601,9 +1601,8 @@ static void tier_persist_keys(struct tier_c *tc, const char *const *keys,
 		if (!r)
 			changed = true;
 		else if (r == -ENOSPC)
-			DMWARN_LIMIT(
-				"%s: %s: the settings record is full, not persisted",
-				tier_pool_log_name(pool), keys[i]);
+			DMWARN_LIMIT("%s: %s: settings record full",
+				     tier_pool_log_name(pool), keys[i]);
 	}
 	if (changed) {
 		tier_md_set_settings(pool->meta, &s);

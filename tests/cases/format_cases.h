@@ -2114,6 +2114,7 @@ static const struct settings_bad_case settings_bad_cases[] = {
 	{ "unused entry not zero", 0x320, 1, -EUCLEAN },
 	{ "last unused entry not zero", 0x3ff, 1, -EUCLEAN },
 };
+
 /* clang-format on */
 
 static void settings_bad_desc(const struct settings_bad_case *c, char *desc)

@@ -9,6 +9,10 @@
 #include "table.h"
 
 #define MAX_WORDS 64
+/* A line with options, for the persisted settings cases. */
+#define LINE_GIVEN "2048 2 a b 6 high_watermark 90 demote_age 5 reserve_pct 2"
+#define LINE_MEM \
+	"2048 2 a b 8 high_watermark 90 mem_node 0 mem_size_mb 64 demote_age 5"
 #define LINE_LEN 512
 
 /* A line split into words the way dm does, kept for the test's lifetime. */
@@ -916,9 +920,7 @@ static void tier_table_settings_ids_test(CASE_CTX)
 /* The parser records which options the line gave. */
 static void tier_table_given_test(CASE_CTX)
 {
-	struct words *w = split(
-		test,
-		"2048 2 a b 6 high_watermark 90 demote_age 5 reserve_pct 2");
+	struct words *w = split(test, LINE_GIVEN);
 	struct words *plain = split(test, "2048 2 a b");
 	struct tier_table t, u;
 	const char *error;
@@ -942,9 +944,7 @@ static void settings_add(struct tier_settings *s, const char *key, u32 v)
 /* Precedence: the table line, then the persisted value, then the default. */
 static void tier_table_settings_apply_test(CASE_CTX)
 {
-	struct words *w = split(
-		test,
-		"2048 2 a b 6 high_watermark 90 demote_age 5 reserve_pct 2");
+	struct words *w = split(test, LINE_GIVEN);
 	struct tier_settings *s = case_alloc(test, sizeof(*s));
 	struct tier_table t;
 	const char *error = NULL;
@@ -1045,9 +1045,7 @@ static void tier_table_settings_record_test(CASE_CTX)
 /* Reset: every persisted option back to the line's value or the default. */
 static void tier_table_settings_reset_test(CASE_CTX)
 {
-	struct words *w = split(
-		test,
-		"2048 2 a b 8 high_watermark 90 mem_node 0 mem_size_mb 64 demote_age 5");
+	struct words *w = split(test, LINE_MEM);
 	struct tier_table line, live;
 	const char *error = NULL;
 
