@@ -33,7 +33,7 @@ restore_power() {
 	shims_restore hotL:hot0 coldL:cold0
 }
 
-settings() { # after every activation (messages do not outlive the table)
+settings() { # after every activation (a power cut may lose a change not yet committed)
 	tier_set_wm $DEV 30 15
 	tier_set $DEV promote_hits 2
 	tier_set $DEV auto_migrate 1
