@@ -93,7 +93,7 @@ ccache_load() {
 	# The sloppiness skips only ccache's guard against a header edited
 	# during the build (DKMS copies the sources just before it): the
 	# contents are hashed all the same.
-	export CCACHE_DIR=/tmp/ccache CCACHE_MAXSIZE=200M DEBIAN_KERNEL_USE_CCACHE=1 \
+	export CCACHE_DIR=/tmp/ccache CCACHE_MAXSIZE=50M DEBIAN_KERNEL_USE_CCACHE=1 \
 		CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime
 	ccache -z >/dev/null
 }
@@ -245,10 +245,10 @@ cp "$WD/run/root.tar" "$WD/run/sums" "$WD/" || fail "boot 1 left no root state"
 # Keep the guest's compiler cache for the next run (replaced whole).
 if [ -d "$WD/run/ccache" ]; then
 	mkdir -p "$(dirname "$CCACHE_KEPT")"
-	rm -rf "$CCACHE_KEPT.new" "$CCACHE_KEPT.old"
-	mv "$WD/run/ccache" "$CCACHE_KEPT.new" &&
-		{ [ ! -d "$CCACHE_KEPT" ] || mv "$CCACHE_KEPT" "$CCACHE_KEPT.old"; } &&
-		mv "$CCACHE_KEPT.new" "$CCACHE_KEPT" && rm -rf "$CCACHE_KEPT.old"
+	mv "$WD/run/ccache" "$CCACHE_KEPT.new.$$" &&
+		{ [ ! -d "$CCACHE_KEPT" ] || mv "$CCACHE_KEPT" "$CCACHE_KEPT.old.$$"; } &&
+		mv "$CCACHE_KEPT.new.$$" "$CCACHE_KEPT"
+	rm -rf "$CCACHE_KEPT.new.$$" "$CCACHE_KEPT.old.$$"
 fi
 for n in 2 3; do
 	vm --no-module "${drives[@]}" -- "$0" boot $n || fail "boot $n"
