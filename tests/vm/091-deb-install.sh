@@ -39,9 +39,22 @@
 # dm-tier-activate-nvmf.service (needs network-online), and the units'
 # syntax and dependencies, which tests/unit/test_deb.sh checks with
 # systemd-analyze verify.
+# Warm runs: DKMS's compiler output is cached across runs with ccache,
+# through Debian's own switch for it (DEBIAN_KERNEL_USE_CCACHE=1: the
+# headers' .kernelvariables then make CC "ccache gcc-12"). The cache lives
+# in $DMT_CACHE/vm/ccache-091 on the host; the guest copies it into its
+# tmpfs before `dpkg -i` (the host tree is read-only in the guest) and hands
+# it back through /dmt-out, and the host keeps it. ccache keys each object by
+# the compiler (its size and mtime), the full command line (the kernel's
+# include paths and flags, so the kernel version) and the contents of the
+# source and every header it includes: an edited module source or another
+# kernel or compiler compiles again, as a cold run does. Everything else is
+# the real path: dpkg, the postinst, dkms build (make, modpost, link,
+# signing) and install, depmod. The hits and misses are printed. Without
+# ccache on the host (tools/deps installs it), DKMS compiles everything.
 # DMT_KERNEL=6.12 runs it on the 6.12 kernel; `make check-long` runs it on
-# both (the "also-6.12" tag), `make check` on 6.1 only (each run is ~12 min
-# under TCG, most of it DKMS compiling in the guest).
+# both (the "also-6.12" tag), `make check` on 6.1 only (alone under TCG a
+# run takes about 5 min cold, 3.5 min warm, most of it the install boot).
 . "$(dirname "$0")/lib.sh"
 WD=$TOP/build/vm/$TEST_NAME
 UNITDIR=/lib/systemd/system
@@ -68,6 +81,31 @@ check_dkms_module() {
 	expect_eq "$(modinfo -F vermagic dm-tier | cut -d' ' -f1)" "$(uname -r)" "vermagic"
 }
 
+# The compiler cache of the DKMS build (see the header).
+CCACHE_KEPT=${DMT_CACHE:-$HOME/.cache/dm-tier}/vm/ccache-091
+ccache_load() {
+	if ! command -v ccache >/dev/null; then
+		echo "no ccache on the host ('make deps' installs it): DKMS compiles everything"
+		return 0
+	fi
+	mkdir -p /tmp/ccache
+	[ ! -d "$CCACHE_KEPT" ] || cp -a "$CCACHE_KEPT/." /tmp/ccache/ || fail "copying the kept ccache"
+	# The sloppiness skips only ccache's guard against a header edited
+	# during the build (DKMS copies the sources just before it): the
+	# contents are hashed all the same.
+	export CCACHE_DIR=/tmp/ccache CCACHE_MAXSIZE=50M DEBIAN_KERNEL_USE_CCACHE=1 \
+		CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime
+	ccache -z >/dev/null
+}
+ccache_save() {
+	[ -n "${CCACHE_DIR:-}" ] || return 0
+	echo "ccache: $(ccache --print-stats | awk -F'\t' '
+		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+		$1 == "cache_miss" { m = $2 } $1 == "compile_failed" { f = $2 }
+		END { printf "%d hits, %d misses, %d failed (not cached)", h, m, f }') in DKMS's build"
+	cp -a /tmp/ccache /dmt-out/ccache || fail "handing the ccache back"
+}
+
 guest_install() {
 	guest_path
 	local kver
@@ -76,9 +114,11 @@ guest_install() {
 	if [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
 		ln -sfn "$DMT_DEB_KDIR" "/lib/modules/$kver/build"
 	fi
+	ccache_load
 	echo "dpkg -i (DKMS builds dm-tier.ko for $kver)"
 	dpkg -i "$WD"/deb/dm-tier-dkms_*_all.deb "$WD"/deb/dm-tier_*_amd64.deb \
 		>/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; fail "dpkg -i"; }
+	ccache_save
 	check_path
 	grep -iE 'dkms|error|warn' /tmp/dpkg.log | sed 's/^/  dpkg: /' | head -n 20
 	dkms status -m dm-tier | grep -q "$kver.*installed" || { dkms status; fail "dkms: dm-tier not installed for $kver"; }
@@ -202,6 +242,14 @@ drives=(--nvme 128M --nvme 256M)
 # DKMS compiles the module in the guest: minutes under TCG.
 vm --fresh --no-module --timeout 2400 "${drives[@]}" -- "$0" install || fail "boot 1 (install)"
 cp "$WD/run/root.tar" "$WD/run/sums" "$WD/" || fail "boot 1 left no root state"
+# Keep the guest's compiler cache for the next run (replaced whole).
+if [ -d "$WD/run/ccache" ]; then
+	mkdir -p "$(dirname "$CCACHE_KEPT")"
+	mv "$WD/run/ccache" "$CCACHE_KEPT.new.$$" &&
+		{ [ ! -d "$CCACHE_KEPT" ] || mv "$CCACHE_KEPT" "$CCACHE_KEPT.old.$$"; } &&
+		mv "$CCACHE_KEPT.new.$$" "$CCACHE_KEPT"
+	rm -rf "$CCACHE_KEPT.new.$$" "$CCACHE_KEPT.old.$$"
+fi
 for n in 2 3; do
 	vm --no-module "${drives[@]}" -- "$0" boot $n || fail "boot $n"
 	cp "$WD/run/sums" "$WD/sums"
