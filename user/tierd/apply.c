@@ -576,7 +576,7 @@ static int recorded_ctrl_loss_tmo(void)
 /*
  * Start bringing NVMe-oF tier @t of @d back (a no-op while attempts run):
  * the attempts are made by tierd_run_recover(). @nd describes the device's
- * tiers; @why is logged ("tier-error", "offline at start").
+ * tiers; @why is logged ("tier-error", "found offline").
  */
 static bool start_recover(struct tierd_dev *d, const struct tl_nl_dev *nd,
 			  uint32_t t, const char *why)
