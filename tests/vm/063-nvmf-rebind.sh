@@ -37,13 +37,12 @@ D=/dev/mapper/$DEV
 
 sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 table_tier1() { dmsetup table $DEV | awk '{ print $7 }'; }
-# The NVMe namespaces that are not the bench's local drives.
+# The NVMe namespaces of the bench's NVMe-oF subsystem (not the local drives,
+# nor the one nvmet exports): their controller's or multipath subsystem's NQN.
 fabric_ns() {
-	local b d
+	local b
 	for b in /sys/block/nvme*n*; do
-		[ -e "$b" ] || continue
-		d=/dev/$(basename "$b")
-		[ "$d" = "$(readlink -f "$DMT_NVME0")" ] || [ "$d" = "$(readlink -f "$DMT_NVME1")" ] || echo "$d"
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" != "$DMT_NVMF_NQN" ] || echo "/dev/$(basename "$b")"
 	done
 }
 devt_of() { local n; n=$(basename "$(readlink -f "$1")"); cat "/sys/class/block/$n/dev"; }
