@@ -38,10 +38,12 @@ D=/dev/mapper/$DEV
 sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 table_tier1() { dmsetup table $DEV | awk '{ print $7 }'; }
 # The NVMe namespaces of the bench's NVMe-oF subsystem (not the local drives,
-# nor the one nvmet exports): their controller's or multipath subsystem's NQN.
+# nor the one nvmet exports): their controller's or multipath subsystem's NQN;
+# a multipath head's hidden paths (nvme3c4n1) left out.
 fabric_ns() {
 	local b
 	for b in /sys/block/nvme*n*; do
+		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
 		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" != "$DMT_NVMF_NQN" ] || echo "/dev/$(basename "$b")"
 	done
 }
