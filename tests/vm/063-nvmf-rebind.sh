@@ -15,27 +15,134 @@
 #   refuse    a reload naming, for tier 1, a device without its label is
 #             refused by the kernel ("does not carry this tier's label")
 #   again     remove, activate (by label): the new device is tier 1
-# Nothing is left to commit when the namespace goes, and no I/O reaches it
-# while it is gone: the suspend of the reload commits what is dirty (heat
-# from any read, too), and a commit flushes every tier today, the dead one
-# included, which moves the metadata to ro (until commits flush only the
-# tiers they wrote: issue 15's per-tier flush).
+#   tierd     twice, tierd started before the outage (it acts on the
+#             tier-error event) and after the error (it finds tier 1
+#             failed when it starts): the controller is deleted again and
+#             a read of tier-1 data fails (tier-error). tierd alone, without
+#             tierctl:
+#             connects the recorded target (libnvme), which makes a new
+#             controller, so the namespace comes back under yet another
+#             name (the old one is still held by the table), re-binds tier
+#             1 by its label (a table reload with the new device) and sends
+#             tier-recover: `dmsetup table` names the new device, tier 1
+#             ok, metadata rw, the data intact, no extent moved (mapped
+#             counts per tier and migration counters unchanged), tierd's
+#             log says what it did, events tier-error ... tier-recovered
+# Commits flush only the tiers written since their last flush (issue 15), so
+# the suspend of a reload, which commits what is dirty (heat from a read,
+# too), does not touch the dead namespace.
 . "$(dirname "$0")/lib.sh"
 DEV=rb
 D=/dev/mapper/$DEV
 
 sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 table_tier1() { dmsetup table $DEV | awk '{ print $7 }'; }
-# The NVMe namespaces that are not the bench's local drives.
+# The NVMe namespaces of the bench's NVMe-oF subsystem (not the local drives,
+# nor the one nvmet exports): their controller's or multipath subsystem's NQN;
+# a multipath head's hidden paths (nvme3c4n1) left out.
 fabric_ns() {
-	local b d
+	local b
 	for b in /sys/block/nvme*n*; do
-		[ -e "$b" ] || continue
-		d=/dev/$(basename "$b")
-		[ "$d" = "$(readlink -f "$DMT_NVME0")" ] || [ "$d" = "$(readlink -f "$DMT_NVME1")" ] || echo "$d"
+		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" != "$DMT_NVMF_NQN" ] || echo "/dev/$(basename "$b")"
 	done
 }
 devt_of() { local n; n=$(basename "$(readlink -f "$1")"); cat "/sys/class/block/$n/dev"; }
+
+# ---- tierd: tierd alone re-binds the namespace that came back renamed
+CONF=/tmp/tierd-conf
+TLOG=/tmp/tierd.log
+show_tierd() { echo "---- tierd log ----"; cat $TLOG; echo "---- events ----"; cat /tmp/watch.out; echo "----"; }
+die() { show_tierd; fail "$*"; }
+t1_state() { jfield $DEV '["tiers"][1]["state"]'; }
+# The counters that say whether anything moved.
+moved_counters() { (tier_eval $DEV; echo "mapped0=$mapped0 mapped1=$mapped1 used0=$used0 used1=$used1 promotions=$promotions demotions=$demotions moved_bytes=$moved_bytes migration_errors=$migration_errors manual_pending=$manual_pending"); }
+
+# One round: the controller is deleted while the table holds the namespace,
+# a read of tier 1 fails (tier-error), and tierd alone brings tier 1 back
+# under the namespace's new name. WHEN tierd starts: "running" before the
+# outage (it acts on the tier-error event), "late" after the error (it finds
+# tier 1 failed when it lists the devices at start).
+tierd_round() { # when
+	local when=$1 old_devt new_dev new_devt before pid_tierd pid_watch k0 why
+	tier_set $DEV auto_migrate 0
+	sum=$(sum_all)
+	# Nothing dirty when the namespace goes (see the header; the suspend of
+	# the reload would commit it anyway).
+	tier_msg $DEV commit || fail "tierd $when: commit before the outage"
+	old_devt=$(table_tier1)
+	before=$(moved_counters)
+	echo "tierd $when: tier 1 is $old_devt; $before"
+	mkdir -p $CONF
+	echo "[global]" >$CONF/tierd.conf
+	: >$TLOG
+	start_tierd() {
+		tierd --foreground --config-dir $CONF --log-level debug >$TLOG 2>&1 &
+		pid_tierd=$!
+		wait_for 10 "grep -q 'netlink: connected' $TLOG" || die "tierd $when: tierd did not connect"
+	}
+	[ "$when" = late ] || start_tierd
+	tierctl watch $DEV --json >/tmp/watch.out 2>/tmp/watch.err &
+	pid_watch=$!
+	wait_for 10 'grep -q watching /tmp/watch.err' || die "tierctl watch did not subscribe"
+	k0=$(dmesg | wc -l)
+
+	# The controller is deleted (as when ctrl_loss_tmo runs out); the table
+	# still holds the namespace, so its name stays taken.
+	nvme disconnect -n "$DMT_NVMF_NQN" >/dev/null
+	udevadm settle
+	[ ! -e "/sys/dev/block/$old_devt" ] || fail "tierd $when: $old_devt still in sysfs after the disconnect"
+	[ -z "$(fabric_ns)" ] || fail "tierd $when: a fabric namespace is left after the disconnect: $(fabric_ns)"
+	# A read of tier-1 data fails: tier-error; the rest is tierd's.
+	! dd if=$D of=/dev/null bs=1M count=24 iflag=direct status=none 2>/dev/null ||
+		fail "tierd $when: a read of tier 1 succeeded with its namespace gone"
+	wait_for 10 'grep -q tier-error /tmp/watch.out' || die "tierd $when: no tier-error after a failed read"
+	if [ "$when" = late ]; then
+		why="found (degraded|offline)"
+		expect_eq "$(t1_state | grep -Ec '^(degraded|offline)$')" 1 "tierd late: tier 1 failed before tierd starts"
+		start_tierd
+	else
+		why="tier-error"
+	fi
+	wait_for 120 '[ "$(t1_state)" = ok ]' || die "tierd $when: tier 1 not back ($(t1_state), table $(table_tier1))"
+	new_devt=$(table_tier1)
+	new_dev=$(jfield $DEV '["tiers"][1]["device"]')
+	echo "tierd $when: tier 1 is $new_dev ($new_devt) now"
+	[ "$new_devt" != "$old_devt" ] || die "tierd $when: the table still names $old_devt"
+	expect_eq "$(devt_of "$new_dev")" "$new_devt" "tierd $when: the device status names is the table's"
+	expect_eq "$(fabric_ns)" "$new_dev" "tierd $when: the reconnected namespace is tier 1"
+	grep -Eq "$DEV: tier 1 \(.*\) is NVMe-oF: reconnecting \($why; retrying for up to 900 s\)" $TLOG ||
+		die "tierd $when: tierd did not log that it reconnects tier 1 ($why)"
+	grep -q "$DEV: tier 1 re-bound by its label from .* to $new_dev (nothing copied)" $TLOG ||
+		die "tierd $when: tierd did not log the re-bind to $new_dev"
+	grep -q "$DEV: tier 1 reconnected and recovered (attempt [0-9]*)" $TLOG || die "tierd $when: tierd did not log the recovery"
+	grep "$DEV: tier 1" $TLOG
+	expect_eq "$(dmesg | tail -n +$((k0 + 1)) | grep -c "tier 1 re-bound from .* to $new_devt (${new_dev#/dev/}) by its label")" 1 \
+		"tierd $when: kernel log lines of the re-bind to $new_dev"
+	# Nothing moved: the same extents on each tier, no migration.
+	expect_eq "$(moved_counters)" "$before" "tierd $when: mapped counts and migration counters after the re-bind"
+	expect_eq "$(sum_all)" "$sum" "tierd $when: checksum after the re-bind"
+	tier_sane $DEV "tierd $when: after the re-bind"
+	dd if=/dev/urandom of=$D bs=1M count=2 seek=8 oflag=direct conv=notrunc status=none ||
+		fail "tierd $when: writes after the re-bind"
+	tier_msg $DEV commit || fail "tierd $when: commit after the re-bind"
+	tier_sane $DEV "tierd $when: after writing"
+	wait_for 10 'grep -q tier-recovered /tmp/watch.out' || true
+	kill $pid_watch
+	python3 - /tmp/watch.out <<-'EOF' || die "tierd $when: wrong events"
+		import json, sys
+		ev = [json.loads(l) for l in open(sys.argv[1])]
+		names = [(e["event"], e.get("event_tier")) for e in ev
+		         if e["event"] in ("tier-error", "tier-recovered", "mode-change")]
+		# ok -> degraded or offline (-> offline), then one tier-recovered.
+		assert names in ([("tier-error", 1), ("tier-recovered", 1)],
+		                 [("tier-error", 1), ("tier-error", 1),
+		                  ("tier-recovered", 1)]), names
+	EOF
+	kill $pid_tierd
+	wait $pid_tierd || die "tierd $when: tierd exited with status $? on SIGTERM"
+	echo "tierd $when: re-bound $old_devt -> $new_devt ($new_dev) by itself, nothing moved, data intact"
+}
 
 guest_main() {
 	local uri="nvmf://tcp/127.0.0.1:4420/$DMT_NVMF_NQN" sum dev1 old_devt new_dev new_devt out rc c0
@@ -107,6 +214,10 @@ guest_main() {
 	expect_eq "$(table_tier1)" "$new_devt" "tier 1 after activate"
 	expect_eq "$(sum_all)" "$sum" "checksum after activate"
 	tier_sane $DEV "after activate"
+	echo "again: activate by label uses $new_dev"
+
+	tierd_round running
+	tierd_round late
 	tierctl remove $DEV >/dev/null
 	no_kernel_warning "re-bind"
 	echo "NVMe-oF re-bind: the namespace under a new name is tier 1 again, nothing copied, data intact"

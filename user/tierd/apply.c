@@ -17,6 +17,7 @@
 
 #include "tl-nvmf-record.h"
 #include "tl-rebind.h"
+#include "tl-recover.h"
 #include "tierd.h"
 
 /* A request refused with EBUSY (a move runs) is retried every OP_RETRY_MS
@@ -25,9 +26,6 @@
 #define OP_RETRY_MS 2000
 #define OP_MAX_TRIES 300
 #define OP_MAX_OTHER_TRIES 5
-/* Reconnecting an NVMe-oF tier: 2, 4, ... 60 s apart, RECOVER_MAX_TRIES. */
-#define RECOVER_MAX_TRIES 8
-#define RECOVER_MAX_DELAY_MS 60000
 
 struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name)
 {
@@ -551,13 +549,67 @@ void tierd_run_ops(struct tierd *td, struct tierd_dev *d)
 
 /* ---- NVMe-oF recovery ----------------------------------------------------- */
 
+/*
+ * The longest ctrl_loss_tmo of the recorded connections (those tierd
+ * connects again), -1 when one reconnects forever; the default when none is
+ * recorded or the record cannot be read.
+ */
+static int recorded_ctrl_loss_tmo(void)
+{
+	struct tl_nvmf_record rec;
+	struct tl_err err = { "" };
+	int tmo = -2;
+	size_t i;
+
+	if (tl_nvmf_record_load(&rec, &err))
+		return TL_RECOVER_DEF_CTRL_LOSS_TMO;
+	for (i = 0; i < rec.nr && tmo != -1; i++) {
+		if (rec.entry[i].opts.ctrl_loss_tmo < 0)
+			tmo = -1;
+		else if (rec.entry[i].opts.ctrl_loss_tmo > tmo)
+			tmo = rec.entry[i].opts.ctrl_loss_tmo;
+	}
+	tl_nvmf_record_free(&rec);
+	return tmo == -2 ? TL_RECOVER_DEF_CTRL_LOSS_TMO : tmo;
+}
+
+/*
+ * Start bringing NVMe-oF tier @t of @d back (a no-op while attempts run):
+ * the attempts are made by tierd_run_recover(). @nd describes the device's
+ * tiers; @why is logged ("tier-error", "found offline").
+ */
+static bool start_recover(struct tierd_dev *d, const struct tl_nl_dev *nd,
+			  uint32_t t, const char *why)
+{
+	struct tierd_recover *r;
+
+	if (strcmp(nd->tiers[t].tier_class, "nvmf")) {
+		log_warn(
+			"%s: tier %u (%s, class %s) failed; only NVMe-oF tiers are reconnected by tierd (check the drive: dmesg, then tierctl)",
+			d->name, t, nd->tiers[t].device,
+			nd->tiers[t].tier_class);
+		return false;
+	}
+	r = &d->recover[t];
+	if (r->active)
+		return false;
+	r->active = true;
+	r->attempt = 0;
+	r->first_ms = r->next_ms = tierd_now_ms();
+	r->window_ms = tl_recover_window_ms(recorded_ctrl_loss_tmo());
+	snprintf(r->device, sizeof(r->device), "%s", nd->tiers[t].device);
+	log_notice("%s: tier %u (%s) is NVMe-oF: reconnecting (%s; retrying for up to %lld s)",
+		   d->name, t, nd->tiers[t].device, why,
+		   (long long)(r->window_ms / 1000));
+	return true;
+}
+
 void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 		      const struct tl_nl_dev *ev)
 {
 	bool has_tier = ev->has_event_tier;
 	uint32_t t = ev->event_tier;
 	struct tl_err err = { "" };
-	struct tierd_recover *r;
 	struct tl_nl_dev *cur = NULL;
 
 	/* The notification carries the device's tiers; should it lack them,
@@ -578,27 +630,24 @@ void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 		free(cur);
 		return;
 	}
-	if (strcmp(ev->tiers[t].tier_class, "nvmf")) {
-		log_warn(
-			"%s: tier %u (%s, class %s) failed; only NVMe-oF tiers are reconnected by tierd (check the drive: dmesg, then tierctl)",
-			d->name, t, ev->tiers[t].device,
-			ev->tiers[t].tier_class);
-		free(cur);
-		return;
-	}
-	r = &d->recover[t];
-	if (r->active) {
-		free(cur);
-		return;
-	}
-	r->active = true;
-	r->attempt = 0;
-	r->next_ms = tierd_now_ms();
-	snprintf(r->device, sizeof(r->device), "%s", ev->tiers[t].device);
-	log_notice("%s: tier %u (%s) is NVMe-oF: reconnecting", d->name, t,
-		   ev->tiers[t].device);
+	if (start_recover(d, ev, t, "tier-error"))
+		tierd_run_recover(td, d);
 	free(cur);
-	tierd_run_recover(td, d);
+}
+
+void tierd_check_tiers(struct tierd_dev *d, const struct tl_nl_dev *nd)
+{
+	char why[48];
+	uint32_t t;
+
+	for (t = 0; t < nd->nr_tiers && t < TIER_MAX_TIERS; t++) {
+		if (!nd->tiers[t].state[0] || !strcmp(nd->tiers[t].state, "ok"))
+			continue;
+		if (strcmp(nd->tiers[t].tier_class, "nvmf"))
+			continue; /* logged with the tier-error, if seen */
+		snprintf(why, sizeof(why), "found %s", nd->tiers[t].state);
+		start_recover(d, nd, t, why);
+	}
 }
 
 /*
@@ -703,15 +752,17 @@ void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 				continue;
 			}
 		}
-		if (r->attempt >= RECOVER_MAX_TRIES) {
-			log_err("%s: tier %u still not recovered after %u attempts, giving up: %s (reconnect it by hand, e.g. nvme connect, then clear the error with a tier-recover request; see docs/tierd.md)",
-				d->name, t, r->attempt, err.msg);
+		delay = tl_recover_next_delay_ms(
+			r->attempt, tierd_now_ms() - r->first_ms, r->window_ms);
+		if (delay < 0) {
+			log_err("%s: tier %u still not recovered after %u attempts in %lld s, giving up: %s (reconnect it by hand, e.g. nvme connect, then run tierctl recover %s --tier %u; see docs/tierd.md)",
+				d->name, t, r->attempt,
+				(long long)((tierd_now_ms() - r->first_ms) /
+					    1000),
+				err.msg, d->name, t);
 			r->active = false;
 			continue;
 		}
-		delay = 1000LL << r->attempt;
-		if (delay > RECOVER_MAX_DELAY_MS)
-			delay = RECOVER_MAX_DELAY_MS;
 		log_warn("%s: tier %u: attempt %u failed: %s; next in %lld s",
 			 d->name, t, r->attempt, err.msg,
 			 (long long)(delay / 1000));

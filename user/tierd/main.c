@@ -130,6 +130,9 @@ static int list_cb(const struct tl_nl_dev *nd, void *arg)
 		return -ENOMEM;
 	d->present = true;
 	tierd_dev_update(d, nd);
+	/* --once configures and exits: it reconnects nothing. */
+	if (!lc->td->once)
+		tierd_check_tiers(d, nd);
 	more = realloc(lc->names, (lc->nr + 1) * sizeof(*more));
 	if (!more)
 		return -ENOMEM;

@@ -62,9 +62,12 @@ struct tierd_place {
 	bool seen; /* still wanted in this pass */
 };
 
+/* Bringing an NVMe-oF tier back (apply.c; schedule: tl-recover.h). */
 struct tierd_recover {
 	bool active;
-	unsigned int attempt;
+	unsigned int attempt; /* attempts made */
+	int64_t first_ms; /* when the first was due */
+	int64_t window_ms; /* give up this long after it */
 	int64_t next_ms;
 	char device[64]; /* the tier's block device (nvme3n1) */
 };
@@ -112,6 +115,10 @@ void tierd_run_ops(struct tierd *td, struct tierd_dev *d);
 /* A tier-error event: start reconnecting an nvmf tier. */
 void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 		      const struct tl_nl_dev *ev);
+/* A device listed (start, rescan): start recovering each NVMe-oF tier
+ * that is not ok (its tier-error came before tierd, or was lost). The
+ * attempts are made later, by tierd_run_recover(). */
+void tierd_check_tiers(struct tierd_dev *d, const struct tl_nl_dev *nd);
 /* Reconnect attempts that are due. */
 void tierd_run_recover(struct tierd *td, struct tierd_dev *d);
 
