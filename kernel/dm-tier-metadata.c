@@ -123,11 +123,6 @@ u64 tier_md_ctime(const struct tier_md *md)
 	return md->sb.ctime;
 }
 
-bool tier_md_meta_ext(const struct tier_md *md)
-{
-	return md->meta_ext;
-}
-
 void tier_md_meta_usage(const struct tier_md *md, u64 *used, u64 *total)
 {
 	sector_t end = md->sb.meta_start +

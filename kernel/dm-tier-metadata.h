@@ -198,14 +198,6 @@ void tier_md_uuid(const struct tier_md *md, u8 *uuid);
 u64 tier_md_ctime(const struct tier_md *md);
 
 /**
- * tier_md_meta_ext() - whether the metadata is on a separate device.
- * @md: the handle.
- *
- * Context: any; fixed at creation.
- */
-bool tier_md_meta_ext(const struct tier_md *md);
-
-/**
  * tier_md_meta_usage() - the metadata device's use and size, in 4 KiB
  * blocks: used = label, superblock slots and both map copies; total = the
  * separate metadata device's size, or tier 0's area before its data.
