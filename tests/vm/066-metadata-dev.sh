@@ -146,7 +146,7 @@ guest_main() {
 	ext=$(($(blockdev --getsz $D) / 2048 - 1))
 	raw=$(dd if=$D bs=1M count=64 iflag=direct status=none | sha256sum)
 	# The last extent unmapped (committed), so that a write there is new.
-	blkdiscard -o $((ext << 20)) -l $((1 << 20)) $D
+	blkdiscard -f -o $((ext << 20)) -l $((1 << 20)) $D
 	tier_msg $DEV commit || fail "metaerr: commit"
 	meta_swap meta_bad
 	! dd if=/dev/urandom of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none 2>/dev/null ||
