@@ -1030,7 +1030,7 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 		    pool->extent_shift != tc->tbl.extent_shift ||
 		    pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev) {
 			*error =
-				"Device is active with a different tier count, extent size or tier 0";
+				"Device is active with another tier count, extent size or tier 0";
 			return ERR_PTR(-EBUSY);
 		}
 		/*
