@@ -23,7 +23,10 @@
 struct tier_md {
 	u32 nr_tiers;
 	struct block_device *tier_bdev[TIER_MAX_TIERS];
-	struct block_device *meta_bdev;
+	struct block_device *meta_bdev; /* tier 0's, or the metadata device */
+	bool meta_ext; /* the metadata is on a separate device */
+	const char *meta_name; /* the caller's, for logs */
+	sector_t meta_dev_sectors; /* the metadata device's size at load */
 	const char *tier_name[TIER_MAX_TIERS]; /* the caller's, for logs */
 	struct tier_sb sb; /* last committed superblock */
 	struct tier_settings settings; /* what the next commit records */
@@ -44,7 +47,9 @@ const char *tier_mode_name(enum tier_md_mode mode)
 }
 
 struct tier_md *tier_md_create(u32 nr_tiers, struct block_device *const *bdevs,
-			       const char *const *names, char **error)
+			       const char *const *names,
+			       struct block_device *meta_bdev,
+			       const char *meta_name, char **error)
 {
 	struct tier_md *md;
 	u32 i;
@@ -59,7 +64,9 @@ struct tier_md *tier_md_create(u32 nr_tiers, struct block_device *const *bdevs,
 		md->tier_bdev[i] = bdevs[i];
 		md->tier_name[i] = names[i];
 	}
-	md->meta_bdev = bdevs[0];
+	md->meta_ext = !!meta_bdev;
+	md->meta_bdev = meta_bdev ? meta_bdev : bdevs[0];
+	md->meta_name = meta_bdev ? meta_name : names[0];
 	md->md_buf = kvmalloc(TIER_MD_BUF_BLOCKS * TIER_BLOCK_SIZE, GFP_KERNEL);
 	if (!md->md_buf) {
 		*error = "Cannot allocate metadata buffers";
@@ -115,6 +122,18 @@ void tier_md_uuid(const struct tier_md *md, u8 *uuid)
 u64 tier_md_ctime(const struct tier_md *md)
 {
 	return md->sb.ctime;
+}
+
+void tier_md_meta_usage(const struct tier_md *md, u64 *used, u64 *total)
+{
+	sector_t end = md->sb.meta_start +
+		       (2 + 2 * md->sb.map_blocks) * TIER_BLOCK_SECTORS;
+
+	/* The label, the slots and both copies; on tier 0 up to its data. */
+	*used = end / TIER_BLOCK_SECTORS;
+	*total = (md->meta_ext ? md->meta_dev_sectors :
+				 md->sb.tier[0].data_start) /
+		 TIER_BLOCK_SECTORS;
 }
 
 /* Synchronous block I/O on a metadata device through dm-io. */
@@ -215,6 +234,51 @@ void tier_md_rebind(struct tier_md *md, u32 tier, struct block_device *bdev,
 	md->tier_name[tier] = name;
 }
 
+/*
+ * The separate metadata device's label, into labels[TIER_META_DEV]: one of
+ * this device's (uuid), a metadata device, and not smaller than created.
+ */
+static int tier_md_load_meta_label(struct tier_md *md,
+				   struct tier_label *labels, char **error)
+{
+	struct tier_label *l = &labels[TIER_META_DEV];
+	struct tier_err err = {};
+	int r;
+
+	r = tier_md_io(md, md->meta_bdev, REQ_OP_READ, 0, md->md_buf, 1);
+	if (r) {
+		DMERR("%s: cannot read the metadata device's label: %d",
+		      md->meta_name, r);
+		*error = "Cannot read the metadata device's label";
+		return r;
+	}
+	r = tier_label_decode(md->md_buf, l, &err);
+	if (r) {
+		tier_log_check("label", md->meta_name, 0, &err);
+		*error =
+			r == -ENODATA ?
+				"The metadata device carries no dm-tier label" :
+				"The metadata device's label is corrupt or unknown (see dmesg)";
+		return r;
+	}
+	if (l->tier_index != TIER_META_DEV ||
+	    memcmp(l->uuid, labels[0].uuid, TIER_UUID_LEN)) {
+		DMERR("%s: not the metadata device of %s (label: tier %u)",
+		      md->meta_name, md->tier_name[0], l->tier_index);
+		*error = "metadata_dev is not this device's metadata device";
+		return -EINVAL;
+	}
+	md->meta_dev_sectors = bdev_nr_sectors(md->meta_bdev);
+	if (md->meta_dev_sectors < l->dev_sectors) {
+		DMERR("%s: %llu sectors, label needs %llu", md->meta_name,
+		      (unsigned long long)md->meta_dev_sectors,
+		      (unsigned long long)l->dev_sectors);
+		*error = "The metadata device shrank since its creation";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 			       char **error)
 {
@@ -267,11 +331,19 @@ static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 			return -EINVAL;
 		}
 	}
-	if (!(labels[0].flags & TIER_LABEL_F_META)) {
-		*error = "Metadata on a separate device is not supported yet";
-		return -EOPNOTSUPP;
+	if (!(labels[0].flags & TIER_LABEL_F_META) != md->meta_ext) {
+		DMERR("%s: the metadata is %s, the table %s metadata_dev",
+		      md->tier_name[0],
+		      md->meta_ext ? "on tier 0" : "on a separate device",
+		      md->meta_ext ? "gives" : "has no");
+		if (md->meta_ext)
+			*error = "The metadata is on tier 0: drop metadata_dev";
+		else
+			*error =
+				"The metadata is on a separate device: name it as metadata_dev";
+		return -EINVAL;
 	}
-	return 0;
+	return md->meta_ext ? tier_md_load_meta_label(md, labels, error) : 0;
 }
 
 static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
@@ -289,7 +361,7 @@ static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
 			       md->md_buf, 1);
 		if (r) {
 			DMERR("%s: cannot read superblock slot %u: %d",
-			      md->tier_name[0], s, r);
+			      md->meta_name, s, r);
 			*error = "Cannot read the superblock";
 			return r;
 		}
@@ -302,10 +374,10 @@ static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
 	 */
 	for (s = 0; s < 2 && slot < 0; s++)
 		if (ret[s])
-			tier_log_check("superblock slot", md->tier_name[0],
+			tier_log_check("superblock slot", md->meta_name,
 				       tier_sb_sector(meta_start, s), &err[s]);
 	if (slot < 0) {
-		DMERR("%s: no usable superblock: %s", md->tier_name[0],
+		DMERR("%s: no usable superblock: %s", md->meta_name,
 		      tier_err_str(perr.code));
 		*error = "Superblock is corrupt or unknown (see dmesg)";
 		return slot;
@@ -336,7 +408,7 @@ static int tier_md_load_map(struct tier_md *md, struct tier_map *map,
 			       md->md_buf, n);
 		if (r) {
 			DMERR("%s: cannot read map blocks %llu..%llu: %d",
-			      md->tier_name[0], index, index + n - 1, r);
+			      md->meta_name, index, index + n - 1, r);
 			*error = "Cannot read the extent map";
 			return r;
 		}
@@ -347,10 +419,10 @@ static int tier_md_load_map(struct tier_md *md, struct tier_map *map,
 						&err);
 			if (r) {
 				DMERR("%s: map copy %u block %llu (sector %llu) rejected",
-				      md->tier_name[0], copy, index + k,
+				      md->meta_name, copy, index + k,
 				      (unsigned long long)(sector +
 							   k * TIER_BLOCK_SECTORS));
-				tier_log_check("map block", md->tier_name[0],
+				tier_log_check("map block", md->meta_name,
 					       sector + k * TIER_BLOCK_SECTORS,
 					       &err);
 				*error =
@@ -368,10 +440,11 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 {
 	struct tier_label *labels;
 	struct tier_err err = {};
+	sector_t meta_start;
 	u32 i;
 	int r;
 
-	labels = kcalloc(TIER_MAX_TIERS, sizeof(*labels), GFP_KERNEL);
+	labels = kcalloc(TIER_MAX_DEVS, sizeof(*labels), GFP_KERNEL);
 	if (!labels) {
 		*error = "Cannot allocate memory for labels";
 		return -ENOMEM;
@@ -388,9 +461,18 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		r = -EINVAL;
 		goto out;
 	}
-	r = tier_md_load_sb(md, labels[0].meta_start, error);
+	meta_start = labels[md->meta_ext ? TIER_META_DEV : 0].meta_start;
+	r = tier_md_load_sb(md, meta_start, error);
 	if (r)
 		goto out;
+	if (md->meta_ext && tier_label_check_sb(&labels[TIER_META_DEV], &md->sb,
+						TIER_META_DEV, &err)) {
+		tier_log_check("label vs superblock", md->meta_name, 0, &err);
+		*error =
+			"The metadata device's label disagrees with the superblock (see dmesg)";
+		r = -EINVAL;
+		goto out;
+	}
 	for (i = 0; i < md->nr_tiers; i++) {
 		r = tier_label_check_sb(&labels[i], &md->sb, i, &err);
 		if (r) {
@@ -484,7 +566,7 @@ static int tier_md_write_map(struct tier_md *md, struct tier_map *m,
 			       md->md_buf, n);
 		if (r) {
 			DMERR("%s: writing map copy %u blocks %llu..%llu failed: %d",
-			      md->tier_name[0], copy, index, index + n - 1, r);
+			      md->meta_name, copy, index, index + n - 1, r);
 			return r;
 		}
 		index = tier_map_commit_next(m, copy, index + n);
@@ -525,7 +607,7 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		       sb_sector, md->md_buf, 1);
 	if (r) {
 		DMERR("%s: writing superblock generation %llu failed: %d",
-		      md->tier_name[0], nsb.generation, r);
+		      md->meta_name, nsb.generation, r);
 		goto fail;
 	}
 	md->sb = nsb;

@@ -33,16 +33,22 @@ struct tier_md;
 
 /**
  * tier_md_create() - the metadata handle of a device, not loaded yet.
- * @nr_tiers: tier devices, 1..TIER_MAX_TIERS.
- * @bdevs:    the tier devices, fastest first; tier 0 holds the metadata.
- * @names:    their names for log lines; must outlive the handle.
- * @error:    out; a static message for ti->error on failure.
+ * @nr_tiers:  tier devices, 1..TIER_MAX_TIERS.
+ * @bdevs:     the tier devices, fastest first.
+ * @names:     their names for log lines; must outlive the handle.
+ * @meta_bdev: the separate metadata device (table key metadata_dev), or
+ *             NULL: the metadata is on tier 0.
+ * @meta_name: its name for log lines (ignored when @meta_bdev is NULL);
+ *             must outlive the handle.
+ * @error:     out; a static message for ti->error on failure.
  *
  * Context: process, may sleep.
  * Return: the handle, or an ERR_PTR (-ENOMEM).
  */
 struct tier_md *tier_md_create(u32 nr_tiers, struct block_device *const *bdevs,
-			       const char *const *names, char **error);
+			       const char *const *names,
+			       struct block_device *meta_bdev,
+			       const char *meta_name, char **error);
 
 /**
  * tier_md_destroy() - free the handle.
@@ -80,10 +86,12 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
  * @used:     per tier, the mapped extents the new superblock records.
  *
  * The caller has flushed the data tiers the map may point at unflushed
- * data on (tier_md_flush_tier()). Writes the map blocks dirty for the
- * inactive copy, then the next superblock slot with PREFLUSH|FUA: the
- * PREFLUSH makes the map blocks and every write to the metadata device
- * (tier 0, data included) completed before it durable first. On failure
+ * data on (tier_md_flush_tier()); with a separate metadata device that
+ * includes tier 0. Writes the map blocks dirty for the inactive copy, then
+ * the next superblock slot with PREFLUSH|FUA: the PREFLUSH makes the map
+ * blocks and every write to the metadata device (tier 0 with its data, or
+ * the separate metadata device) completed before it durable first. On
+ * failure
  * every block of the copy it was writing is marked dirty again, so the next
  * commit rewrites it.
  *
@@ -210,6 +218,18 @@ void tier_md_uuid(const struct tier_md *md, u8 *uuid);
  * Context: any; fixed once loaded.
  */
 u64 tier_md_ctime(const struct tier_md *md);
+
+/**
+ * tier_md_meta_usage() - the metadata device's use and size, in 4 KiB
+ * blocks: used = label, superblock slots and both map copies; total = the
+ * separate metadata device's size, or tier 0's area before its data.
+ * @md:    a loaded handle.
+ * @used:  out.
+ * @total: out.
+ *
+ * Context: any; fixed once loaded.
+ */
+void tier_md_meta_usage(const struct tier_md *md, u64 *used, u64 *total);
 
 /**
  * tier_mode_name() - "rw", "ro" or "fail" as shown by status.

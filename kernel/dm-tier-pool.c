@@ -308,14 +308,15 @@ static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
 		return -EIO;
 
 	/*
-	 * The data tiers written since their last flush (tier 0, the metadata
-	 * device, is flushed by the superblock's PREFLUSH). No mapping waits
+	 * The data tiers written since their last flush (tier 0, when it holds
+	 * the metadata, is flushed by the superblock's PREFLUSH; with a
+	 * separate metadata device it is a data tier too). No mapping waits
 	 * for this flush: a mapping into a data tier is published only after
 	 * its data was flushed there (tier_pool_flush_tiers() before
 	 * tier_publish() and tier_switch_extent()); it is for writes in place.
 	 * So a tier whose flush fails goes offline, and the commit goes on.
 	 */
-	*failed = tier_pool_flush(pool, ~BIT(0));
+	*failed = tier_pool_flush(pool, pool->meta_ext ? ~0UL : ~BIT(0));
 
 	spin_lock_irqsave(&pool->lock, flags);
 	seq = pool->change_seq;
@@ -330,10 +331,12 @@ static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
-	clear_bit(0, &pool->flush_dirty);
+	if (!pool->meta_ext)
+		clear_bit(0, &pool->flush_dirty);
 	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
 	if (r) {
-		set_bit(0, &pool->flush_dirty);
+		if (!pool->meta_ext)
+			set_bit(0, &pool->flush_dirty);
 		spin_lock_irqsave(&pool->lock, flags);
 		for (i = 0; i < pool->nr_tiers; i++)
 			tier_alloc_commit_end(&pool->alloc[i], false);
@@ -616,6 +619,8 @@ void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st)
 		st->mapped += pool->mapped[i];
 	}
 	st->nospc_errors = pool->nospc_errors;
+	tier_md_meta_usage(pool->meta, &st->meta_used_blocks,
+			   &st->meta_total_blocks);
 	st->mode = pool->mode;
 	st->commits = pool->commits;
 }
@@ -769,6 +774,7 @@ static int tier_pool_loaded(struct tier_pool *pool, char **error)
 
 struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 				   struct dm_dev *const *devs,
+				   struct dm_dev *meta_dev,
 				   struct mapped_device *md, work_func_t worker,
 				   char **error)
 {
@@ -807,6 +813,12 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 		names[i] = pool->tier_name[i];
 	}
 	pool->meta_dev_id = pool->tier_dev_id[0];
+	strscpy(pool->meta_name, pool->tier_name[0], BDEVNAME_SIZE);
+	if (meta_dev) {
+		pool->meta_ext = true;
+		pool->meta_dev_id = meta_dev->bdev->bd_dev;
+		strscpy(pool->meta_name, meta_dev->name, BDEVNAME_SIZE);
+	}
 	pool->commit_interval_ms = tbl->commit_interval_ms;
 	pool->cfg = tbl->policy;
 
@@ -822,7 +834,9 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 		*error = "Cannot allocate metadata buffers";
 		goto bad;
 	}
-	meta = tier_md_create(pool->nr_tiers, pool->tier_bdev, names, error);
+	meta = tier_md_create(pool->nr_tiers, pool->tier_bdev, names,
+			      meta_dev ? meta_dev->bdev : NULL, pool->meta_name,
+			      error);
 	if (IS_ERR(meta)) {
 		r = PTR_ERR(meta);
 		goto bad;

@@ -105,7 +105,13 @@ struct tier_pool {
 	 */
 	struct mapped_device *md;
 	struct list_head targets; /* the tables' targets; tier_pools_mutex */
-	dev_t meta_dev_id;
+	dev_t meta_dev_id; /* the pool's key: metadata device or tier 0 */
+	/*
+	 * The metadata is on a separate device (table key metadata_dev):
+	 * tier 0 is then a data tier like the others for flushes. Fixed.
+	 */
+	bool meta_ext;
+	char meta_name[BDEVNAME_SIZE]; /* the metadata device, for logs */
 
 	/* Geometry, fixed once loaded. */
 	u32 nr_tiers;
@@ -366,6 +372,7 @@ void tier_pool_jobs_exit(void);
  * tier_pool_create() - a pool for a table, with its metadata loaded.
  * @tbl:    the parsed table (device count, options, settings).
  * @devs:   the table's tier devices, @tbl->nr_tiers of them.
+ * @meta:   the table's metadata_dev, or NULL (the metadata is on tier 0).
  * @md:     the mapped device the table belongs to.
  * @worker: the work function of pool->worker (the target's worker).
  * @error:  out; a static message for ti->error on failure.
@@ -378,6 +385,7 @@ void tier_pool_jobs_exit(void);
  */
 struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 				   struct dm_dev *const *devs,
+				   struct dm_dev *meta,
 				   struct mapped_device *md, work_func_t worker,
 				   char **error);
 
@@ -553,6 +561,21 @@ static inline void tier_mark_written(struct tier_pool *pool, u32 tier)
 {
 	if (!test_bit(tier, &pool->flush_dirty))
 		set_bit(tier, &pool->flush_dirty);
+}
+
+/**
+ * tier_flush_before_publish() - whether data written to @tier must be
+ * flushed before a mapping to it is published: every data tier, that is
+ * every tier but the one the metadata lives on (whose data the commit's
+ * superblock PREFLUSH covers).
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any.
+ */
+static inline bool tier_flush_before_publish(struct tier_pool *pool, u32 tier)
+{
+	return tier || pool->meta_ext;
 }
 
 /**

@@ -46,6 +46,7 @@ struct tier_c {
 	struct tier_pool *pool;
 	struct list_head pool_node; /* in pool->targets; tier_pools_mutex */
 	struct dm_dev *tier_dev[TIER_MAX_TIERS];
+	struct dm_dev *meta_dev; /* metadata_dev, or NULL */
 	struct tier_table tbl;
 	char **argv_copy; /* tbl's strings point into it */
 	unsigned int argc;
@@ -647,10 +648,11 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 				 pool->extent_sectors, GFP_NOIO, 0);
 	/*
 	 * The zeroes must be durable before the mapping can be: a data tier
-	 * is flushed now (tier_flush_done()), tier 0 by the commit.
+	 * is flushed now (tier_flush_done()), tier 0 by the commit when it
+	 * holds the metadata.
 	 */
 	tier_mark_written(pool, loc.tier);
-	if (!r && loc.tier) {
+	if (!r && tier_flush_before_publish(pool, loc.tier)) {
 		mutex_lock(&pool->md_lock);
 		if (tier_pool_flush_tiers(pool, BIT(loc.tier)))
 			r = -EIO;
@@ -807,8 +809,10 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
  * Jobs whose data landed on a data tier (not the metadata device): flush
  * those tiers once before the jobs publish their mappings, so that no
  * commit can make durable a mapping to data that is not (the superblock's
- * PREFLUSH covers tier 0). A job whose tier could not be flushed fails:
- * a first write with EIO, a migration keeps its source.
+ * PREFLUSH covers tier 0 when it holds the metadata; with a separate
+ * metadata device tier 0 is flushed here too, redirects included). A job
+ * whose tier could not be flushed fails: a first write with EIO, a
+ * migration or a redirect keeps its source.
  */
 static void tier_flush_done(struct tier_pool *pool, struct list_head *done)
 {
@@ -816,8 +820,8 @@ static void tier_flush_done(struct tier_pool *pool, struct list_head *done)
 	struct tier_job *job;
 
 	list_for_each_entry(job, done, list)
-		if (!job->status && job->loc.tier &&
-		    job->kind != TIER_JOB_REDIRECT)
+		if (!job->status &&
+		    tier_flush_before_publish(pool, job->loc.tier))
 			mask |= BIT(job->loc.tier);
 	if (!mask)
 		return;
@@ -828,7 +832,7 @@ static void tier_flush_done(struct tier_pool *pool, struct list_head *done)
 		return;
 	list_for_each_entry(job, done, list) {
 		if (job->status || !(failed & BIT(job->loc.tier)) ||
-		    job->kind == TIER_JOB_REDIRECT)
+		    !tier_flush_before_publish(pool, job->loc.tier))
 			continue;
 		job->status = BLK_STS_IOERR;
 		if (job->bio)
@@ -958,7 +962,7 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	struct tier_pool *pool;
 	int r;
 
-	pool = tier_pool_create(&tc->tbl, tc->tier_dev,
+	pool = tier_pool_create(&tc->tbl, tc->tier_dev, tc->meta_dev,
 				dm_table_get_md(tc->ti->table), tier_worker,
 				error);
 	if (IS_ERR(pool))
@@ -985,12 +989,14 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are active read-write; remove that device before loading a read-only table"
 
 /*
- * The pool of the device whose metadata is on @tc's tier 0, shared with a
- * table already loaded over the same devices (table reload), else loaded.
+ * The pool of the device whose metadata is on @tc's metadata device (or
+ * tier 0), shared with a table already loaded over the same devices (table
+ * reload), else loaded.
  */
 static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 {
-	dev_t meta = tc->tier_dev[0]->bdev->bd_dev;
+	dev_t meta = tc->meta_dev ? tc->meta_dev->bdev->bd_dev :
+				    tc->tier_dev[0]->bdev->bd_dev;
 	struct tier_pool *pool;
 	struct tier_c *other;
 	u32 i;
@@ -1021,9 +1027,10 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			}
 		}
 		if (pool->nr_tiers != tc->tbl.nr_tiers ||
-		    pool->extent_shift != tc->tbl.extent_shift) {
+		    pool->extent_shift != tc->tbl.extent_shift ||
+		    pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev) {
 			*error =
-				"Device is active with a different tier count or extent size";
+				"Device is active with another tier count, extent size or tier 0";
 			return ERR_PTR(-EBUSY);
 		}
 		/*
@@ -1131,6 +1138,8 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		if (tc->tier_dev[i])
 			dm_put_device(ti, tc->tier_dev[i]);
+	if (tc->meta_dev)
+		dm_put_device(ti, tc->meta_dev);
 	if (tc->argv_copy) {
 		for (i = 0; i < tc->argc; i++)
 			kfree(tc->argv_copy[i]);
@@ -1180,9 +1189,12 @@ static void tier_load_settings(struct tier_c *tc)
  * extent_sectors: extent size in 512-byte sectors, the one the device was
  *	created with (power of two, 128..131072).
  * nr_tiers:	1..8; tier devices follow, fastest first. Tier 0 holds the
- *	metadata. Every device must carry the label "tierctl create" wrote,
- *	at the position the label names.
+ *	metadata unless metadata_dev names a separate device. Every device
+ *	must carry the label "tierctl create" wrote, at the position the
+ *	label names.
  * Optional arguments (key value pairs, see kernel/core/table.c):
+ *	metadata_dev <dev>		the separate metadata device the
+ *					device was created with
  *	commit_interval_ms <1..60000>	periodic commit (default 1000)
  *	reserve_pct <0..50>		per-tier share kept free for
  *					migrations (default 2)
@@ -1233,10 +1245,12 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	if (tc->tbl.metadata_dev) {
-		ti->error =
-			"metadata_dev is not supported yet: metadata lives on tier 0";
-		r = -EOPNOTSUPP;
-		goto bad;
+		r = dm_get_device(ti, tc->tbl.metadata_dev,
+				  dm_table_get_mode(ti->table), &tc->meta_dev);
+		if (r) {
+			ti->error = "Cannot open the metadata device";
+			goto bad;
+		}
 	}
 	for (i = 0; i < tc->tbl.nr_tiers; i++) {
 		r = dm_get_device(ti, tc->tbl.tier_dev[i],
@@ -1446,6 +1460,9 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  * then <activation>: rw, or ro for a table loaded read-only (dmsetup
  *   --readonly), which writes nothing to any member: no commit, no
  *   migration, messages fail with EROFS. Not the metadata mode.
+ * then <meta_used_blocks> <meta_total_blocks>: the metadata device (the
+ *   separate one, or tier 0's area before its data) in 4 KiB blocks: used
+ *   by the label, the superblock slots and both map copies, and its size.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1486,12 +1503,16 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       st->mem_evictions, st->mem_invalidations);
 		DMEMIT(" %llu", st->mig_swaps);
 		DMEMIT(" %s", pool->read_only ? "ro" : "rw");
+		DMEMIT(" %llu %llu", st->meta_used_blocks,
+		       st->meta_total_blocks);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
 
 		for (i = 0; i < t.nr_tiers; i++)
 			t.tier_dev[i] = tc->tier_dev[i]->name;
+		if (tc->meta_dev)
+			t.metadata_dev = tc->meta_dev->name;
 		if (tier_table_format(&t, result, maxlen) < 0 && maxlen)
 			result[0] = '\0';
 		break;
@@ -1503,6 +1524,8 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		       tc->tbl.nr_tiers);
 		for (i = 0; i < tc->tbl.nr_tiers; i++)
 			DMEMIT(",tier_%u=%s", i, tc->tier_dev[i]->name);
+		if (tc->meta_dev)
+			DMEMIT(",metadata_dev=%s", tc->meta_dev->name);
 		DMEMIT(",commit_interval_ms=%u,reserve_pct=%u,discard_passdown=%c",
 		       tc->tbl.commit_interval_ms, tc->tbl.reserve_pct,
 		       tc->tbl.discard_passdown ? 'y' : 'n');
@@ -1714,7 +1737,9 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		return -EINVAL;
 	}
 	if (!tier) {
-		*err = "tier 0 holds the metadata and cannot be forgotten";
+		*err = pool->meta_ext ?
+			       "tier 0 takes redirected writes and cannot be forgotten" :
+			       "tier 0 holds the metadata and cannot be forgotten";
 		return -EINVAL;
 	}
 	if (tier_tier_ok(pool, tier)) {

@@ -41,6 +41,9 @@ struct tier_stats {
 	u64 commits;
 	u64 mapped;
 	u64 nospc_errors;
+	/* Metadata area in 4 KiB blocks: used (label included) and total. */
+	u64 meta_used_blocks;
+	u64 meta_total_blocks;
 	struct {
 		u64 total;
 		u64 used;

@@ -159,11 +159,32 @@ static bool tier_extents_fit(sector_t start, u64 nr, u32 shift,
 
 /* ---- layout ------------------------------------------------------------ */
 
+/* Blocks per map copy for the raw capacity of @req's tiers (>= 1). */
+static u64 tier_layout_map_blocks(const struct tier_layout_req *req, u32 shift)
+{
+	u64 raw = 0;
+	u32 i;
+
+	for (i = 0; i < req->nr_tiers && i < TIER_MAX_TIERS; i++)
+		raw += req->dev_sectors[i] >> shift; /* < 2^60 */
+	return max_t(u64, tier_map_blocks_for(raw), 1);
+}
+
+sector_t tier_layout_meta_min_sectors(const struct tier_layout_req *req)
+{
+	u32 shift = min_t(u32,
+			  max_t(u32, req->extent_shift, TIER_EXTENT_SHIFT_MIN),
+			  TIER_EXTENT_SHIFT_MAX);
+
+	return TIER_META_START + (2 + 2 * tier_layout_map_blocks(req, shift)) *
+					 TIER_BLOCK_SECTORS;
+}
+
 int tier_layout_compute(const struct tier_layout_req *req,
 			struct tier_layout *lo, struct tier_err *err)
 {
 	u32 shift = req->extent_shift, i;
-	u64 raw = 0, cap = 0, virt, meta_sectors, max_virt;
+	u64 cap = 0, virt, meta_sectors, max_virt;
 	struct tier_layout out;
 
 	if (!tier_shift_ok(shift))
@@ -175,9 +196,7 @@ int tier_layout_compute(const struct tier_layout_req *req,
 	memset(&out, 0, sizeof(out));
 	out.nr_tiers = req->nr_tiers;
 	out.extent_shift = shift;
-	for (i = 0; i < req->nr_tiers; i++)
-		raw += req->dev_sectors[i] >> shift; /* < 2^60 */
-	out.map_blocks = max_t(u64, tier_map_blocks_for(raw), 1);
+	out.map_blocks = tier_layout_map_blocks(req, shift);
 	out.meta_blocks = 2 + 2 * out.map_blocks;
 	meta_sectors = out.meta_blocks * TIER_BLOCK_SECTORS;
 	out.meta_start = TIER_META_START;
@@ -188,7 +207,7 @@ int tier_layout_compute(const struct tier_layout_req *req,
 	if (req->meta_dev_sectors) {
 		out.meta_ext = 1;
 		out.meta_dev_sectors = req->meta_dev_sectors;
-		if (req->meta_dev_sectors < out.meta_start + meta_sectors)
+		if (req->meta_dev_sectors < tier_layout_meta_min_sectors(req))
 			return tier_err_set(err, TIER_E_LAYOUT_META_TOO_SMALL,
 					    TIER_META_DEV,
 					    req->meta_dev_sectors);

@@ -538,6 +538,21 @@ int tier_layout_compute(const struct tier_layout_req *req,
 			struct tier_layout *lo, struct tier_err *err);
 
 /**
+ * tier_layout_meta_min_sectors() - the smallest separate metadata device
+ * that can hold the metadata of @req's tiers: the label, both superblock
+ * slots and both map copies (map sized for the tiers' raw capacity).
+ * @req: the tiers and extent size; @req->meta_dev_sectors is ignored.
+ *
+ * tier_layout_compute() refuses a metadata device below this size
+ * (TIER_E_LAYOUT_META_TOO_SMALL, item TIER_META_DEV). An extent shift
+ * outside 7..17 is clamped into it (the layout refuses it anyway).
+ *
+ * Context: any; pure.
+ * Return: the size in sectors.
+ */
+sector_t tier_layout_meta_min_sectors(const struct tier_layout_req *req);
+
+/**
  * tier_max_virt_extents() - largest virtual size, in extents, whose byte
  * size still fits in 64 bits (and at most TIER_MAX_PEXTS).
  * @extent_shift: log2(extent sectors).

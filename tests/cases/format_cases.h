@@ -553,6 +553,65 @@ static void tier_layout_err_test(CASE_CTX)
 	CASE_EQ(tier_layout_compute(&c->req, lo, NULL), c->ret);
 }
 
+/*
+ * The smallest metadata device: exactly that size is accepted, one sector
+ * less refused; it grows with the tiers' raw capacity, not with the
+ * virtual size, and equals what the layout then places on the device.
+ */
+struct meta_min_case {
+	const char *desc;
+	struct tier_layout_req req;
+	sector_t min;
+};
+
+/* clang-format off */
+static const struct meta_min_case meta_min_cases[] = {
+	/* 1 GiB at 1 MiB extents: 1024 extents, 5 map blocks per copy. */
+	{ "one 1 GiB tier, 1 MiB extents", { 1, 11, { GIB_SECTORS } },
+	  8 + 8 * (2 + 2 * 5) },
+	{ "a size request does not shrink it",
+	  { 1, 11, { GIB_SECTORS }, 1ULL << 11 }, 8 + 8 * (2 + 2 * 5) },
+	/* 2 x 1 GiB + 8 GiB at 64 KiB extents: 163840 extents, 646 blocks. */
+	{ "three tiers, 64 KiB extents",
+	  { 3, 7, { GIB_SECTORS, GIB_SECTORS, 8 * GIB_SECTORS } },
+	  8 + 8 * (2 + 2 * 646) },
+	/* 100 TiB at 1 MiB extents: 104857600 extents, 412826 blocks. */
+	{ "100 TiB, 1 MiB extents", { 1, 11, { 100 * 1024 * GIB_SECTORS } },
+	  8 + 8 * (2 + 2 * 412826ULL) },
+	{ "a tier too small for one extent still needs a map block",
+	  { 1, 17, { 2048 } }, 8 + 8 * (2 + 2 * 1) },
+};
+
+/* clang-format on */
+
+static void meta_min_desc(const struct meta_min_case *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "%s", c->desc);
+}
+
+CASE_PARAMS(meta_min, meta_min_cases, meta_min_desc);
+
+static void tier_layout_meta_min_test(CASE_CTX)
+{
+	const struct meta_min_case *c = CASE_PARAM;
+	struct tier_layout_req req = c->req;
+	struct tier_layout *lo = fmt_zalloc(test, sizeof(*lo));
+	struct tier_err err = { 0 };
+
+	CASE_EQ(tier_layout_meta_min_sectors(&req), c->min);
+	req.meta_dev_sectors = 12345; /* ignored */
+	CASE_EQ(tier_layout_meta_min_sectors(&req), c->min);
+	if (!tier_layout_compute(&c->req, lo, NULL)) {
+		req.meta_dev_sectors = c->min;
+		CASE_EQ(tier_layout_compute(&req, lo, &err), 0);
+		CASE_EQ(lo->meta_start + 8 * lo->meta_blocks, c->min);
+		req.meta_dev_sectors = c->min - 1;
+		expect_err(test, tier_layout_compute(&req, lo, &err), &err,
+			   -EINVAL, TIER_E_LAYOUT_META_TOO_SMALL, c->desc);
+		CASE_EQ(err.item, TIER_META_DEV);
+	}
+}
+
 /* ---- label -------------------------------------------------------------- */
 
 struct label_rt_case {
@@ -2178,6 +2237,7 @@ static struct case_entry format_cases[] = {
 	CASE_RUN_PARAMS(tier_layout_ok_test, layout_ok),
 	CASE_RUN_PARAMS(tier_layout_decodes_test, layout_ok),
 	CASE_RUN_PARAMS(tier_layout_err_test, layout_err),
+	CASE_RUN_PARAMS(tier_layout_meta_min_test, meta_min),
 	CASE_RUN_PARAMS(tier_label_roundtrip_test, label_rt),
 	CASE_RUN(tier_name_valid_test),
 	CASE_RUN_PARAMS(tier_format_corrupt_test, corrupt),

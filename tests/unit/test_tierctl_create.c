@@ -128,6 +128,26 @@ static void test_plan_too_small(void **state)
 	assert_int_equal(tl_create_plan(&req, &f, &err), TL_USAGE);
 	assert_non_null(strstr(err.msg, "/dev/m"));
 	assert_non_null(strstr(err.msg, "metadata"));
+	/* The message says the minimum, and exactly that much is enough. */
+	{
+		struct tier_layout_req lr = { .nr_tiers = 1,
+					      .extent_shift = req.extent_shift };
+		char want[64], size[TL_SIZE_STR_LEN];
+		u64 min;
+
+		lr.dev_sectors[0] = sz[0];
+		min = tier_layout_meta_min_sectors(&lr);
+		snprintf(want, sizeof(want), "needs at least %s",
+			 tl_size_str(min << TIER_SECTOR_SHIFT, size));
+		assert_non_null(strstr(err.msg, want));
+		req.meta.sectors = min - 1;
+		assert_int_equal(tl_create_plan(&req, &f, &err), TL_USAGE);
+		assert_non_null(strstr(err.msg, want));
+		req.meta.sectors = min;
+		assert_int_equal(tl_create_plan(&req, &f, &err), TL_OK);
+		assert_int_equal(f.lo.meta_ext, 1);
+		assert_int_equal(f.lo.tier[0].data_start, MiB_SECTORS);
+	}
 }
 
 static void test_plan_classes(void **state)

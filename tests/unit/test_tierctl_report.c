@@ -362,6 +362,34 @@ static void test_status_text(void **state)
 	tl_table_free(&c.tt);
 }
 
+/* A separate metadata device: its use and size, text and JSON. */
+static void test_status_meta_use(void **state)
+{
+	struct status_case c;
+
+	(void)state;
+	status_case(&c, "rw 7 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0 "
+			"0 0 0 0 idle 0 0 0 150 150 - 0 0 0 0 0 0 0 0 0 rw 256 4096",
+		    "2048 2 259:0 8:16 2 metadata_dev 259:9");
+	c.v.meta_path = "/dev/nvme2n1";
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "metadata:  rw, 7 commits, on /dev/nvme2n1, 1 MiB used of 16 MiB (6.2%)\n"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"metadata_device\":\"/dev/nvme2n1\","
+				    "\"metadata_used_bytes\":1048576,"
+				    "\"metadata_size_bytes\":16777216"));
+	tl_table_free(&c.tt);
+
+	/* Not reported: null. */
+	status_case(&c, "rw 7 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0",
+		    "2048 2 259:0 8:16");
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"metadata_used_bytes\":null,\"metadata_size_bytes\":null"));
+	tl_table_free(&c.tt);
+}
+
 /* A read-only activation: said on the metadata line and in JSON; the
  * status line's appended <activation> field does not upset the parser. */
 static void test_status_read_only(void **state)
@@ -509,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_meta_use),
 		cmocka_unit_test(test_status_read_only),
 		cmocka_unit_test(test_status_mem),
 		cmocka_unit_test(test_status_lost),

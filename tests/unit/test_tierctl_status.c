@@ -453,6 +453,42 @@ static void test_status_mem(void **state)
 	assert_non_null(strstr(err.msg, "hit count '-1'"));
 }
 
+/* The metadata device's use after <swaps> <activation>; optional. */
+static void test_status_meta(void **state)
+{
+	static const char head[] = "rw 4 2048 100 7 1 ok 200 7 1 2 5 "
+				   "0 0 0 0 idle 0 0 0 7 - 0 0 0 0 0 0 0 0 ";
+	char line[256];
+	struct tl_status st;
+	struct tl_err err = { "" };
+
+	(void)state;
+	snprintf(line, sizeof(line), "%s3 rw 27 16384", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_true(st.meta.present);
+	assert_int_equal(st.meta.used_blocks, 27);
+	assert_int_equal(st.meta.total_blocks, 16384);
+	/* Later fields are ignored. */
+	snprintf(line, sizeof(line), "%s3 ro 27 16384 9 x", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_int_equal(st.meta.total_blocks, 16384);
+	/* An older module: not reported. */
+	snprintf(line, sizeof(line), "%s3 rw", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_false(st.meta.present);
+	/* Anything else there (another kernel's fields): not reported. */
+	snprintf(line, sizeof(line), "%s3 rw 27", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_false(st.meta.present);
+	snprintf(line, sizeof(line), "%s3 rw 27 x", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_false(st.meta.present);
+	snprintf(line, sizeof(line), "%s3 rw 28 27", head);
+	assert_int_equal(tl_status_parse(line, &st, &err), TL_OK);
+	assert_false(st.meta.present);
+	assert_int_equal(st.meta.used_blocks, 0);
+}
+
 static void test_mem_hit_ratio(void **state)
 {
 	struct tl_mem_stats m = { .present = true };
@@ -591,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_size_arg),
 		cmocka_unit_test(test_tier_arg),
 		cmocka_unit_test(test_status_mem),
+		cmocka_unit_test(test_status_meta),
 		cmocka_unit_test(test_mem_hit_ratio),
 		cmocka_unit_test(test_table_mem),
 		cmocka_unit_test(test_err_append),

@@ -36,10 +36,12 @@ static const char *req_dev_path(const struct tl_create_req *req, u64 item)
 }
 
 static int layout_error(const struct tl_create_req *req,
+			const struct tier_layout_req *lr,
 			const struct tier_err *e, struct tl_err *err)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
 	u64 extent = 1ULL << (req->extent_shift + TIER_SECTOR_SHIFT);
+	u64 meta_min = tier_layout_meta_min_sectors(lr);
 
 	switch (e->code) {
 	case TIER_E_LAYOUT_TIER_TOO_SMALL:
@@ -52,6 +54,12 @@ static int layout_error(const struct tl_create_req *req,
 				       "a 1 MiB offset and",
 			       tl_size_str(extent, b));
 	case TIER_E_LAYOUT_META_TOO_SMALL:
+		if (e->item == TIER_META_DEV)
+			return tl_fail(err, TL_USAGE,
+				       "metadata device %s (%s) is too small: the metadata of these tiers needs at least %s; use a bigger --metadata-dev or a larger --extent-size",
+				       req_dev_path(req, e->item),
+				       tl_size_str(e->value << TIER_SECTOR_SHIFT, a),
+				       tl_size_str(meta_min << TIER_SECTOR_SHIFT, b));
 		return tl_fail(err, TL_USAGE,
 			       "%s (%s) is too small for the metadata of these tiers; use a bigger device or a larger --extent-size",
 			       req_dev_path(req, e->item),
@@ -98,7 +106,7 @@ int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
 	/* First with all the capacity: that is the limit for --size. */
 	ret = tier_layout_compute(&lr, &lo, &e);
 	if (ret)
-		return layout_error(req, &e, err);
+		return layout_error(req, &lr, &e, err);
 	if (req->virt_sectors) {
 		u64 cap_sectors = lo.virt_extents << req->extent_shift;
 
@@ -114,7 +122,7 @@ int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
 		lr.virt_sectors = req->virt_sectors;
 		ret = tier_layout_compute(&lr, &lo, &e);
 		if (ret)
-			return layout_error(req, &e, err);
+			return layout_error(req, &lr, &e, err);
 	}
 
 	memset(f, 0, sizeof(*f));

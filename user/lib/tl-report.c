@@ -202,6 +202,20 @@ void tl_print_status(const struct tl_status_view *v)
 		print_str("metadata_device", ", on %s", v->meta_path);
 	else
 		print_null("metadata_device", ", on tier 0");
+	if (st->meta.present) {
+		u64 used = st->meta.used_blocks * TIER_BLOCK_SIZE;
+		u64 size = st->meta.total_blocks * TIER_BLOCK_SIZE;
+		unsigned int mpm = permille(used, size);
+
+		print_u64_text("metadata_used_bytes", ", %s", used,
+			       tl_size_str(used, a));
+		print_u64_text("metadata_size_bytes", " used of %s", size,
+			       tl_size_str(size, b));
+		print_text(" (%u.%u%%)", mpm / 10, mpm % 10);
+	} else {
+		print_null("metadata_used_bytes", NULL);
+		print_null("metadata_size_bytes", NULL);
+	}
 	print_bool("suspended", v->suspended ? ", SUSPENDED" : NULL,
 		   v->suspended);
 	print_bool("read_only",

@@ -167,6 +167,24 @@ static int parse_mem(int argc, char **argv, struct tl_mem_stats *m,
 	return TL_OK;
 }
 
+/*
+ * The metadata device part after <activation>: <meta_used_blocks>
+ * <meta_total_blocks> from a module that reports it. Words that are not
+ * that (an older module's line, or another kernel's appended fields) leave
+ * it absent, as any appended field is ignored.
+ */
+static void parse_meta(int argc, char **argv, struct tl_status_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (argc < 2 || !parse_u64(argv[0], &m->used_blocks) ||
+	    !parse_u64(argv[1], &m->total_blocks) ||
+	    m->used_blocks > m->total_blocks) {
+		memset(m, 0, sizeof(*m));
+		return;
+	}
+	m->present = true;
+}
+
 int tl_mem_hit_permille(const struct tl_mem_stats *m)
 {
 	double reads = (double)m->hits + (double)m->misses;
@@ -295,6 +313,9 @@ int tl_status_parse(const char *line, struct tl_status *st,
 
 		if (parse_mem(argc - used, argv + used, &out.mem, err))
 			goto out;
+		/* After the memory part, <swaps> and <activation>. */
+		used += TL_STATUS_MEM + 2;
+		parse_meta(argc - used, argv + used, &out.meta);
 	}
 	*st = out;
 	rc = TL_OK;

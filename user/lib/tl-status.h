@@ -16,8 +16,12 @@
  *   <mem_node> <mem_bytes_max> <mem_bytes_used> <mem_copies> <mem_hits>
  *   <mem_misses> <mem_fills> <mem_evictions> <mem_invalidations>
  *   (mem_node "-" and the rest 0 when the device has no memory tier),
- *   then <activation> (rw, or ro for a table loaded read-only), which this
- *   parser ignores: tierctl takes it from device-mapper's read-only flag.
+ *   then <swaps> and <activation> (rw, or ro for a table loaded
+ *   read-only), which this parser ignores (tierctl takes the activation
+ *   from device-mapper's read-only flag, swaps from netlink),
+ *   then <meta_used_blocks> <meta_total_blocks>: the metadata device's
+ *   use and size in 4 KiB blocks (struct tl_status_meta; absent from
+ *   older modules).
  * A line that ends after <nospc_errors> (an older module) parses with the
  * migration part marked absent, one that ends after the last mapped_i with
  * no memory tier; fields a later kernel appends after those are ignored; a
@@ -123,6 +127,19 @@ struct tl_status_migration {
 };
 
 /**
+ * struct tl_status_meta - the metadata device's use (status line only).
+ * @present:      the module reports it.
+ * @used_blocks:  4 KiB blocks used: label, superblock slots, map copies.
+ * @total_blocks: the metadata device's size (the separate device, or tier
+ *                0's area before its data) in 4 KiB blocks.
+ */
+struct tl_status_meta {
+	bool present;
+	u64 used_blocks;
+	u64 total_blocks;
+};
+
+/**
  * struct tl_status - what the kernel reports about a device, from either
  * source: the status line (tl_status_parse()) or netlink's dev-get
  * (tl_nl_dev_to_status()). One printer (tl_print_status()) serves both.
@@ -142,6 +159,7 @@ struct tl_status {
 	bool has_io_errors;
 	struct tl_status_migration mig;
 	struct tl_mem_stats mem;
+	struct tl_status_meta meta;
 };
 
 /**

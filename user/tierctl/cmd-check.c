@@ -4,7 +4,9 @@
  * thin_check/thin_dump/thin_repair are for dm-thin). The logic is in
  * user/lib/tl-check.c; this file finds and opens the member devices (by
  * NAME through their labels, as activate does, or as DEV... paths, image
- * files included) and refuses an active device.
+ * files included; a separate metadata device the DEV... labels name but
+ * that is not among them is found by its label) and refuses an active
+ * device.
  */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -32,20 +34,17 @@ struct members {
 	u32 n;
 };
 
-/* The devices whose label names @name (as tierctl activate finds them). */
-static int find_by_name(const char *cmd, const char *name, struct members *ms)
+/* Every labelled block device into @gs (as tierctl activate scans). */
+static int scan_groups(struct tl_groups *gs, size_t *nr_scanned)
 {
 	struct tl_blockdev *bd;
-	struct tl_groups gs;
 	size_t n, i;
-	int ret, fd, idx, rc = TIERCTL_EXIT_OK;
-	u32 d;
+	int ret, fd;
 
 	ret = tl_sysfs_scan(TL_SYSROOT, &bd, &n);
 	if (ret)
 		return fail("cannot list block devices in %s/class/block: %s",
 			    TL_SYSROOT, strerror(-ret));
-	tl_groups_init(&gs);
 	for (i = 0; i < n; i++) {
 		struct tl_member m;
 		struct tier_err terr;
@@ -61,11 +60,28 @@ static int find_by_name(const char *cmd, const char *name, struct members *ms)
 		snprintf(m.path, sizeof(m.path), "%s", bd[i].path);
 		m.maj = bd[i].maj;
 		m.min = bd[i].min;
-		if (tl_groups_add(&gs, &m)) {
-			rc = fail("out of memory");
-			goto out;
+		if (tl_groups_add(gs, &m)) {
+			free(bd);
+			return fail("out of memory");
 		}
 	}
+	free(bd);
+	*nr_scanned = n;
+	return TIERCTL_EXIT_OK;
+}
+
+/* The devices whose label names @name (as tierctl activate finds them). */
+static int find_by_name(const char *cmd, const char *name, struct members *ms)
+{
+	struct tl_groups gs;
+	size_t n = 0;
+	int idx, rc;
+	u32 d;
+
+	tl_groups_init(&gs);
+	rc = scan_groups(&gs, &n);
+	if (rc)
+		goto out;
 	idx = tl_groups_find_name(&gs, name);
 	if (idx == -1) {
 		rc = fail("%s: no dm-tier device named '%s' found on %zu block devices; a member whose label is damaged is not found by name: give the member devices (tierctl %s DEV...)",
@@ -87,8 +103,62 @@ static int find_by_name(const char *cmd, const char *name, struct members *ms)
 	}
 out:
 	tl_groups_free(&gs);
-	free(bd);
 	return rc;
+}
+
+/*
+ * DEV... given without the separate metadata device their labels say they
+ * have: find it by its label, as activate does, and add it. Nothing when
+ * a DEV is not a block device, the labels do not say so, the device is
+ * there, or none is found (the check then names the missing member).
+ */
+static void add_meta_by_label(struct members *ms)
+{
+	struct tier_label l;
+	struct tier_err terr;
+	struct tl_groups gs;
+	u8 uuid[TIER_UUID_LEN];
+	bool want = false;
+	size_t n, i;
+	u32 k;
+	int fd;
+
+	for (k = 0; k < ms->n; k++) {
+		struct stat st;
+
+		/* Block devices only: image files have no sysfs to search. */
+		if (stat(ms->path[k], &st) < 0 || !S_ISBLK(st.st_mode))
+			return;
+		fd = open(ms->path[k], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!tl_read_label(fd, &l, &terr)) {
+			if (l.tier_index == TIER_META_DEV) {
+				close(fd);
+				return;
+			}
+			if (l.flags & TIER_LABEL_F_META_EXT) {
+				memcpy(uuid, l.uuid, TIER_UUID_LEN);
+				want = true;
+			}
+		}
+		close(fd);
+	}
+	if (!want || ms->n >= TL_CHK_MAX_DEVS)
+		return;
+	tl_groups_init(&gs);
+	if (!scan_groups(&gs, &n)) {
+		for (i = 0; i < gs.nr_groups; i++) {
+			int s = gs.group[i].slot[TIER_META_DEV];
+
+			if (s < 0 || memcmp(gs.group[i].uuid, uuid, TIER_UUID_LEN))
+				continue;
+			snprintf(ms->path[ms->n++], TL_PATH_LEN, "%s",
+				 gs.member[s].path);
+			break;
+		}
+	}
+	tl_groups_free(&gs);
 }
 
 /* Open every member (O_EXCL on block devices: the kernel holds a live
@@ -212,6 +282,7 @@ static int parse(const char *cmd, int argc, char **argv, bool repair,
 	}
 	for (i = optind; i < argc; i++)
 		snprintf(o->ms.path[o->ms.n++], TL_PATH_LEN, "%s", argv[i]);
+	add_meta_by_label(&o->ms);
 	return TIERCTL_EXIT_OK;
 }
 

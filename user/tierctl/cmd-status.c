@@ -78,6 +78,25 @@ static void print_view(const struct tl_dm_dev *d, const struct tl_status *st,
 }
 
 /*
+ * The metadata device's use, which only the status line reports: left
+ * absent when the line cannot be had or parsed (the rest of the status
+ * comes from netlink).
+ */
+static void status_line_meta(const char *name, struct tl_status_meta *meta)
+{
+	struct tl_err err = { "" };
+	struct tl_status st;
+	struct tl_dm_dev ds;
+
+	memset(meta, 0, sizeof(*meta));
+	if (tl_dm_query(name, NULL, true, &ds, &err))
+		return;
+	if (ds.nr_targets == 1 && !tl_status_parse(ds.params, &st, &err))
+		*meta = st.meta;
+	tl_dm_dev_free(&ds);
+}
+
+/*
  * status over netlink. TIERCTL_EXIT_NOFEATURE, without a message, when the
  * module has no dm-tier family (or no dev-get): the caller falls back.
  */
@@ -148,6 +167,7 @@ static int status_netlink(const char *name, bool json)
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	else {
 		tl_nl_dev_to_status(dev, &st);
+		status_line_meta(name, &st.meta);
 		print_view(&dt, &st, &tt, dev, &lost, lost_note, json);
 	}
 	tl_lost_free(&lost);
