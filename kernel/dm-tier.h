@@ -41,6 +41,8 @@ struct tier_stats {
 	u64 commits;
 	u64 mapped;
 	u64 nospc_errors;
+	u64 offline_queued; /* writes parked for an offline tier now */
+	u64 offline_expired; /* parked writes failed at their deadline */
 	struct {
 		u64 total;
 		u64 used;

@@ -66,7 +66,7 @@ static void tier_health_io_test(struct kunit *test)
 	tier_note_io_ok(pool, 1);
 	tier_note_io_error(pool, 1, BLK_STS_IOERR);
 	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 1), TIER_HEALTH_DEGRADED);
-	KUNIT_EXPECT_FALSE(test, tier_pool_any_offline(pool));
+	KUNIT_EXPECT_EQ(test, tier_pool_offline_mask(pool), 0U);
 	for (i = 0; i < TIER_OFFLINE_ERRORS; i++)
 		tier_note_io_error(pool, 1, BLK_STS_IOERR);
 	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 1));
@@ -75,6 +75,8 @@ static void tier_health_io_test(struct kunit *test)
 
 	tier_note_io_error(pool, 2, BLK_STS_TRANSPORT);
 	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 2));
+	KUNIT_EXPECT_EQ(test, tier_pool_offline_mask(pool),
+			(u32)(BIT(1) | BIT(2)));
 	tier_note_io_error(pool, 0, BLK_STS_OFFLINE);
 	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 0), TIER_HEALTH_DEGRADED);
 	KUNIT_EXPECT_EQ(test, tier_note_tier_event(pool, 2, TIER_HEV_RECOVERED),
