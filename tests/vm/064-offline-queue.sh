@@ -44,10 +44,9 @@ tier2_offline() { # what
 	done
 	fail "$1: tier 2 is $(tier_stat $DEV state 2) after 40 failed reads"
 }
-# A 4 KiB write at 8 KiB into vext V, from FILE.
-pwrite() { # v file
-	dd if="$2" of=$D bs=4k seek=$(($1 * 256 + 2)) count=1 oflag=direct status=none
-}
+# A 4 KiB write of /tmp/blk at 8 KiB into vext V: the arguments of dd.
+W=(if=/tmp/blk "of=$D" bs=4k count=1 oflag=direct status=none)
+at() { echo "seek=$(($1 * 256 + 2))"; }
 
 guest_main() {
 	local i sums=() t0 el pid rc
@@ -93,7 +92,7 @@ guest_main() {
 	# ---- fast: default 0, EIO at once
 	dd if=/dev/urandom of=/tmp/blk bs=4k count=1 status=none
 	t0=$(now_ms)
-	! bounded 10 "fast: partial write" pwrite 12 /tmp/blk 2>/dev/null || fail "fast: a partial write to offline tier 2 succeeded"
+	! bounded 10 "fast: partial write" dd "${W[@]}" "$(at 12)" 2>/dev/null || fail "fast: a partial write to offline tier 2 succeeded"
 	el=$(($(now_ms) - t0))
 	[ $el -lt 3000 ] || fail "fast: EIO took $el ms"
 	echo "fast: EIO after $el ms"
@@ -102,7 +101,7 @@ guest_main() {
 	expect_eq "$(tierctl policy $DEV offline_queue_s=20)" "offline_queue_s=20" "queue: tierctl policy"
 	dmsetup table $DEV | grep -q "offline_queue_s 20" || fail "queue: not in the table line: $(dmsetup table $DEV)"
 	t0=$(now_ms)
-	pwrite 13 /tmp/blk 2>/tmp/q.err &
+	dd "${W[@]}" "$(at 13)" 2>/tmp/q.err &
 	pid=$!
 	wait_for 10 '[ "$(offq)" = "1 0" ]' || fail "queue: the write is not queued: $(offq)"
 	sleep 2
@@ -126,15 +125,15 @@ guest_main() {
 	tier2_offline "expire"
 	tier_set $DEV offline_queue_s 3
 	t0=$(now_ms)
-	! bounded 30 "expire: partial write" pwrite 14 /tmp/blk 2>/dev/null || fail "expire: the write succeeded with tier 2 offline"
+	! bounded 30 "expire: partial write" dd "${W[@]}" "$(at 14)" 2>/dev/null || fail "expire: the write succeeded with tier 2 offline"
 	el=$(($(now_ms) - t0))
-	[ $el -ge 2500 ] && [ $el -lt 10000 ] || fail "expire: EIO after $el ms (want about 3 s)"
+	if [ $el -lt 2500 ] || [ $el -ge 10000 ]; then fail "expire: EIO after $el ms (want about 3 s)"; fi
 	expect_eq "$(offq)" "0 1" "expire: counters"
 	echo "expire: EIO after $(fmt_ms $el) s"
 
 	# ---- suspend: noflush hands it back, a plain suspend fails it, teardown
 	expect_eq "$(tierctl policy $DEV offline_queue_s=600)" "offline_queue_s=600" "suspend: tierctl policy"
-	pwrite 14 /tmp/blk 2>/tmp/s.err &
+	dd "${W[@]}" "$(at 14)" 2>/tmp/s.err &
 	pid=$!
 	wait_for 10 '[ "$(offq)" = "1 1" ]' || fail "suspend: the write is not queued: $(offq)"
 	bounded 20 "suspend: noflush suspend" dmsetup suspend --noflush $DEV
