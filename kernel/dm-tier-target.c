@@ -283,9 +283,8 @@ static void tier_offq_scan(struct tier_pool *pool, struct bio_list *bios)
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (expired)
-		DMERR_LIMIT(
-			"%s: %u writes waited offline_queue_s for an offline tier: EIO",
-			tier_pool_log_name(pool), expired);
+		DMERR_LIMIT("%s: %u writes to an offline tier expired: EIO",
+			    tier_pool_log_name(pool), expired);
 	while ((bio = bio_list_pop(&fail))) {
 		bio->bi_status = st;
 		bio_endio(bio);
