@@ -52,6 +52,11 @@ struct tier_mig {
 	struct tier_pool *pool;
 	struct tier_policy_plan plan; /* tick only */
 	struct tier_policy_cfg tick_cfg; /* tick only: cfg of the last tick */
+	/*
+	 * Tiers offline at the start of this tick, a bit each; moves from
+	 * or to them pause (tier_policy_move_allowed()). Tick only.
+	 */
+	u32 offline;
 	struct dm_kcopyd_client *kc;
 	struct delayed_work tick; /* on pool->wq */
 	bool running; /* tick armed (resume..postsuspend); pool->lock */
@@ -369,10 +374,12 @@ static void tier_mig_scan(struct tier_pool *pool,
 		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					     heat, atime, now, &w)) {
 		case TIER_WORK_DEMOTE:
-			tier_cand_offer(&down, &w);
+			if (tier_policy_move_allowed(mg->offline, w.from, w.to))
+				tier_cand_offer(&down, &w);
 			break;
 		case TIER_WORK_PROMOTE:
-			tier_cand_offer(&up, &w);
+			if (tier_policy_move_allowed(mg->offline, w.from, w.to))
+				tier_cand_offer(&up, &w);
 			break;
 		default:
 			/* Nothing plain to do: maybe a swap. */
@@ -415,7 +422,8 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 	struct tier_loc loc;
 
 	return tier_map_word_decode(word, &loc) && !(word & TIER_MAPW_BUSY) &&
-	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from;
+	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
+	       tier_policy_move_allowed(pool->mig->offline, w->from, w->to);
 }
 
 /*
@@ -471,6 +479,10 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		}
 		if (word & TIER_MAPW_BUSY)
 			return false; /* being written or moved: next tick */
+		/* From or to an offline tier: paused until it is back. */
+		if (!tier_policy_move_allowed(mg->offline, loc.tier,
+					      mg->man_tier))
+			return false;
 		w->vext = mg->man_next;
 		w->from = loc.tier;
 		w->to = mg->man_tier;
@@ -509,7 +521,8 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 		if (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					 READ_ONCE(pool->map.heat[v]),
 					 READ_ONCE(pool->map.atime[v]), now,
-					 w) != TIER_WORK_NONE)
+					 w) != TIER_WORK_NONE &&
+		    tier_policy_move_allowed(mg->offline, w->from, w->to))
 			return true;
 	}
 	return false;
@@ -720,12 +733,12 @@ static void tier_mig_tick(struct work_struct *ws)
 		return;
 	tier_mig_sample(pool, &cfg, &urgent);
 	/*
-	 * Nothing moves in read-only metadata mode or activation, nor while
-	 * a tier is offline (to, from or between).
+	 * Nothing moves in read-only metadata mode or activation; moves from
+	 * or to an offline tier pause, the others go on.
 	 */
-	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only ||
-	    tier_pool_any_offline(pool))
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
 		goto out;
+	mg->offline = tier_pool_offline_mask(pool);
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */
 	while (mg->inflight < mg->pace.max_inflight && n < ARRAY_SIZE(batch) &&

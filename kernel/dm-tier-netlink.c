@@ -89,6 +89,8 @@ static const struct nla_policy tier_nl_policy_nest[DM_TIER_A_POLICY_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_mem_hits_range),
 	[DM_TIER_A_POLICY_MEM_SIZE_MB] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &tier_nl_mem_size_range),
+	/* Range checked by the table, whose extack names the bound. */
+	[DM_TIER_A_POLICY_OFFLINE_QUEUE_S] = { .type = NLA_U32 },
 };
 
 /* Table keys of the policy attributes, in attribute order. */
@@ -105,6 +107,7 @@ static const char *const tier_nl_policy_keys[DM_TIER_A_POLICY_MAX + 1] = {
 	[DM_TIER_A_POLICY_REDIRECT_WRITES] = "redirect_writes",
 	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS] = "mem_promote_hits",
 	[DM_TIER_A_POLICY_MEM_SIZE_MB] = "mem_size_mb",
+	[DM_TIER_A_POLICY_OFFLINE_QUEUE_S] = "offline_queue_s",
 };
 
 #define TIER_NL_NAME_POLICY                              \
@@ -328,7 +331,11 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 	    tier_nl_put_u64(skb, DM_TIER_A_DEV_COMMITS, st.commits, pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_DEV_NOSPC_ERRORS, st.nospc_errors,
 			    pad) ||
-	    nla_put_u32(skb, DM_TIER_A_DEV_NR_TIERS, pool->nr_tiers))
+	    nla_put_u32(skb, DM_TIER_A_DEV_NR_TIERS, pool->nr_tiers) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_OFFLINE_QUEUED,
+			    st.offline_queued, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_OFFLINE_EXPIRED,
+			    st.offline_expired, pad))
 		goto cancel;
 	for (i = 0; i < pool->nr_tiers; i++)
 		if (tier_nl_put_tier(skb, pool, &st, i))
@@ -351,7 +358,7 @@ cancel:
 
 static int tier_nl_put_policy(struct sk_buff *skb,
 			      const struct tier_policy_cfg *cfg,
-			      u32 mem_size_mb)
+			      u32 mem_size_mb, u32 offline_queue_s)
 {
 	const u32 v[DM_TIER_A_POLICY_MAX + 1] = {
 		[DM_TIER_A_POLICY_AUTO_MIGRATE] = cfg->auto_migrate,
@@ -367,6 +374,7 @@ static int tier_nl_put_policy(struct sk_buff *skb,
 		[DM_TIER_A_POLICY_REDIRECT_WRITES] = cfg->redirect_writes,
 		[DM_TIER_A_POLICY_MEM_PROMOTE_HITS] = cfg->mem_promote_hits,
 		[DM_TIER_A_POLICY_MEM_SIZE_MB] = mem_size_mb,
+		[DM_TIER_A_POLICY_OFFLINE_QUEUE_S] = offline_queue_s,
 	};
 	struct nlattr *nest;
 	int i;
@@ -559,7 +567,8 @@ static int tier_nl_policy_reply(struct genl_info *info, struct tier_pool *pool)
 	msg = tier_nl_reply_start(info, pool, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	if (tier_nl_put_policy(msg, &cfg, st.mem_size_mb)) {
+	if (tier_nl_put_policy(msg, &cfg, st.mem_size_mb,
+			       READ_ONCE(pool->offline_queue_s))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -497,6 +497,8 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 	atomic_set(&pool->err_run[tier], 0);
 	tier_note_tier_event(pool, tier, TIER_HEV_RECOVERED);
 	mutex_unlock(&pool->md_lock);
+	/* Writes parked for it (offline_queue_s) go again. */
+	tier_wake_worker(pool);
 	return 0;
 }
 
@@ -513,14 +515,34 @@ void tier_pool_sync_noalloc(struct tier_pool *pool)
 	}
 }
 
-bool tier_pool_any_offline(struct tier_pool *pool)
+u32 tier_pool_offline_mask(struct tier_pool *pool)
 {
-	u32 i;
+	u32 i, mask = 0;
 
 	for (i = 0; i < pool->nr_tiers; i++)
 		if (tier_offline(pool, i))
-			return true;
-	return false;
+			mask |= BIT(i);
+	return mask;
+}
+
+u32 tier_pool_offq_fail_all(struct tier_pool *pool)
+{
+	struct bio_list bios;
+	unsigned long flags;
+	struct bio *bio;
+	u32 n = 0;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->offq_closed = true;
+	bios = pool->offq;
+	bio_list_init(&pool->offq);
+	pool->offq_len = 0;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	while ((bio = bio_list_pop(&bios))) {
+		bio_io_error(bio);
+		n++;
+	}
+	return n;
 }
 
 bool tier_tier_ok(struct tier_pool *pool, u32 tier)
@@ -621,6 +643,8 @@ void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st)
 	st->nospc_errors = pool->nospc_errors;
 	tier_md_meta_usage(pool->meta, &st->meta_used_blocks,
 			   &st->meta_total_blocks);
+	st->offline_queued = pool->offq_len;
+	st->offline_expired = pool->offq_expired;
 	st->mode = pool->mode;
 	st->commits = pool->commits;
 }
@@ -681,6 +705,15 @@ static void tier_retry_work(struct work_struct *ws)
 	tier_wake_worker(pool);
 }
 
+/* The offline queue's next deadline: the worker fails what expired. */
+static void tier_offq_timer(struct work_struct *ws)
+{
+	struct tier_pool *pool =
+		container_of(to_delayed_work(ws), struct tier_pool, offq_work);
+
+	tier_wake_worker(pool);
+}
+
 static void tier_commit_work(struct work_struct *ws)
 {
 	struct tier_pool *pool = container_of(to_delayed_work(ws),
@@ -713,9 +746,14 @@ void tier_pool_disarm(struct tier_pool *pool)
 
 void tier_pool_drain(struct tier_pool *pool)
 {
+	/* Normally empty: the suspend before the destructor failed them. */
+	if (tier_pool_offq_fail_all(pool))
+		DMERR("%s: writes parked for an offline tier failed at teardown",
+		      tier_pool_log_name(pool));
 	if (pool->wq) {
 		drain_workqueue(pool->wq);
 		cancel_delayed_work_sync(&pool->retry_work);
+		cancel_delayed_work_sync(&pool->offq_work);
 		cancel_delayed_work_sync(&pool->commit_work);
 		destroy_workqueue(pool->wq);
 		pool->wq = NULL;
@@ -793,6 +831,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	spin_lock_init(&pool->lock);
 	bio_list_init(&pool->deferred);
 	bio_list_init(&pool->parked);
+	bio_list_init(&pool->offq);
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
 	INIT_LIST_HEAD(&pool->targets);
@@ -801,6 +840,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	INIT_WORK(&pool->worker, worker);
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
 	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
+	INIT_DELAYED_WORK(&pool->offq_work, tier_offq_timer);
 	INIT_WORK(&pool->ev_work, tier_pool_ev_work);
 	pool->ref = 1;
 	/* Like a new mapped device: suspended until its first resume. */

@@ -185,6 +185,25 @@ struct tier_pool {
 	bool read_only;
 	struct bio_list deferred; /* bios for the worker */
 	struct bio_list parked; /* waiting for a busy extent */
+	/*
+	 * The offline queue (offline_queue_s, docs/ARCHITECTURE.md "Tier
+	 * states"): writes to extents of an offline tier that could not be
+	 * redirected, each until its tier is back or its deadline passes.
+	 * @offq_len counts them, @offq_next is the deadline the timer
+	 * (@offq_work) is armed for, @offq_closed refuses new ones (from
+	 * presuspend to resume, and at teardown), @offq_requeue completes
+	 * them with DM_REQUEUE instead of EIO (a noflush suspend: dm issues
+	 * them again after the resume), @offq_expired counts those that
+	 * failed at their deadline. All under pool->lock.
+	 */
+	struct bio_list offq;
+	u32 offq_len;
+	u64 offq_next;
+	u64 offq_expired;
+	bool offq_closed;
+	bool offq_requeue;
+	/* offline_queue_s of the active table (READ_ONCE in map()). */
+	u32 offline_queue_s;
 	struct list_head busy; /* struct tier_job being prepared */
 	struct list_head done; /* jobs whose write completed */
 	mempool_t job_pool;
@@ -205,6 +224,8 @@ struct tier_pool {
 	struct work_struct worker;
 	struct delayed_work commit_work;
 	struct delayed_work retry_work; /* wakes the worker: no job was left */
+	/* Wakes the worker at the offline queue's next deadline. */
+	struct delayed_work offq_work;
 	unsigned int commit_interval_ms;
 	bool periodic; /* periodic commits armed; pool->lock */
 	bool suspended; /* postsuspend..resume: no commit; pool->lock */
@@ -397,6 +418,26 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
  * Context: process, may sleep; not on pool->wq.
  */
 void tier_pool_disarm(struct tier_pool *pool);
+
+/**
+ * tier_pool_offq_fail_all() - close the offline queue and fail every write
+ * in it with EIO (teardown: nothing may stay parked once the pool goes).
+ * @pool: the pool.
+ *
+ * Context: process or any that may complete bios; takes pool->lock.
+ * Return: how many writes were failed.
+ */
+u32 tier_pool_offq_fail_all(struct tier_pool *pool);
+
+/**
+ * tier_pool_offline_mask() - the tiers that are offline now, a bit each
+ * (migration pauses only moves from or to them).
+ * @pool: the pool.
+ *
+ * Context: any; reads the health atomics.
+ * Return: bit i set when tier i is offline.
+ */
+u32 tier_pool_offline_mask(struct tier_pool *pool);
 
 /**
  * tier_pool_drain() - drain and destroy the workqueue (teardown, step 4:
@@ -625,7 +666,8 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
  * @tier: the tier, < nr_tiers.
  *
  * The flush also makes durable what was written to the tier before it
- * failed, so its pending mappings may be committed again.
+ * failed, so its pending mappings may be committed again. The worker is
+ * woken: writes parked for the tier (offline_queue_s) are issued again.
  *
  * Context: process, may sleep (the flush; takes pool->md_lock).
  * Return: 0, or the flush's error: the tier keeps its state.
@@ -657,14 +699,6 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask);
  * Context: under pool->lock, before an allocation.
  */
 void tier_pool_sync_noalloc(struct tier_pool *pool);
-
-/**
- * tier_pool_any_offline() - whether some tier is offline (migration pauses).
- * @pool: the pool.
- *
- * Context: any.
- */
-bool tier_pool_any_offline(struct tier_pool *pool);
 
 /**
  * tier_tier_ok() - whether a tier's state is "ok". Every other state

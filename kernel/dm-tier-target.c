@@ -33,6 +33,7 @@ struct tier_bio {
 	bio_end_io_t *saved_end_io;
 	void *saved_private;
 	u64 vext; /* the extent of a read or write (not flush, discard) */
+	u64 offq_deadline; /* parked for an offline tier until; 0: never */
 	u8 tier;
 	u8 epoch;
 	bool counted; /* holds inflight[epoch] */
@@ -187,14 +188,122 @@ static int tier_map_read_only(struct tier_pool *pool, struct bio *bio)
 }
 
 /*
+ * Park a write to an extent of an offline tier that cannot be redirected
+ * (partial, or no room elsewhere) on the offline queue, for at most
+ * offline_queue_s from when it was first parked (tier_offq_may_park()).
+ * Never blocks: map() calls it. The worker issues it again when the tier
+ * is back (tier_offq_scan()); the timer wakes the worker at the deadline.
+ * Return: BLK_STS_OK when parked; else the status to complete it with:
+ * EIO, or DM_REQUEUE while a noflush suspend closes the queue (dm issues
+ * it again after the resume, as dm-multipath's queue_if_no_path does).
+ */
+static blk_status_t tier_offq_park(struct tier_pool *pool, struct bio *bio)
+{
+	struct tier_bio *tb = tier_bio(bio);
+	u32 queue_s = READ_ONCE(pool->offline_queue_s);
+	u64 now = get_jiffies_64();
+	blk_status_t st = BLK_STS_OK;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!tier_offq_may_park(queue_s, pool->offq_closed) ||
+	    (tb->offq_deadline && now >= tb->offq_deadline)) {
+		st = pool->offq_closed && pool->offq_requeue ?
+			     BLK_STS_DM_REQUEUE :
+			     BLK_STS_IOERR;
+		goto out;
+	}
+	if (!tb->offq_deadline)
+		tb->offq_deadline = tier_offq_deadline(now, queue_s, HZ);
+	if (!pool->offq_len || tb->offq_deadline < pool->offq_next) {
+		pool->offq_next = tb->offq_deadline;
+		mod_delayed_work(pool->wq, &pool->offq_work,
+				 tier_offq_delay(now, pool->offq_next));
+	}
+	bio_list_add(&pool->offq, bio);
+	pool->offq_len++;
+out:
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return st;
+}
+
+/*
+ * The offline queue, from the worker: writes whose tier is back go to
+ * @bios (the worker issues them), those past their deadline (or all, once
+ * the queue is closed) complete with EIO (DM_REQUEUE in a noflush
+ * suspend), the rest wait and the timer is armed for the earliest.
+ */
+static void tier_offq_scan(struct tier_pool *pool, struct bio_list *bios)
+{
+	struct bio_list keep, fail;
+	u64 now = get_jiffies_64(), next = U64_MAX;
+	blk_status_t st;
+	unsigned long flags;
+	u32 expired = 0;
+	struct bio *bio;
+
+	bio_list_init(&keep);
+	bio_list_init(&fail);
+	spin_lock_irqsave(&pool->lock, flags);
+	st = pool->offq_closed && pool->offq_requeue ? BLK_STS_DM_REQUEUE :
+						       BLK_STS_IOERR;
+	while ((bio = bio_list_pop(&pool->offq))) {
+		struct tier_bio *tb = tier_bio(bio);
+		struct tier_loc loc;
+		bool offline;
+
+		/* Unmapped meanwhile (tier-forget): a first write now. */
+		offline = tier_map_lookup(&pool->map, tier_vext(tb->vext),
+					  &loc) &&
+			  tier_offline(pool, loc.tier);
+		switch (tier_offq_next(offline, pool->offq_closed, now,
+				       tb->offq_deadline)) {
+		case TIER_OFFQ_REISSUE:
+			bio_list_add(bios, bio);
+			pool->offq_len--;
+			break;
+		case TIER_OFFQ_FAIL:
+			bio_list_add(&fail, bio);
+			pool->offq_len--;
+			if (!pool->offq_closed) {
+				pool->offq_expired++;
+				expired++;
+			}
+			break;
+		default:
+			bio_list_add(&keep, bio);
+			next = min(next, tb->offq_deadline);
+			break;
+		}
+	}
+	pool->offq = keep;
+	if (pool->offq_len) {
+		pool->offq_next = next;
+		mod_delayed_work(pool->wq, &pool->offq_work,
+				 tier_offq_delay(now, next));
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (expired)
+		DMERR_LIMIT("%s: %u writes to an offline tier expired: EIO",
+			    tier_pool_log_name(pool), expired);
+	while ((bio = bio_list_pop(&fail))) {
+		bio->bi_status = st;
+		bio_endio(bio);
+	}
+}
+
+/*
  * A bio for an extent on an offline tier, after map()'s RCU read section.
  * Reads fail at once unless the memory tier served them (@hit); whole-extent
  * writes go to the worker, which redirects them to a healthy tier
- * (tier_process_write()); partial writes fail.
+ * (tier_process_write()); partial writes fail, or wait on the offline
+ * queue when offline_queue_s is set (tier_offq_park()).
  */
 static int tier_map_offline(struct tier_pool *pool, struct bio *bio, u64 word,
 			    sector_t offset, bool hit)
 {
+	blk_status_t st;
+
 	if (bio_op(bio) == REQ_OP_READ) {
 		if (!hit)
 			return DM_MAPIO_KILL;
@@ -206,7 +315,10 @@ static int tier_map_offline(struct tier_pool *pool, struct bio *bio, u64 word,
 		tier_defer_bio(pool, bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	return DM_MAPIO_KILL;
+	st = tier_offq_park(pool, bio);
+	if (!st)
+		return DM_MAPIO_SUBMITTED;
+	return st == BLK_STS_DM_REQUEUE ? DM_MAPIO_REQUEUE : DM_MAPIO_KILL;
 }
 
 static int tier_map(struct dm_target *ti, struct bio *bio)
@@ -222,6 +334,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	tb->pool = pool;
 	tb->tc = tc;
 	tb->job = NULL;
+	tb->offq_deadline = 0;
 	tb->counted = false;
 	tb->issued = false;
 	tb->write = false;
@@ -583,10 +696,16 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 			return 0;
 		}
 		if (tier_offline(pool, loc.tier)) {
-			/* Partial, or no room elsewhere: no way to its data. */
+			blk_status_t st;
+
+			/* Partial, or no room elsewhere: wait, or EIO. */
 			spin_unlock_irqrestore(&pool->lock, flags);
 			tier_job_free(pool, job);
-			bio_io_error(bio);
+			st = tier_offq_park(pool, bio);
+			if (st) {
+				bio->bi_status = st;
+				bio_endio(bio);
+			}
 			return 0;
 		}
 		spin_unlock_irqrestore(&pool->lock, flags);
@@ -866,6 +985,12 @@ static void tier_worker(struct work_struct *ws)
 	spin_lock_irqsave(&pool->lock, flags);
 	bios = pool->deferred;
 	bio_list_init(&pool->deferred);
+	/* Writes parked for an offline tier: back, expired, or waiting. */
+	if (pool->offq_len) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		tier_offq_scan(pool, &bios);
+		spin_lock_irqsave(&pool->lock, flags);
+	}
 	/* Suspended: no commit; the request waits for the resume. */
 	if (pool->commit_requested && !pool->suspended) {
 		pool->commit_requested = false;
@@ -1204,6 +1329,9 @@ static void tier_load_settings(struct tier_c *tc)
  *	mem_size_mb <1..1048576>	its size, allocated now; required
  *					with mem_node
  *	mem_promote_hits <1..65535>	reads before a copy (default 2)
+ *	offline_queue_s <0..600>	how long a write to an offline
+ *					tier that cannot be redirected waits
+ *					for it (default 0: EIO at once)
  *
  * STATUSTYPE_TABLE reproduces this line, with devices as major:minor and
  * only the optional arguments that differ from their defaults.
@@ -1340,6 +1468,44 @@ static void tier_dtr(struct dm_target *ti)
 /* ---- suspend / resume -------------------------------------------------- */
 
 /*
+ * Before dm waits for the bios in flight: writes parked for an offline
+ * tier would hold the suspend until their deadline, so the queue closes
+ * and the worker completes them: with EIO, or, in a noflush suspend
+ * (a table reload that keeps I/O), with DM_REQUEUE, so that dm issues
+ * them again after the resume, where they wait again (with a new
+ * deadline). Until the resume (or presuspend_undo) nothing is parked.
+ */
+static void tier_presuspend(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	bool queued;
+
+	spin_lock_irq(&pool->lock);
+	pool->offq_closed = true;
+	pool->offq_requeue = dm_noflush_suspending(ti);
+	queued = pool->offq_len;
+	spin_unlock_irq(&pool->lock);
+	if (queued)
+		tier_wake_worker(pool);
+}
+
+static void tier_offq_open(struct tier_pool *pool)
+{
+	spin_lock_irq(&pool->lock);
+	pool->offq_closed = false;
+	pool->offq_requeue = false;
+	spin_unlock_irq(&pool->lock);
+}
+
+static void tier_presuspend_undo(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+
+	tier_offq_open(tc->pool);
+}
+
+/*
  * Suspended, the device writes nothing: no periodic commit, no tick, no
  * fill, and the worker leaves commit requests (the "commit" message,
  * netlink pin/unpin) for the resume. pool->periodic and pool->suspended
@@ -1397,6 +1563,8 @@ static void tier_resume(struct dm_target *ti)
 	mutex_unlock(&tier_pools_mutex);
 	tier_memtier_destroy(old_mem);
 	pool->commit_interval_ms = tc->tbl.commit_interval_ms;
+	WRITE_ONCE(pool->offline_queue_s, tc->tbl.offline_queue_s);
+	tier_offq_open(pool);
 	spin_lock_irq(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_set_reserve_pct(&pool->alloc[i],
@@ -1463,6 +1631,8 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  * then <meta_used_blocks> <meta_total_blocks>: the metadata device (the
  *   separate one, or tier 0's area before its data) in 4 KiB blocks: used
  *   by the label, the superblock slots and both map copies, and its size.
+ * then <offline_queued> <offline_expired>: writes parked for an offline
+ *   tier now (offline_queue_s), and those failed at their deadline.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1505,6 +1675,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %s", pool->read_only ? "ro" : "rw");
 		DMEMIT(" %llu %llu", st->meta_used_blocks,
 		       st->meta_total_blocks);
+		DMEMIT(" %llu %llu", st->offline_queued, st->offline_expired);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1544,6 +1715,8 @@ static void tier_apply_settings(struct tier_c *tc)
 	struct tier_pool *pool = tc->pool;
 	u32 i;
 
+	/* Parked writes keep the deadline they were given. */
+	WRITE_ONCE(pool->offline_queue_s, tc->tbl.offline_queue_s);
 	spin_lock_irq(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_set_reserve_pct(&pool->alloc[i],
@@ -1589,6 +1762,7 @@ int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t)
 	tc->tbl.discard_passdown = t->discard_passdown;
 	tc->tbl.policy = t->policy;
 	tc->tbl.mem_size_mb = t->mem_size_mb;
+	tc->tbl.offline_queue_s = t->offline_queue_s;
 	tier_apply_settings(tc);
 	return 0;
 }
@@ -1932,6 +2106,8 @@ static struct target_type tier_target = {
 	.dtr = tier_dtr,
 	.map = tier_map,
 	.end_io = tier_end_io,
+	.presuspend = tier_presuspend,
+	.presuspend_undo = tier_presuspend_undo,
 	.postsuspend = tier_postsuspend,
 	.resume = tier_resume,
 	.status = tier_status,

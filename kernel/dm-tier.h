@@ -44,6 +44,8 @@ struct tier_stats {
 	/* Metadata area in 4 KiB blocks: used (label included) and total. */
 	u64 meta_used_blocks;
 	u64 meta_total_blocks;
+	u64 offline_queued; /* writes parked for an offline tier now */
+	u64 offline_expired; /* parked writes failed at their deadline */
 	struct {
 		u64 total;
 		u64 used;

@@ -62,3 +62,30 @@ enum tier_md_mode tier_md_mode_next(enum tier_md_mode cur,
 		return cur;
 	}
 }
+
+bool tier_offq_may_park(u32 queue_s, bool closed)
+{
+	return queue_s && !closed;
+}
+
+u64 tier_offq_deadline(u64 now, u32 queue_s, u32 hz)
+{
+	u64 d = (u64)queue_s * hz;
+
+	return now + (d ? d : 1);
+}
+
+enum tier_offq_action tier_offq_next(bool offline, bool closed, u64 now,
+				     u64 deadline)
+{
+	if (!offline)
+		return TIER_OFFQ_REISSUE;
+	if (closed || now >= deadline)
+		return TIER_OFFQ_FAIL;
+	return TIER_OFFQ_WAIT;
+}
+
+u64 tier_offq_delay(u64 now, u64 deadline)
+{
+	return deadline > now ? deadline - now : 0;
+}

@@ -94,4 +94,65 @@ enum tier_md_event {
 enum tier_md_mode tier_md_mode_next(enum tier_md_mode cur,
 				    enum tier_md_event ev, u32 fails, u32 secs);
 
+/* offline_queue_s: the longest a write to an offline tier may wait (s). */
+#define TIER_OFFQ_S_DEF 0 /* fail at once with EIO */
+#define TIER_OFFQ_S_MAX 600
+
+/* What becomes of a write parked for an offline tier (tier_offq_next()). */
+enum tier_offq_action {
+	TIER_OFFQ_WAIT, /* keep it parked */
+	TIER_OFFQ_REISSUE, /* its tier is back: issue it again */
+	TIER_OFFQ_FAIL, /* its deadline passed, or the queue closed: EIO */
+};
+
+/**
+ * tier_offq_may_park() - whether a write to an extent of an offline tier,
+ * which cannot be redirected (a partial write, or no room elsewhere), may
+ * wait for the tier instead of failing with EIO at once.
+ * @queue_s: the offline_queue_s setting; 0 means fail fast.
+ * @closed:  the queue is closed: the device is suspending or going away.
+ *
+ * Context: any; pure.
+ * Return: true to park it (with tier_offq_deadline()), false to fail it.
+ */
+bool tier_offq_may_park(u32 queue_s, bool closed);
+
+/**
+ * tier_offq_deadline() - when a write parked at @now must fail.
+ * @now:     the clock (jiffies, 64 bits: never wraps).
+ * @queue_s: offline_queue_s, at most TIER_OFFQ_S_MAX.
+ * @hz:      clock ticks per second.
+ *
+ * Context: any; pure.
+ * Return: @now + @queue_s seconds, never before @now + 1 (so a deadline is
+ * never 0, which means "not parked yet").
+ */
+u64 tier_offq_deadline(u64 now, u32 queue_s, u32 hz);
+
+/**
+ * tier_offq_next() - what to do with a parked write now.
+ * @offline:  its extent's tier is still offline.
+ * @closed:   the queue is closed (suspend, teardown).
+ * @now:      the clock.
+ * @deadline: its deadline (tier_offq_deadline()).
+ *
+ * A tier that is back wins over an expired deadline (the write can succeed
+ * now); a closed queue fails everything still waiting.
+ *
+ * Context: any; pure.
+ * Return: the action.
+ */
+enum tier_offq_action tier_offq_next(bool offline, bool closed, u64 now,
+				     u64 deadline);
+
+/**
+ * tier_offq_delay() - ticks until the earliest deadline, for the timer.
+ * @now:      the clock.
+ * @deadline: the earliest deadline of the parked writes.
+ *
+ * Context: any; pure.
+ * Return: 0 when it has passed, else @deadline - @now.
+ */
+u64 tier_offq_delay(u64 now, u64 deadline);
+
 #endif /* DM_TIER_CORE_HEALTH_H */

@@ -41,6 +41,13 @@ int tier_policy_cfg_check(const struct tier_policy_cfg *cfg, const char **error)
 	return 0;
 }
 
+bool tier_policy_move_allowed(u32 offline, u32 from, u32 to)
+{
+	if (from >= 32 || to >= 32)
+		return false;
+	return !(offline & (1U << from)) && !(offline & (1U << to));
+}
+
 /* ---- heat --------------------------------------------------------------- */
 
 u16 tier_heat_decay(u16 heat, u32 atime, u32 now, u32 window)

@@ -103,6 +103,19 @@ int tier_policy_cfg_check(const struct tier_policy_cfg *cfg,
 			  const char **error);
 
 /**
+ * tier_policy_move_allowed() - whether a move may run while some tiers
+ * are offline: only moves from or to an offline tier pause, moves between
+ * healthy tiers go on.
+ * @offline: bit i set when tier i is offline.
+ * @from:    the extent's tier.
+ * @to:      the destination tier.
+ *
+ * Context: any; pure.
+ * Return: true when neither @from nor @to is offline.
+ */
+bool tier_policy_move_allowed(u32 offline, u32 from, u32 to);
+
+/**
  * tier_heat_decay() - heat as of @now.
  * @heat:   stored heat.
  * @atime:  stored last access (heat clock).

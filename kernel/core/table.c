@@ -6,6 +6,7 @@
 #include "format.h"
 #include "policy.h"
 #include "memtier.h"
+#include "health.h"
 #include "table.h"
 
 enum tier_opt_kind {
@@ -60,6 +61,7 @@ enum tier_table_err {
 	TIER_TE_OPT_FIXED,
 	TIER_TE_MEM_SIZE_MISSING,
 	TIER_TE_MEM_NODE_MISSING,
+	TIER_TE_OFFQ_RANGE,
 };
 
 static const char *const tier_table_msgs[] = {
@@ -83,6 +85,7 @@ static const char *const tier_table_msgs[] = {
 	[TIER_TE_MEM_SIZE_MISSING] = "mem_node needs mem_size_mb",
 	[TIER_TE_MEM_NODE_MISSING] =
 		"mem_size_mb needs mem_node: the device has no memory tier; reload the table with mem_node and mem_size_mb",
+	[TIER_TE_OFFQ_RANGE] = "offline_queue_s must be from 0 to 600 seconds",
 };
 
 #define TIER_OPT_FIELD(f) offsetof(struct tier_table, f)
@@ -130,6 +133,9 @@ static const struct tier_opt tier_opts[] = {
 	{ "mem_promote_hits", TIER_OPT_U32, 1, 1, TIER_MEM_PROMOTE_HITS_MAX,
 	  TIER_MEM_PROMOTE_HITS_DEF, TIER_OPT_FIELD(policy.mem_promote_hits), 0,
 	  14 },
+	/* How long a write to an offline tier may wait (0: EIO at once). */
+	{ "offline_queue_s", TIER_OPT_U32, 1, 0, TIER_OFFQ_S_MAX,
+	  TIER_OFFQ_S_DEF, TIER_OPT_FIELD(offline_queue_s), 0, 15 },
 };
 
 static_assert(ARRAY_SIZE(tier_opts) <= 32); /* "given" is a u32 mask */
@@ -205,6 +211,14 @@ static const struct tier_opt *tier_opt_find(const char *name)
 	return NULL;
 }
 
+/* A value outside @o's range; offline_queue_s says its bound. */
+static int tier_opt_range_error(const struct tier_opt *o, const char **error)
+{
+	if (!strcmp(o->name, "offline_queue_s"))
+		return tier_table_error(error, TIER_TE_OFFQ_RANGE);
+	return tier_table_error(error, TIER_TE_OPT_RANGE);
+}
+
 /* One value of a TIER_OPT_U32 row: a plain decimal within the row's range. */
 static int tier_opt_value(const struct tier_opt *o, const char *s, u32 *out,
 			  const char **error)
@@ -214,7 +228,7 @@ static int tier_opt_value(const struct tier_opt *o, const char *s, u32 *out,
 	if (tier_parse_u32(s, &v))
 		return tier_table_error(error, TIER_TE_OPT_VALUE);
 	if (v < o->min || v > o->max)
-		return tier_table_error(error, TIER_TE_OPT_RANGE);
+		return tier_opt_range_error(o, error);
 	*out = v;
 	return 0;
 }
@@ -450,7 +464,7 @@ int tier_table_set_u32(struct tier_table *t, const char *key, u32 value,
 	if (!o)
 		return -ENOENT;
 	if (value < o->min || value > o->max)
-		return tier_table_error(error, TIER_TE_OPT_RANGE);
+		return tier_opt_range_error(o, error);
 	*tier_opt_u32(t, o) = value;
 	return 0;
 }

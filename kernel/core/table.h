@@ -13,7 +13,9 @@
  * promote_window, migration_bandwidth, migration_inflight, redirect_writes;
  * the memory tier: mem_node <0..1023> (absent: no memory tier; fixed while
  * live), mem_size_mb <1..1048576> (required with mem_node, refused
- * without), mem_promote_hits <1..65535> (2).
+ * without), mem_promote_hits <1..65535> (2); offline_queue_s <0..600> (0):
+ * how long a write to an extent of an offline tier may wait for the tier
+ * instead of failing with EIO at once.
  * <nr_opt_args> counts the words after it, keys included.
  */
 #ifndef DM_TIER_CORE_TABLE_H
@@ -49,6 +51,8 @@
  *                      one bit per key table row (tier_table_parse());
  *                      those win over persisted settings
  *                      (tier_table_settings_apply()).
+ * @offline_queue_s:    seconds a write to an offline tier that cannot be
+ *                      redirected waits for the tier; 0 = EIO at once.
  */
 struct tier_table {
 	u32 extent_sectors;
@@ -63,6 +67,7 @@ struct tier_table {
 	u32 mem_node;
 	u32 mem_size_mb;
 	u32 given;
+	u32 offline_queue_s;
 };
 
 /**

@@ -121,9 +121,60 @@ static void tier_md_mode_next_test(CASE_CTX)
 #undef RO
 #undef FAIL
 
+/* offline_queue_s: may a write wait, until when, and what then. */
+static void tier_offq_may_park_test(CASE_CTX)
+{
+	CASE_FALSE(tier_offq_may_park(0, false)); /* default: EIO at once */
+	CASE_TRUE(tier_offq_may_park(1, false));
+	CASE_TRUE(tier_offq_may_park(TIER_OFFQ_S_MAX, false));
+	/* Suspending or going away: never park. */
+	CASE_FALSE(tier_offq_may_park(20, true));
+	CASE_FALSE(tier_offq_may_park(0, true));
+}
+
+static void tier_offq_deadline_test(CASE_CTX)
+{
+	CASE_EQ(tier_offq_deadline(1000, 3, 250), 1750ULL);
+	CASE_EQ(tier_offq_deadline(0, 20, 1000), 20000ULL);
+	CASE_EQ(tier_offq_deadline(5, TIER_OFFQ_S_MAX, 1000),
+		5ULL + TIER_OFFQ_S_MAX * 1000ULL);
+	/* Never 0 ("not parked"), never now. */
+	CASE_EQ(tier_offq_deadline(0, 0, 1000), 1ULL);
+	/* 64-bit clock: no overflow near 32-bit wrap. */
+	CASE_EQ(tier_offq_deadline(0xfffffff0ULL, 600, 1000),
+		0xfffffff0ULL + 600000ULL);
+}
+
+static void tier_offq_next_test(CASE_CTX)
+{
+	/* Waiting while offline and before the deadline. */
+	CASE_EQ(tier_offq_next(true, false, 100, 200), TIER_OFFQ_WAIT);
+	CASE_EQ(tier_offq_next(true, false, 199, 200), TIER_OFFQ_WAIT);
+	/* The deadline passed: EIO. */
+	CASE_EQ(tier_offq_next(true, false, 200, 200), TIER_OFFQ_FAIL);
+	CASE_EQ(tier_offq_next(true, false, 5000, 200), TIER_OFFQ_FAIL);
+	/* The tier is back: reissue, even past the deadline or closing. */
+	CASE_EQ(tier_offq_next(false, false, 100, 200), TIER_OFFQ_REISSUE);
+	CASE_EQ(tier_offq_next(false, false, 300, 200), TIER_OFFQ_REISSUE);
+	CASE_EQ(tier_offq_next(false, true, 100, 200), TIER_OFFQ_REISSUE);
+	/* Closed (suspend, teardown): no more waiting. */
+	CASE_EQ(tier_offq_next(true, true, 100, 200), TIER_OFFQ_FAIL);
+}
+
+static void tier_offq_delay_test(CASE_CTX)
+{
+	CASE_EQ(tier_offq_delay(100, 350), 250ULL);
+	CASE_EQ(tier_offq_delay(350, 350), 0ULL);
+	CASE_EQ(tier_offq_delay(400, 350), 0ULL);
+}
+
 static struct case_entry health_cases_all[] = {
 	CASE_RUN_PARAMS(tier_health_next_test, health),
 	CASE_RUN(tier_health_name_test),
 	CASE_RUN_PARAMS(tier_md_mode_next_test, mode),
+	CASE_RUN(tier_offq_may_park_test),
+	CASE_RUN(tier_offq_deadline_test),
+	CASE_RUN(tier_offq_next_test),
+	CASE_RUN(tier_offq_delay_test),
 	{}
 };

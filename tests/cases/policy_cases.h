@@ -871,6 +871,30 @@ static void tier_pace_name_test(CASE_CTX)
 	CASE_STREQ(tier_pace_name(U32_MAX), "?");
 }
 
+/* Only moves from or to an offline tier pause (docs "Tier states"). */
+static void tier_policy_move_allowed_test(CASE_CTX)
+{
+	/* Nothing offline: everything moves. */
+	CASE_TRUE(tier_policy_move_allowed(0, 0, 1));
+	CASE_TRUE(tier_policy_move_allowed(0, 2, 0));
+	/* Tier 2 offline: 0 <-> 1 goes on, 0/1 <-> 2 pauses. */
+	CASE_TRUE(tier_policy_move_allowed(1U << 2, 0, 1));
+	CASE_TRUE(tier_policy_move_allowed(1U << 2, 1, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 2));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 2, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 2, 1));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 1, 2));
+	/* Tier 1 offline: 0 <-> 2 goes on. */
+	CASE_TRUE(tier_policy_move_allowed(1U << 1, 0, 2));
+	CASE_TRUE(tier_policy_move_allowed(1U << 1, 2, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 1, 1, 2));
+	/* The last of eight tiers; out of range is refused. */
+	CASE_FALSE(tier_policy_move_allowed(1U << 7, 7, 0));
+	CASE_TRUE(tier_policy_move_allowed(1U << 7, 6, 0));
+	CASE_FALSE(tier_policy_move_allowed(0, 32, 0));
+	CASE_FALSE(tier_policy_move_allowed(0, 0, 32));
+}
+
 static struct case_entry policy_cases[] = {
 	CASE_RUN(tier_policy_cfg_defaults_test),
 	CASE_RUN_PARAMS(tier_policy_cfg_check_test, check),
@@ -888,5 +912,6 @@ static struct case_entry policy_cases[] = {
 	CASE_RUN(tier_policy_pace_test),
 	CASE_RUN(tier_policy_pace_bandwidth_test),
 	CASE_RUN(tier_pace_name_test),
+	CASE_RUN(tier_policy_move_allowed_test),
 	{}
 };

@@ -893,6 +893,7 @@ static void tier_table_settings_ids_test(CASE_CTX)
 		"promote_hits",	       "promote_window",
 		"migration_bandwidth", "migration_inflight",
 		"redirect_writes",     "mem_promote_hits",
+		"offline_queue_s",
 	};
 	u32 seen = 0;
 	size_t i;
@@ -1064,6 +1065,50 @@ static void tier_table_settings_reset_test(CASE_CTX)
 	CASE_EQ(live.mem_size_mb, 128); /* not persisted, not reset */
 	live.mem_size_mb = line.mem_size_mb;
 	CASE_EQ(memcmp(&live, &line, sizeof(live)), 0);
+#define E_OFFQ "offline_queue_s must be from 0 to 600 seconds"
+
+/* offline_queue_s: a table key, settable, bounded with its own message. */
+static void tier_table_offline_queue_test(CASE_CTX)
+{
+	struct words *w = split(test, "2048 1 a 2 offline_queue_s 600");
+	struct words *over = split(test, "2048 1 a 2 offline_queue_s 601");
+	struct words *plain = split(test, "2048 1 a");
+	struct tier_table t, before;
+	const char *error = NULL;
+	char *buf = case_zalloc(LINE_LEN);
+
+	CASE_ASSERT_NOT_NULL(buf);
+	tier_table_init(&t);
+	CASE_EQ(t.offline_queue_s, 0U);
+	CASE_ASSERT_EQ(tier_table_parse(w->argc, w->argv, &t, &error), 0);
+	CASE_EQ(t.offline_queue_s, 600U);
+	CASE_GT(tier_table_format(&t, buf, LINE_LEN), 0);
+	CASE_STREQ(buf, "2048 1 a 2 offline_queue_s 600");
+	CASE_EQ(tier_table_parse(over->argc, over->argv, &t, &error), -EINVAL);
+	CASE_STREQ(error, E_OFFQ);
+
+	/* Default 0 is not shown; set changes it live. */
+	CASE_ASSERT_EQ(tier_table_parse(plain->argc, plain->argv, &t, &error),
+		       0);
+	CASE_GT(tier_table_format(&t, buf, LINE_LEN), 0);
+	CASE_STREQ(buf, "2048 1 a");
+	CASE_EQ(tier_table_set_opt(&t, "offline_queue_s", "20", &error), 0);
+	CASE_EQ(t.offline_queue_s, 20U);
+	before = t;
+	error = NULL;
+	CASE_EQ(tier_table_set_opt(&t, "offline_queue_s", "601", &error),
+		-EINVAL);
+	CASE_STREQ(error, E_OFFQ);
+	error = NULL;
+	CASE_EQ(tier_table_set_u32(&t, "offline_queue_s", 100000, &error),
+		-EINVAL);
+	CASE_STREQ(error, E_OFFQ);
+	CASE_EQ(memcmp(&t, &before, sizeof(t)), 0);
+	CASE_EQ(tier_table_set_u32(&t, "offline_queue_s", 0, &error), 0);
+	CASE_EQ(t.offline_queue_s, 0U);
+	/* Other rows keep the generic message. */
+	CASE_EQ(tier_table_set_u32(&t, "reserve_pct", 51, &error), -EINVAL);
+	CASE_STREQ(error, "Optional argument value out of range");
 }
 
 static struct case_entry table_cases[] = {
@@ -1088,5 +1133,6 @@ static struct case_entry table_cases[] = {
 	CASE_RUN(tier_table_settings_cross_test),
 	CASE_RUN(tier_table_settings_record_test),
 	CASE_RUN(tier_table_settings_reset_test),
+	CASE_RUN(tier_table_offline_queue_test),
 	{}
 };

@@ -66,7 +66,7 @@ static void tier_health_io_test(struct kunit *test)
 	tier_note_io_ok(pool, 1);
 	tier_note_io_error(pool, 1, BLK_STS_IOERR);
 	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 1), TIER_HEALTH_DEGRADED);
-	KUNIT_EXPECT_FALSE(test, tier_pool_any_offline(pool));
+	KUNIT_EXPECT_EQ(test, tier_pool_offline_mask(pool), 0U);
 	for (i = 0; i < TIER_OFFLINE_ERRORS; i++)
 		tier_note_io_error(pool, 1, BLK_STS_IOERR);
 	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 1));
@@ -75,6 +75,8 @@ static void tier_health_io_test(struct kunit *test)
 
 	tier_note_io_error(pool, 2, BLK_STS_TRANSPORT);
 	KUNIT_EXPECT_TRUE(test, tier_offline(pool, 2));
+	KUNIT_EXPECT_EQ(test, tier_pool_offline_mask(pool),
+			(u32)(BIT(1) | BIT(2)));
 	tier_note_io_error(pool, 0, BLK_STS_OFFLINE);
 	KUNIT_EXPECT_EQ(test, tier_health_of(pool, 0), TIER_HEALTH_DEGRADED);
 	KUNIT_EXPECT_EQ(test, tier_note_tier_event(pool, 2, TIER_HEV_RECOVERED),
@@ -351,11 +353,50 @@ static void heat_note_test(struct kunit *test)
 	map_pool_free(pool);
 }
 
+static void offq_endio(struct bio *bio)
+{
+	int *ended = bio->bi_private;
+
+	*ended = bio->bi_status == BLK_STS_IOERR ? 1 : -1;
+}
+
+/*
+ * Teardown fails what the offline queue still holds with EIO and closes
+ * it, so nothing can be parked after the pool goes.
+ */
+static void offq_fail_all_test(struct kunit *test)
+{
+	struct tier_pool *pool = fake_pool(test);
+	struct bio a, b;
+	int ended_a = 0, ended_b = 0;
+
+	bio_list_init(&pool->offq);
+	KUNIT_EXPECT_EQ(test, tier_pool_offq_fail_all(pool), 0U);
+	KUNIT_EXPECT_TRUE(test, pool->offq_closed);
+	pool->offq_closed = false;
+	bio_init(&a, NULL, NULL, 0, REQ_OP_WRITE);
+	bio_init(&b, NULL, NULL, 0, REQ_OP_WRITE);
+	a.bi_end_io = offq_endio;
+	a.bi_private = &ended_a;
+	b.bi_end_io = offq_endio;
+	b.bi_private = &ended_b;
+	bio_list_add(&pool->offq, &a);
+	bio_list_add(&pool->offq, &b);
+	pool->offq_len = 2;
+	KUNIT_EXPECT_EQ(test, tier_pool_offq_fail_all(pool), 2U);
+	KUNIT_EXPECT_EQ(test, ended_a, 1);
+	KUNIT_EXPECT_EQ(test, ended_b, 1);
+	KUNIT_EXPECT_EQ(test, pool->offq_len, 0U);
+	KUNIT_EXPECT_TRUE(test, bio_list_empty(&pool->offq));
+	KUNIT_EXPECT_TRUE(test, pool->offq_closed);
+}
+
 static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(mode_names_test),
 	KUNIT_CASE(mode_transitions_test),
 	KUNIT_CASE(tier_health_io_test),
 	KUNIT_CASE(offline_tier_unflushable_test),
+	KUNIT_CASE(offq_fail_all_test),
 	KUNIT_CASE(map_dirty_test),
 	KUNIT_CASE(commit_refused_in_fail_mode_test),
 	KUNIT_CASE(commit_refused_read_only_test),

@@ -114,6 +114,16 @@ static void test_example(void **state)
 	assert_int_equal(d->nr_pins, 1);
 	assert_int_equal(d->pins[0].tier, TL_CONF_TIER_MEM);
 	tl_conf_free(&c);
+
+	/* offline_queue_s: a policy key like the others. */
+	assert_int_equal(parse(&c, &e, "[device q]\noffline_queue_s = 20\n"),
+			 0);
+	d = tl_conf_dev_find(&c, "q");
+	assert_non_null(d);
+	assert_int_equal(d->policy.set,
+			 1U << (DM_TIER_A_POLICY_OFFLINE_QUEUE_S - 1));
+	assert_int_equal(d->policy.v[DM_TIER_A_POLICY_OFFLINE_QUEUE_S - 1], 20);
+	tl_conf_free(&c);
 }
 
 static void test_defaults_and_syntax(void **state)
@@ -169,6 +179,8 @@ static void test_errors(void **state)
 		     "t.conf:2: drain_deadline has no value (write drain_deadline = VALUE, or remove the line)");
 	expect_error("[device x]\nhigh_watermark = 101\n",
 		     "t.conf:2: high_watermark = 101: out of range (use 1 to 100)");
+	expect_error("[device x]\noffline_queue_s = 601\n",
+		     "t.conf:2: offline_queue_s = 601: out of range (use 0 to 600)");
 	expect_error("[device x]\nhigh_watermark = 0\n",
 		     "t.conf:2: high_watermark = 0: out of range (use 1 to 100)");
 	expect_error("[device x]\nmigration_inflight = 99999999999\n",
@@ -178,7 +190,7 @@ static void test_errors(void **state)
 	expect_error("[device x]\ndrain_deadline = -5\n",
 		     "t.conf:2: drain_deadline = -5: not a number (write a plain decimal number from 0 to 604800)");
 	expect_error("[device x]\nhigh_watermrk = 70\n",
-		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
+		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
 	expect_error("[global]\nmetrics_port = 9\n",
 		     "t.conf:2: unknown key 'metrics_port' in [global] (known: metrics_textfile, metrics_interval)");
 	expect_error("[global]\nhigh_watermark = 70\n",

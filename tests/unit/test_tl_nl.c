@@ -525,6 +525,8 @@ static void test_policy_keys(void **state)
 			 DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1);
 	assert_int_equal(tl_nl_policy_key("mem-size-mb"),
 			 DM_TIER_A_POLICY_MEM_SIZE_MB - 1);
+	assert_int_equal(tl_nl_policy_key("offline-queue-s"),
+			 DM_TIER_A_POLICY_OFFLINE_QUEUE_S - 1);
 	assert_int_equal(tl_nl_policy_key("High_watermark"), -1);
 	assert_int_equal(tl_nl_policy_key("high_watermark="), -1);
 	assert_int_equal(tl_nl_policy_key("commit_interval_ms"), -1);

@@ -45,6 +45,7 @@ const char *const tl_nl_policy_keys[TL_NL_POLICY_N] = {
 	"demote_age",	     "drain_deadline",	   "promote_hits",
 	"promote_window",    "migration_bandwidth", "migration_inflight",
 	"redirect_writes",   "mem_promote_hits",  "mem_size_mb",
+	"offline_queue_s",
 };
 
 int tl_nl_policy_key(const char *key)

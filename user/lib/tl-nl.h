@@ -56,7 +56,7 @@ struct tl_nl_migration {
 };
 
 /* Settings; index = DM_TIER_A_POLICY_* - 1. @set has bit i when v[i] is present. */
-#define TL_NL_POLICY_N 12
+#define TL_NL_POLICY_N 13
 struct tl_nl_policy {
 	uint32_t set;
 	uint32_t v[TL_NL_POLICY_N];

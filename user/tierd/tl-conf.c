@@ -12,6 +12,7 @@
 #include <linux/dm-tier.h>
 
 #include "format.h"
+#include "health.h"
 #include "policy.h"
 #include "table.h"
 #include "tl-conf.h"
@@ -31,6 +32,7 @@ const char *const tl_conf_policy_names[TL_NL_POLICY_N] = {
 	[DM_TIER_A_POLICY_REDIRECT_WRITES - 1] = "redirect_writes",
 	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1] = "mem_promote_hits",
 	[DM_TIER_A_POLICY_MEM_SIZE_MB - 1] = "mem_size_mb",
+	[DM_TIER_A_POLICY_OFFLINE_QUEUE_S - 1] = "offline_queue_s",
 };
 static_assert(DM_TIER_A_POLICY_MAX == TL_NL_POLICY_N,
 	      "a policy attribute without a config key");
@@ -55,6 +57,7 @@ static const uint32_t policy_range[TL_NL_POLICY_N][2] = {
 	[DM_TIER_A_POLICY_REDIRECT_WRITES - 1] = { 0, 1 },
 	[DM_TIER_A_POLICY_MEM_PROMOTE_HITS - 1] = { 1, TL_MEM_PROMOTE_HITS_MAX },
 	[DM_TIER_A_POLICY_MEM_SIZE_MB - 1] = { 1, TL_MEM_SIZE_MB_MAX },
+	[DM_TIER_A_POLICY_OFFLINE_QUEUE_S - 1] = { 0, TIER_OFFQ_S_MAX },
 };
 
 /* The memory tier keys: judged by the kernel against the live table (a
@@ -606,7 +609,7 @@ static void parse_device_kv(struct conf_parse *p, const char *key, char *v)
 		     key, d->name);
 	} else {
 		perr(p,
-		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)",
+		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)",
 		     key, d->name);
 	}
 }

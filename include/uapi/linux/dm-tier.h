@@ -71,6 +71,13 @@ enum {
 	DM_TIER_A_DEV_DONE_EXTENTS, /* u64 */
 	/* Padding for 64-bit attributes (nla_put_u64_64bit). */
 	DM_TIER_A_DEV_PAD, /* pad */
+	/* Writes waiting for an offline tier now (offline_queue_s). */
+	DM_TIER_A_DEV_OFFLINE_QUEUED, /* u64 */
+	/*
+	 * Writes that waited offline_queue_s for an offline tier and failed with
+	 * EIO, since activation.
+	 */
+	DM_TIER_A_DEV_OFFLINE_EXPIRED, /* u64 */
 
 	__DM_TIER_A_DEV_MAX,
 	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
@@ -174,6 +181,12 @@ enum {
 	 * memory tier.
 	 */
 	DM_TIER_A_POLICY_MEM_SIZE_MB, /* u32 */
+	/*
+	 * Seconds a write to an extent of an offline tier that cannot be
+	 * redirected waits for the tier before failing with EIO (table key
+	 * offline_queue_s, 0..600); 0 fails it at once.
+	 */
+	DM_TIER_A_POLICY_OFFLINE_QUEUE_S, /* u32 */
 
 	__DM_TIER_A_POLICY_MAX,
 	DM_TIER_A_POLICY_MAX = (__DM_TIER_A_POLICY_MAX - 1)
