@@ -1065,6 +1065,8 @@ static void tier_table_settings_reset_test(CASE_CTX)
 	CASE_EQ(live.mem_size_mb, 128); /* not persisted, not reset */
 	live.mem_size_mb = line.mem_size_mb;
 	CASE_EQ(memcmp(&live, &line, sizeof(live)), 0);
+}
+
 #define E_OFFQ "offline_queue_s must be from 0 to 600 seconds"
 
 /* offline_queue_s: a table key, settable, bounded with its own message. */
