@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
-# shellcheck source=tests/vm/lib.sh disable=SC2154  # status variables come from tier_eval
+# shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
 # The queue of explicit move requests (docs/ARCHITECTURE.md "Move queue"),
 # one boot, two NVMe drives (hot 64M, cold 512M), 1 MiB extents:
 #   queue   migrate, pin --tier, migrate, migrate sent back to back while the
@@ -44,7 +44,7 @@ print(d['tiers'][$3]['bytes'] // $MB)"
 }
 
 step_queue() {
-	local r id1 id2 id3 id4 n=0 fill=() rc i o watch
+	local r id1 id2 id3 id4 n=0 fill rc i watch
 	tier_set $DEV auto_migrate 0
 	for r in a b c d; do head -c 8M /dev/urandom >/tmp/$r.bin; done
 	put /tmp/a.bin 0
@@ -54,38 +54,49 @@ step_queue() {
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!
 	sleep 1
-	tier_set $DEV migration_bandwidth 2
+	# 1 MiB/s: the first three take 24 s, long enough to see the queue.
+	tier_set $DEV migration_bandwidth 1
 	# Back to back: queued, never refused; each prints its id.
-	id1=$(tierctl migrate $DEV --range 0:8M --tier 1 --json | jget '["move_id"]')
-	id2=$(tierctl pin $DEV --range 8M:8M --tier 1 --json | jget '["move_ids"][0]')
-	id3=$(tierctl migrate $DEV --range 16M:8M --tier 1 --json | jget '["move_id"]')
-	id4=$(tierctl migrate $DEV --range 24M:8M --tier 1 --json | jget '["move_id"]')
+	tierctl migrate $DEV --range 0:8M --tier 1 --json >/tmp/r1.json
+	tierctl pin $DEV --range 8M:8M --tier 1 --json >/tmp/r2.json
+	tierctl migrate $DEV --range 16M:8M --tier 1 --json >/tmp/r3.json
+	tierctl migrate $DEV --range 24M:8M --tier 1 --json >/tmp/r4.json
+	tierctl status $DEV --json >/tmp/st.json
+	tierctl status $DEV >/tmp/st.txt
+	id1=$(jget '["move_id"]' </tmp/r1.json)
+	id2=$(jget '["move_ids"][0]' </tmp/r2.json)
+	id3=$(jget '["move_id"]' </tmp/r3.json)
+	id4=$(jget '["move_id"]' </tmp/r4.json)
 	echo "queue: requests $id1 (migrate) $id2 (pin) $id3 $id4 (migrate) queued"
 	[ "$id1" -lt "$id2" ] && [ "$id2" -lt "$id3" ] && [ "$id3" -lt "$id4" ] ||
 		fail "queue: ids not increasing: $id1 $id2 $id3 $id4"
-	tierctl status $DEV --json >/tmp/st.json
 	expect_eq "$(jget '["moves"] and [m["id"] for m in d["moves"]]' </tmp/st.json)" "[$id1, $id2, $id3, $id4]" "queue: status lists the requests in order"
 	expect_eq "$(jget '["moves"][1]["kind"]' </tmp/st.json)" pin "queue: the second request's kind"
 	expect_eq "$(jget '["moves"][3]["state"]' </tmp/st.json)" queued "queue: the fourth request's state"
-	tierctl status $DEV | grep -E "^ +$id4 +migrate +queued" >/dev/null ||
-		fail "queue: text status does not list request $id4: $(tierctl status $DEV)"
+	grep -E "^ +$id4 +migrate +queued" /tmp/st.txt >/dev/null ||
+		fail "queue: text status does not list request $id4: $(cat /tmp/st.txt)"
+	sed -n '/moves:/,/tier  device/p' /tmp/st.txt
 	# Cancel the fourth while it waits: it never moves anything.
 	tierctl cancel $DEV "$id4" >/dev/null
 	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
 	# Fill the queue (1 MiB of unmapped space: nothing to move).
+	rm -f /tmp/fill.json
 	while :; do
 		rc=0
-		tierctl migrate $DEV --range 100M:1M --tier 1 --json >/tmp/f.json 2>/tmp/f.err || rc=$?
+		tierctl migrate $DEV --range 100M:1M --tier 1 --json >>/tmp/fill.json 2>/tmp/f.err || rc=$?
 		[ $rc = 0 ] || break
-		fill+=("$(jget '["move_id"]' </tmp/f.json)")
 		n=$((n + 1))
 		[ $n -le 40 ] || fail "queue: 40 more requests accepted: no bound"
 	done
+	tierctl status $DEV --json >/tmp/st2.json
 	expect_eq "$rc" 1 "queue: the request past a full queue (stderr: $(cat /tmp/f.err))"
 	grep -q "queue is full" /tmp/f.err || fail "queue: EBUSY without 'queue is full': $(cat /tmp/f.err)"
-	tier_eval $DEV
 	echo "queue: $n more accepted, then: $(head -n 1 /tmp/f.err)"
-	expect_eq "$(tierctl status $DEV --json | jget '["moves"].__len__()')" 32 "queue: requests queued when full"
+	expect_eq "$(jget '["moves"].__len__()' </tmp/st2.json)" 32 "queue: requests queued when full"
+	fill=$(python3 -c "
+import json
+for line in open('/tmp/fill.json'):
+    print(json.loads(line)['move_id'])")
 	# Full speed: everything ends.
 	tier_set $DEV migration_bandwidth 0
 	tier_wait $DEV 120 "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ]" ||
@@ -99,7 +110,7 @@ step_queue() {
 		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
 	done
 	expect_eq "$(outcomes /tmp/watch.json "$id4" | tr '\n' ' ')" "cancelled " "queue: migration-done events of the cancelled request $id4"
-	for i in "${fill[@]}"; do
+	for i in $fill; do
 		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
 	done
 	echo "queue: $((4 + n)) requests, one migration-done event each: $(grep -c migration-done /tmp/watch.json) events"
