@@ -185,7 +185,7 @@ static void print_moves(const struct tl_nl_dev *nd)
 	print_text("  moves:     %u queued (at most %u)\n", nd->nr_moves,
 		   TL_NL_MOVES_MAX);
 	print_arr_begin("moves", nd->nr_moves ?
-			"    id  kind     state       range                      tier  done / left extents\n" :
+			"    id  kind     state              start +length          tier  done / left extents\n" :
 			NULL);
 	for (i = 0; i < nd->nr_moves; i++) {
 		const struct tl_nl_move *m = &nd->moves[i];
