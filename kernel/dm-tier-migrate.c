@@ -80,13 +80,11 @@ struct tier_mig {
 	u32 inflight; /* copies in flight */
 	u64 out[TIER_MAX_TIERS]; /* copies in flight away from each tier */
 
-	/* An explicit "migrate" request: extents next..last to @man_tier. */
-	bool man_active;
-	u64 man_next;
-	u64 man_last;
-	u32 man_tier;
-	u32 man_inflight;
-	bool man_notify; /* migration-done when the request is over */
+	/*
+	 * Explicit requests (migrate, pin --tier), FIFO; the head runs
+	 * (kernel/core/movq.c). Copies of a manual job are the head's.
+	 */
+	struct tier_movq movq;
 
 	/* Pacing; tick only. */
 	struct tier_pace pace;
@@ -135,6 +133,7 @@ int tier_mig_init(struct tier_pool *pool, char **error)
 	}
 	pool->mig = mg;
 	mg->pool = pool;
+	tier_movq_init(&mg->movq);
 	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
 	init_waitqueue_head(&mg->idle_wait);
 	INIT_DELAYED_WORK(&mg->tick, tier_mig_tick);
@@ -177,6 +176,14 @@ void tier_mig_teardown(struct tier_pool *pool)
 	/* Waits for copies in flight; their completions queue the worker. */
 	dm_kcopyd_client_destroy(mg->kc);
 	mg->kc = NULL;
+	/*
+	 * The device goes: what is queued ends as cancelled, one event each
+	 * (sent before dev-del). Late completions find no head.
+	 */
+	spin_lock_irq(&pool->lock);
+	if (tier_movq_cancel_all(&mg->movq))
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, 0);
+	spin_unlock_irq(&pool->lock);
 }
 
 void tier_mig_destroy(struct tier_pool *pool)
@@ -199,39 +206,71 @@ void tier_mig_set_cfg(struct tier_pool *pool, const struct tier_policy_cfg *cfg)
 	tier_mig_kick(pool, 0);
 }
 
-int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier)
+int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
+		     u32 tier, u32 *id)
 {
 	struct tier_mig *mg = pool->mig;
+	int r;
 
 	if (pool->read_only)
 		return -EROFS;
 	spin_lock_irq(&pool->lock);
-	if (mg->man_active) {
-		spin_unlock_irq(&pool->lock);
-		return -EBUSY;
-	}
-	mg->man_active = true;
-	mg->man_notify = true;
-	mg->man_next = first;
-	mg->man_last = last;
-	mg->man_tier = tier;
+	r = tier_movq_push(&mg->movq, kind, first, last, tier, id);
 	spin_unlock_irq(&pool->lock);
-	tier_mig_kick(pool, 0);
-	return 0;
+	if (!r)
+		tier_mig_kick(pool, 0);
+	return r;
 }
 
 /*
- * An explicit request is over once nothing is left to examine and its last
- * copy ended. Under lock.
+ * End the head request while it is over (its range looked at, stopped or
+ * cancelled, no copy in flight): one migration-done event per request,
+ * whose outcome the event sender takes from the result ring. Under lock.
  */
 static void tier_mig_manual_check(struct tier_pool *pool)
 {
-	struct tier_mig *mg = pool->mig;
+	if (tier_movq_reap(&pool->mig->movq))
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, 0);
+}
 
-	if (mg->man_notify && !mg->man_active && !mg->man_inflight) {
-		mg->man_notify = false;
-		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, mg->man_tier);
-	}
+int tier_mig_cancel(struct tier_pool *pool, u32 id)
+{
+	struct tier_mig *mg = pool->mig;
+	u32 before;
+	int r;
+
+	spin_lock_irq(&pool->lock);
+	before = mg->movq.res_nr;
+	r = tier_movq_cancel(&mg->movq, id);
+	if (!r && mg->movq.res_nr != before)
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, 0);
+	spin_unlock_irq(&pool->lock);
+	if (!r)
+		tier_mig_kick(pool, 0);
+	return r;
+}
+
+u32 tier_mig_moves(struct tier_pool *pool, struct tier_move *out)
+{
+	struct tier_mig *mg = pool->mig;
+	struct tier_move *m;
+	u32 n;
+
+	spin_lock_irq(&pool->lock);
+	for (n = 0; (m = tier_movq_at(&mg->movq, n)); n++)
+		out[n] = *m;
+	spin_unlock_irq(&pool->lock);
+	return n;
+}
+
+bool tier_mig_pop_result(struct tier_pool *pool, struct tier_move_result *res)
+{
+	bool r;
+
+	spin_lock_irq(&pool->lock);
+	r = tier_movq_pop_result(&pool->mig->movq, res);
+	spin_unlock_irq(&pool->lock);
+	return r;
 }
 
 /* ---- copies -------------------------------------------------------- */
@@ -245,13 +284,22 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	spin_lock_irq(&pool->lock);
 	mg->inflight--;
 	mg->out[job->src.tier]--;
-	if (job->manual) {
-		mg->man_inflight--;
-		tier_mig_manual_check(pool);
-	}
 	/* A mapping switched now could not be committed: keep the source. */
 	if (!failed && pool->mode != TIER_MODE_WRITE)
 		failed = true;
+	if (job->manual) {
+		/* None after teardown emptied the queue. */
+		struct tier_move *m = tier_movq_at(&mg->movq, 0);
+
+		if (m && m->inflight) {
+			m->inflight--;
+			if (!failed)
+				m->moved++;
+			else if (job->status && !m->err)
+				m->err = -EIO;
+		}
+		tier_mig_manual_check(pool);
+	}
 	if (failed) {
 		tier_alloc_unget(&pool->alloc[job->loc.tier], job->loc.pext);
 		tier_map_set_busy(&pool->map, job->vext, false);
@@ -459,19 +507,29 @@ static bool tier_mig_next_swap(struct tier_pool *pool, bool drop_pair,
 	return false;
 }
 
-/* The next explicit request item, or false. Tick only, under lock. */
+/*
+ * The next item of the head request, or false; a queued head starts here,
+ * and one that is over ends (the next starts at the next call). One request
+ * runs at a time. Tick only, under lock.
+ */
 static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 {
 	struct tier_mig *mg = pool->mig;
 	u32 skips = TIER_MIG_SKIPS;
+	struct tier_move *m;
 	struct tier_loc loc;
 	u64 word;
 
-	while (mg->man_active && mg->man_next <= mg->man_last) {
-		word = READ_ONCE(pool->map.words[mg->man_next]);
-		if (!tier_map_word_decode(word, &loc) ||
-		    loc.tier == mg->man_tier) {
-			mg->man_next++;
+	tier_mig_manual_check(pool);
+	m = tier_movq_at(&mg->movq, 0);
+	if (!m)
+		return false;
+	if (m->state == TIER_MOVE_QUEUED)
+		m->state = TIER_MOVE_RUNNING;
+	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {
+		word = READ_ONCE(pool->map.words[m->next]);
+		if (!tier_map_word_decode(word, &loc) || loc.tier == m->tier) {
+			m->next++;
 			/* Bound the time under the lock on sparse ranges. */
 			if (!--skips)
 				return false;
@@ -480,21 +538,17 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		if (word & TIER_MAPW_BUSY)
 			return false; /* being written or moved: next tick */
 		/* From or to an offline tier: paused until it is back. */
-		if (!tier_policy_move_allowed(mg->offline, loc.tier,
-					      mg->man_tier))
+		if (!tier_policy_move_allowed(mg->offline, loc.tier, m->tier))
 			return false;
-		w->vext = mg->man_next;
+		w->vext = m->next;
 		w->from = loc.tier;
-		w->to = mg->man_tier;
+		w->to = m->tier;
 		w->kind = w->to < w->from ? TIER_WORK_PROMOTE :
 					    TIER_WORK_DEMOTE;
 		w->key = 0;
 		return true;
 	}
-	if (mg->man_active && mg->man_next > mg->man_last) {
-		mg->man_active = false;
-		tier_mig_manual_check(pool);
-	}
+	tier_mig_manual_check(pool);
 	return false;
 }
 
@@ -572,7 +626,7 @@ static struct tier_job *tier_mig_claim(struct tier_pool *pool,
 	mg->inflight++;
 	mg->out[w->from]++;
 	if (manual)
-		mg->man_inflight++;
+		tier_movq_at(&mg->movq, 0)->inflight++;
 	return job;
 }
 
@@ -661,7 +715,7 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 	spin_lock_irq(&pool->lock);
 	*cfg = pool->cfg;
 	tier_mig_usage(pool, u);
-	manual = mg->man_active;
+	manual = mg->movq.nr;
 	in.since_burst = jiffies_to_msecs(now - pool->fg_alloc_j) / 1000;
 	spin_unlock_irq(&pool->lock);
 
@@ -789,9 +843,12 @@ static void tier_mig_tick(struct work_struct *ws)
 				break;
 			}
 			if (manual) {
-				/* Destination full: the request ends here. */
-				mg->man_active = false;
-				mg->errors++;
+				/*
+				 * Destination full: the request ends here,
+				 * failed with ENOSPC in its event; no copy
+				 * failed, so no migration error.
+				 */
+				tier_movq_at(&mg->movq, 0)->err = -ENOSPC;
 				tier_mig_manual_check(pool);
 			}
 			/* No room for the cold half: no swap. */
@@ -804,7 +861,7 @@ static void tier_mig_tick(struct work_struct *ws)
 			continue;
 		}
 		if (manual)
-			mg->man_next++;
+			tier_movq_at(&mg->movq, 0)->next++;
 		else if (swap && w.kind == TIER_WORK_PROMOTE)
 			mg->swaps++;
 		else if (!swap)
@@ -826,7 +883,7 @@ static void tier_mig_tick(struct work_struct *ws)
 out:
 	spin_lock_irq(&pool->lock);
 	if (mg->running) {
-		bool busy = mg->inflight || mg->man_active ||
+		bool busy = mg->inflight || mg->movq.nr ||
 			    mg->cand_pos < mg->nr_cand ||
 			    mg->swap_pos < mg->nr_swap ||
 			    mg->pace.mode != TIER_PACE_IDLE;
@@ -879,9 +936,8 @@ void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st)
 	st->mig_inflight = mg->inflight;
 	st->mig_errors = mg->errors;
 	st->mig_swaps = mg->swaps;
-	st->man_pending = mg->man_inflight;
-	if (mg->man_active)
-		st->man_pending += mg->man_last - mg->man_next + 1;
+	st->man_pending = tier_movq_left(&mg->movq);
+	st->moves_queued = mg->movq.nr;
 	st->pace = READ_ONCE(mg->pace.mode);
 	st->above_high_ms = READ_ONCE(mg->above_high_ms);
 }

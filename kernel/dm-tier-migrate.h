@@ -18,6 +18,7 @@
 #include <linux/types.h>
 
 #include "dm-tier.h"
+#include "core/movq.h"
 #include "core/policy.h"
 
 struct tier_pool;
@@ -63,8 +64,8 @@ void tier_mig_start(struct tier_pool *pool);
 
 /**
  * tier_mig_stop() - stop the tick and wait for copies in flight to be
- * switched or abandoned (postsuspend). Explicit requests are kept and go on
- * after the next tier_mig_start().
+ * switched or abandoned (postsuspend). Queued requests are kept and go on
+ * after the next tier_mig_start(); tier_mig_teardown() cancels them.
  * @pool: the pool.
  *
  * Context: process, may sleep; not on pool->wq.
@@ -83,18 +84,56 @@ void tier_mig_set_cfg(struct tier_pool *pool,
 		      const struct tier_policy_cfg *cfg);
 
 /**
- * tier_mig_request() - move extents @first..@last to @tier now ("migrate"
- * message), skipping unmapped ones and those already there.
+ * tier_mig_request() - queue a request to move extents @first..@last to
+ * @tier (migrate, pin --tier), skipping unmapped ones and those already
+ * there. Requests run one at a time, in order; each ends with one
+ * migration-done event carrying its id and outcome.
  * @pool:  the pool.
+ * @kind:  enum tier_move_kind.
  * @first: first virtual extent.
  * @last:  last virtual extent, >= @first, < virt_extents.
  * @tier:  destination tier, < nr_tiers.
+ * @id:    out: the request's id.
  *
  * Context: process; takes pool->lock.
- * Return: 0, -EBUSY while an earlier request is still running, or -EROFS
+ * Return: 0, -EBUSY when TIER_MOVQ_MAX requests are queued, or -EROFS
  * when the pool is activated read-only.
  */
-int tier_mig_request(struct tier_pool *pool, u64 first, u64 last, u32 tier);
+int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
+		     u32 tier, u32 *id);
+
+/**
+ * tier_mig_cancel() - cancel queued request @id: one not started ends at
+ * once, the running one once its copies in flight end (what they moved
+ * stays moved). Its migration-done event says "cancelled".
+ * @pool: the pool.
+ * @id:   the request's id.
+ *
+ * Context: process; takes pool->lock.
+ * Return: 0, or -ENOENT when no queued request has that id.
+ */
+int tier_mig_cancel(struct tier_pool *pool, u32 id);
+
+/**
+ * tier_mig_moves() - a snapshot of the queue, head first.
+ * @pool: the pool.
+ * @out:  TIER_MOVQ_MAX entries.
+ *
+ * Context: process; takes pool->lock.
+ * Return: how many were copied.
+ */
+u32 tier_mig_moves(struct tier_pool *pool, struct tier_move *out);
+
+/**
+ * tier_mig_pop_result() - the oldest outcome of an ended request not yet
+ * sent (the event sender, on DM_TIER_EVENT_MIGRATION_DONE).
+ * @pool: the pool.
+ * @res:  out.
+ *
+ * Context: process; takes pool->lock.
+ * Return: true when there was one.
+ */
+bool tier_mig_pop_result(struct tier_pool *pool, struct tier_move_result *res);
 
 /**
  * tier_mig_done() - a copy finished: switch the mapping to the copy, or

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dm-tier-netlink.c - the "dm-tier" generic netlink family: device and
- * policy queries, policy changes, migrate/pin/unpin requests, the heat map
+ * policy queries, policy changes, migrate/pin/unpin requests (moves are
+ * queued; move-cancel cancels one), the heat map
  * (extent-dump), tier recovery and forgetting (a tier lost for good), and
  * monitor notifications.
  *
@@ -27,7 +28,14 @@
 
 #define TIER_NL_DUMP_EXTENTS 256 /* extents per extent-dump message */
 #define TIER_NL_DUMP_SCAN 65536 /* map words per extent-dump callback */
-#define TIER_NL_MSG_BUSY "an earlier migrate or pin request is still running"
+/* TIER_MOVQ_MAX, spelled out for the extack (checked below). */
+#define TIER_NL_MSG_BUSY \
+	"the move queue is full (32 requests): wait for a migration-done event or cancel a request"
+static_assert(TIER_MOVQ_MAX == 32);
+#define TIER_NL_MSG_NO_MOVE \
+	"no queued move request has that id (it ended already?)"
+/* dev-get and dev-ntf: room for the move queue too. */
+#define TIER_NL_DEV_MSG_SIZE (NLMSG_GOODSIZE + TIER_MOVQ_MAX * 128)
 
 static struct genl_family tier_nl_family __ro_after_init;
 static bool tier_nl_ready; /* registered: events may be sent */
@@ -133,6 +141,13 @@ static const struct nla_policy tier_nl_move_policy[DM_TIER_A_DEV_TARGET_TIER +
 	/* TIER_MAX_TIERS: the memory tier of a device with 8 tiers */
 	[DM_TIER_A_DEV_TARGET_TIER] = NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS),
 };
+
+/* move-cancel */
+static const struct nla_policy
+	tier_nl_cancel_policy[DM_TIER_A_DEV_MOVE_ID + 1] = {
+		TIER_NL_NAME_POLICY,
+		[DM_TIER_A_DEV_MOVE_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	};
 
 /* unpin, extent-dump */
 static const struct nla_policy
@@ -288,7 +303,9 @@ static int tier_nl_put_migration(struct sk_buff *skb,
 	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_MANUAL_PENDING,
 			    st->man_pending, pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_MIGRATION_SWAPS, st->mig_swaps,
-			    pad)) {
+			    pad) ||
+	    nla_put_u32(skb, DM_TIER_A_MIGRATION_MOVES_QUEUED,
+			st->moves_queued)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -296,14 +313,75 @@ static int tier_nl_put_migration(struct sk_buff *skb,
 	return 0;
 }
 
+/* One moves nest per queued request, head first. */
+static int tier_nl_put_moves(struct sk_buff *skb, struct tier_pool *pool)
+{
+	const int pad = DM_TIER_A_MOVE_PAD;
+	u32 shift = pool->extent_shift + SECTOR_SHIFT;
+	struct tier_move *mv;
+	struct nlattr *nest;
+	u32 n, i;
+	int r = 0;
+
+	mv = kmalloc_array(TIER_MOVQ_MAX, sizeof(*mv), GFP_KERNEL);
+	if (!mv)
+		return -ENOMEM;
+	n = tier_mig_moves(pool, mv);
+	for (i = 0; i < n && !r; i++) {
+		const struct tier_move *m = &mv[i];
+
+		nest = nla_nest_start(skb, DM_TIER_A_DEV_MOVES);
+		if (!nest) {
+			r = -EMSGSIZE;
+			break;
+		}
+		if (nla_put_u32(skb, DM_TIER_A_MOVE_ID, m->id) ||
+		    nla_put_string(skb, DM_TIER_A_MOVE_KIND,
+				   tier_move_kind_name(m->kind)) ||
+		    nla_put_string(skb, DM_TIER_A_MOVE_STATE,
+				   tier_move_state_name(m->state)) ||
+		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_RANGE_START,
+				    m->first << shift, pad) ||
+		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_RANGE_LEN,
+				    (m->last - m->first + 1) << shift, pad) ||
+		    nla_put_u32(skb, DM_TIER_A_MOVE_TARGET_TIER, m->tier) ||
+		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_DONE_EXTENTS, m->moved,
+				    pad) ||
+		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_LEFT_EXTENTS,
+				    tier_move_left(m), pad)) {
+			nla_nest_cancel(skb, nest);
+			r = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(skb, nest);
+	}
+	kfree(mv);
+	return r;
+}
+
+/* A migration-done notification: which request, how it ended. */
+static int tier_nl_put_result(struct sk_buff *skb,
+			      const struct tier_move_result *res)
+{
+	if (nla_put_u32(skb, DM_TIER_A_DEV_MOVE_ID, res->id) ||
+	    nla_put_string(skb, DM_TIER_A_DEV_MOVE_OUTCOME,
+			   tier_move_outcome_name(res->outcome)) ||
+	    nla_put_u32(skb, DM_TIER_A_DEV_MOVE_ERRNO, -res->err) ||
+	    nla_put_u64_64bit(skb, DM_TIER_A_DEV_DONE_EXTENTS, res->moved,
+			      DM_TIER_A_DEV_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * The dev-get layout of @pool (plus @event and, for tier events,
- * @ev_tier when @event is not 0) as one message. The counters are those of
- * the status line (tier_stats_get()).
+ * @ev_tier when @event is not 0; plus @res, the outcome of a move request,
+ * for migration-done) as one message. The counters are those of the status
+ * line (tier_stats_get()).
  */
 static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 			    u32 portid, u32 seq, int flags, u32 event,
-			    u32 ev_tier)
+			    u32 ev_tier, const struct tier_move_result *res)
 {
 	const int pad = DM_TIER_A_DEV_PAD;
 	u64 ebytes = (u64)pool->extent_sectors << SECTOR_SHIFT;
@@ -344,7 +422,11 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 		goto cancel;
 	if (tier_nl_put_migration(skb, &st))
 		goto cancel;
+	if (tier_nl_put_moves(skb, pool))
+		goto cancel;
 	if (event && nla_put_u32(skb, DM_TIER_A_DEV_EVENT, event))
+		goto cancel;
+	if (res && tier_nl_put_result(skb, res))
 		goto cancel;
 	if (event && tier_nl_event_has_tier(event) &&
 	    nla_put_u32(skb, DM_TIER_A_DEV_EVENT_TIER, ev_tier))
@@ -467,9 +549,9 @@ static struct sk_buff *tier_nl_reply_start(struct genl_info *info,
 	return msg;
 }
 
-/* Reply name + done-extents. */
-static int tier_nl_reply_done(struct genl_info *info, struct tier_pool *pool,
-			      u64 done)
+/* Reply name + done-extents (+ move-id when @id is not 0). */
+static int tier_nl_reply_done_id(struct genl_info *info, struct tier_pool *pool,
+				 u64 done, u32 id)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -478,12 +560,19 @@ static int tier_nl_reply_done(struct genl_info *info, struct tier_pool *pool,
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_u64_64bit(msg, DM_TIER_A_DEV_DONE_EXTENTS, done,
-			      DM_TIER_A_DEV_PAD)) {
+			      DM_TIER_A_DEV_PAD) ||
+	    (id && nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ID, id))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+static int tier_nl_reply_done(struct genl_info *info, struct tier_pool *pool,
+			      u64 done)
+{
+	return tier_nl_reply_done_id(info, pool, done, 0);
 }
 
 /* ---- dev-get ------------------------------------------------------------- */
@@ -496,7 +585,7 @@ static int tier_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(TIER_NL_DEV_MSG_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&tier_pools_mutex);
@@ -507,7 +596,7 @@ static int tier_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	r = tier_nl_fill_dev(msg, pool, DM_TIER_CMD_DEV_GET, info->snd_portid,
-			     info->snd_seq, 0, 0, 0);
+			     info->snd_seq, 0, 0, 0, NULL);
 	mutex_unlock(&tier_pools_mutex);
 	if (r) {
 		nlmsg_free(msg);
@@ -538,7 +627,8 @@ static int tier_nl_dev_get_dumpit(struct sk_buff *skb,
 			continue;
 		r = tier_nl_fill_dev(skb, pool, DM_TIER_CMD_DEV_GET,
 				     NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI, 0, 0);
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI, 0, 0,
+				     NULL);
 		if (r)
 			break;
 		cb->args[0] = pool->id;
@@ -751,9 +841,9 @@ static int tier_nl_check_rw(struct genl_info *info, struct tier_pool *pool)
 }
 
 static int tier_nl_request(struct genl_info *info, struct tier_pool *pool,
-			   u64 first, u64 last, u32 tier)
+			   u32 kind, u64 first, u64 last, u32 tier, u32 *id)
 {
-	int r = tier_mig_request(pool, first, last, tier);
+	int r = tier_mig_request(pool, kind, first, last, tier, id);
 
 	if (r == -EBUSY)
 		NL_SET_ERR_MSG(info->extack, TIER_NL_MSG_BUSY);
@@ -773,7 +863,7 @@ static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 	struct tier_pool *pool;
 	u64 first, last, done, mapped;
 	bool mem = false;
-	u32 tier = 0;
+	u32 tier = 0, id = 0;
 	int r;
 
 	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
@@ -815,9 +905,11 @@ static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 		r = tier_nl_reply_done(info, pool, done);
 		goto out;
 	}
-	/* The move first: a busy request leaves the pins unchanged. */
+	/* The move first: a refused request leaves the pins unchanged. */
 	if (!r && move)
-		r = tier_nl_request(info, pool, first, last, tier);
+		r = tier_nl_request(info, pool,
+				    pin ? TIER_MOVE_PIN : TIER_MOVE_MIGRATE,
+				    first, last, tier, &id);
 	if (r)
 		goto out;
 	done = last - first + 1;
@@ -833,7 +925,7 @@ static int tier_nl_move(struct genl_info *info, bool pin, bool unpin)
 			tier_request_commit(pool);
 		tier_memtier_unpin(pool, first, last);
 	}
-	r = tier_nl_reply_done(info, pool, done);
+	r = tier_nl_reply_done_id(info, pool, done, id);
 out:
 	mutex_unlock(&tier_pools_mutex);
 	return r;
@@ -858,6 +950,53 @@ static int tier_nl_unpin_doit(struct sk_buff *skb, struct genl_info *info)
 	int r = tier_nl_sys_admin(skb, info->extack);
 
 	return r ?: tier_nl_move(info, false, true);
+}
+
+/* ---- move-cancel --------------------------------------------------------- */
+
+static int tier_nl_move_cancel_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tier_pool *pool;
+	struct sk_buff *msg;
+	void *hdr;
+	u32 id;
+	int r;
+
+	r = tier_nl_sys_admin(skb, info->extack);
+	if (r)
+		return r;
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_MOVE_ID))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[DM_TIER_A_DEV_MOVE_ID]);
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = tier_mig_cancel(pool, id);
+	if (r) {
+		struct nlattr *bad = info->attrs[DM_TIER_A_DEV_MOVE_ID];
+
+		NL_SET_ERR_MSG_ATTR(info->extack, bad, TIER_NL_MSG_NO_MOVE);
+		goto out;
+	}
+	msg = tier_nl_reply_start(info, pool, &hdr);
+	if (!msg) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ID, id)) {
+		nlmsg_free(msg);
+		r = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	r = genlmsg_reply(msg, info);
+out:
+	mutex_unlock(&tier_pools_mutex);
+	return r;
 }
 
 /* ---- tier-recover -------------------------------------------------------- */
@@ -1076,35 +1215,62 @@ out:
 
 /* ---- notifications ------------------------------------------------------ */
 
-/* Send the pending events of @pool, oldest kind first. */
+/* One dev-ntf of @pool. Under tier_pools_mutex. */
+static void tier_nl_send_one(struct tier_pool *pool, u32 event, u32 ev_tier,
+			     const struct tier_move_result *res)
+{
+	struct sk_buff *msg = genlmsg_new(TIER_NL_DEV_MSG_SIZE, GFP_KERNEL);
+
+	if (!msg)
+		return;
+	if (tier_nl_fill_dev(msg, pool, DM_TIER_CMD_DEV_NTF, 0, 0, 0, event,
+			     ev_tier, res)) {
+		nlmsg_free(msg);
+		return;
+	}
+	/* No listener left is not an error. */
+	genlmsg_multicast(&tier_nl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+/*
+ * Send the pending events of @pool, oldest kind first. migration-done is
+ * one notification per ended move request (its outcome from the
+ * migration engine's result ring), never a coalesced bit.
+ */
 static void tier_nl_send_pending(struct tier_pool *pool)
 {
 	DECLARE_BITMAP(ev, TIER_EV_BITS);
+	struct tier_move_result res;
 	char name[DM_NAME_LEN];
-	struct sk_buff *msg;
+	bool listen, results = false;
 	unsigned int bit;
-	u32 i;
+	u32 i, event;
 
 	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
 		ev[i] = xchg(&pool->ev_pending[i], 0);
-	if (!READ_ONCE(tier_nl_ready) ||
-	    !genl_has_listeners(&tier_nl_family, &init_net, 0))
+	listen = READ_ONCE(tier_nl_ready) &&
+		 genl_has_listeners(&tier_nl_family, &init_net, 0);
+	if (!listen) {
+		/* Nobody hears them: outcomes do not pile up either. */
+		while (tier_mig_pop_result(pool, &res))
+			;
 		return;
+	}
 	mutex_lock(&tier_pools_mutex);
 	/* The name now; dev-del (no live table) keeps the last one seen. */
 	tier_pool_dm_name(pool, name);
 	for_each_set_bit(bit, ev, TIER_EV_BITS) {
-		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-		if (!msg)
-			break;
-		if (tier_nl_fill_dev(msg, pool, DM_TIER_CMD_DEV_NTF, 0, 0, 0,
-				     bit / TIER_MAX_TIERS,
-				     bit % TIER_MAX_TIERS)) {
-			nlmsg_free(msg);
+		event = bit / TIER_MAX_TIERS;
+		if (event != DM_TIER_EVENT_MIGRATION_DONE) {
+			tier_nl_send_one(pool, event, bit % TIER_MAX_TIERS,
+					 NULL);
 			continue;
 		}
-		/* No listener left is not an error. */
-		genlmsg_multicast(&tier_nl_family, msg, 0, 0, GFP_KERNEL);
+		if (results)
+			continue;
+		results = true;
+		while (tier_mig_pop_result(pool, &res))
+			tier_nl_send_one(pool, event, res.tier, &res);
 	}
 	mutex_unlock(&tier_pools_mutex);
 }
@@ -1188,6 +1354,13 @@ static const struct genl_ops tier_nl_ops[] = {
 		.doit = tier_nl_tier_forget_doit,
 		.policy = tier_nl_recover_policy,
 		.maxattr = ARRAY_SIZE(tier_nl_recover_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_MOVE_CANCEL,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_move_cancel_doit,
+		.policy = tier_nl_cancel_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_cancel_policy) - 1,
 	},
 };
 

@@ -1614,8 +1614,9 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  * activation. used_extents counts extents in the map plus those being
  * prepared, migrated to the tier or awaiting a commit to be freed.
  * pace: idle | full | deadline | background. above_high_ms: time tier 0
- * spent above its high watermark. manual_pending: extents a "migrate"
- * message has still to examine or copy. Counters count since activation.
+ * spent above its high watermark. manual_pending: extents the queued
+ * migrate and pin requests have still to examine or copy. Counters count
+ * since activation.
  * then the memory tier: <mem_node> <mem_bytes_max> <mem_bytes_used>
  *   <mem_copies> <mem_hits> <mem_misses> <mem_fills> <mem_evictions>
  *   <mem_invalidations>; mem_node is "-" and the rest 0 without one.
@@ -1857,6 +1858,7 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	unsigned long long start, nr;
 	unsigned int tier;
 	char dummy;
+	u32 id;
 	int r;
 
 	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
@@ -1888,11 +1890,12 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 			     tier_mode_name(READ_ONCE(pool->mode)));
 		return -EROFS;
 	}
-	r = tier_mig_request(pool, start >> pool->extent_shift,
-			     (start + nr - 1) >> pool->extent_shift, tier);
+	r = tier_mig_request(pool, TIER_MOVE_MIGRATE,
+			     start >> pool->extent_shift,
+			     (start + nr - 1) >> pool->extent_shift, tier, &id);
 	if (r == -EBUSY)
-		DMWARN_LIMIT("%s: migrate: an earlier request still runs",
-			     tier_pool_log_name(pool));
+		DMWARN_LIMIT("%s: migrate: the move queue is full (%u)",
+			     tier_pool_log_name(pool), TIER_MOVQ_MAX);
 	return r;
 }
 

@@ -294,6 +294,71 @@ static void test_parse_dev_notification(void **state)
 	nlmsg_free(msg);
 }
 
+static void put_move(struct nl_msg *msg, uint32_t id, const char *kind,
+		     const char *state, uint64_t left)
+{
+	struct nlattr *nest = nla_nest_start(msg, DM_TIER_A_DEV_MOVES);
+
+	assert_non_null(nest);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_MOVE_ID, id), 0);
+	assert_int_equal(nla_put_string(msg, DM_TIER_A_MOVE_KIND, kind), 0);
+	assert_int_equal(nla_put_string(msg, DM_TIER_A_MOVE_STATE, state), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_MOVE_RANGE_START, 8 << 20), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_MOVE_RANGE_LEN, 16 << 20), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_MOVE_TARGET_TIER, 1), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_MOVE_DONE_EXTENTS, 16 - left), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_MOVE_LEFT_EXTENTS, left), 0);
+	nla_nest_end(msg, nest);
+}
+
+/* The move queue (every "moves" nest, in order) and a migration-done's
+ * outcome. */
+static void test_parse_dev_moves(void **state)
+{
+	struct nl_msg *msg = genl_msg(DM_TIER_CMD_DEV_NTF, 0, 0);
+	struct tl_nl_dev dev;
+
+	(void)state;
+	put_full_dev(msg, "ckpt");
+	put_move(msg, 7, "migrate", "running", 4);
+	put_move(msg, 9, "pin", "queued", 16);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_EVENT,
+				     DM_TIER_EVENT_MIGRATION_DONE), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ID, 6), 0);
+	assert_int_equal(nla_put_string(msg, DM_TIER_A_DEV_MOVE_OUTCOME, "failed"), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ERRNO, ENOSPC), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_DONE_EXTENTS, 3), 0);
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), 0);
+	assert_int_equal(dev.nr_moves, 2);
+	assert_int_equal(dev.moves[0].id, 7);
+	assert_string_equal(dev.moves[0].kind, "migrate");
+	assert_string_equal(dev.moves[0].state, "running");
+	assert_int_equal(dev.moves[0].left_extents, 4);
+	assert_int_equal(dev.moves[0].done_extents, 12);
+	assert_int_equal(dev.moves[0].range_start, 8 << 20);
+	assert_int_equal(dev.moves[0].range_len, 16 << 20);
+	assert_int_equal(dev.moves[0].target_tier, 1);
+	assert_int_equal(dev.moves[1].id, 9);
+	assert_string_equal(dev.moves[1].kind, "pin");
+	assert_int_equal(dev.move_id, 6);
+	assert_string_equal(dev.move_outcome, "failed");
+	assert_int_equal(dev.move_errno, ENOSPC);
+	assert_int_equal(dev.done_extents, 3);
+	nlmsg_free(msg);
+
+	/* A moves nest without an id is a broken reply. */
+	msg = genl_msg(DM_TIER_CMD_DEV_GET, 0, 0);
+	put_full_dev(msg, "ckpt");
+	{
+		struct nlattr *nest = nla_nest_start(msg, DM_TIER_A_DEV_MOVES);
+
+		assert_int_equal(nla_put_string(msg, DM_TIER_A_MOVE_KIND, "pin"), 0);
+		nla_nest_end(msg, nest);
+	}
+	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), -EINVAL);
+	nlmsg_free(msg);
+}
+
 static void test_parse_dev_missing_optional(void **state)
 {
 	struct nl_msg *msg = genl_msg(DM_TIER_CMD_DEV_GET, 1, 0);
@@ -879,6 +944,15 @@ static void test_error_mapping(void **state)
 	assert_int_equal(tl_nl_pin(nl, "t0", 0, 4096, 0, NULL, &err), TL_FAIL);
 	assert_int_equal(tl_nl_last_error(nl), -EBUSY);
 	assert_non_null(strstr(err.msg, "retry"));
+	/* A full move queue: the hint names the queue and cancel. */
+	assert_non_null(strstr(err.msg, "'tierctl cancel t0 ID'"));
+	assert_int_equal(tl_nl_last_move_id(nl), 0);
+
+	/* move-cancel of an id not queued. */
+	reply_errno = ENOENT;
+	assert_int_equal(tl_nl_move_cancel(nl, "t0", 5, &err), TL_USAGE);
+	assert_int_equal(((struct genlmsghdr *)nlmsg_data(nlmsg_hdr(sent)))->cmd,
+			 DM_TIER_CMD_MOVE_CANCEL);
 
 	reply_errno = EIO;
 	assert_int_equal(tl_nl_unpin(nl, "t0", 0, 4096, NULL, &err), TL_FAIL);
@@ -992,6 +1066,10 @@ static void respond_done_extents(const struct nlmsghdr *req)
 	assert_int_equal(nla_put_string(msg, DM_TIER_A_DEV_NAME, "t0"), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_DONE_EXTENTS,
 				     nla_get_u64(tb[DM_TIER_A_DEV_RANGE_LEN]) >> 20), 0);
+	/* A move was queued: its id (the range's length in MiB + 100). */
+	if (tb[DM_TIER_A_DEV_TARGET_TIER])
+		assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ID,
+					     100 + (nla_get_u64(tb[DM_TIER_A_DEV_RANGE_LEN]) >> 20)), 0);
 	queue(msg);
 	queue(error_reply(req, 0, NULL));
 }
@@ -1006,6 +1084,7 @@ static void test_range_requests(void **state)
 	respond = respond_done_extents;
 	assert_int_equal(tl_nl_migrate(nl, "t0", 10 << 20, 64 << 20, 1, &done, &err), TL_OK);
 	assert_int_equal(done, 64);
+	assert_int_equal(tl_nl_last_move_id(nl), 164);
 	assert_int_equal(genlmsg_parse(nlmsg_hdr(sent), 0, tb, DM_TIER_A_DEV_MAX, NULL), 0);
 	assert_int_equal(nla_get_u64(tb[DM_TIER_A_DEV_RANGE_START]), 10 << 20);
 	assert_int_equal(nla_get_u32(tb[DM_TIER_A_DEV_TARGET_TIER]), 1);
@@ -1013,6 +1092,7 @@ static void test_range_requests(void **state)
 	/* pin without a tier: no target-tier attribute. */
 	assert_int_equal(tl_nl_pin(nl, "t0", 0, 2 << 20, -1, &done, &err), TL_OK);
 	assert_int_equal(done, 2);
+	assert_int_equal(tl_nl_last_move_id(nl), 0);	/* nothing queued */
 	assert_int_equal(((struct genlmsghdr *)nlmsg_data(nlmsg_hdr(sent)))->cmd,
 			 DM_TIER_CMD_PIN);
 	assert_int_equal(genlmsg_parse(nlmsg_hdr(sent), 0, tb, DM_TIER_A_DEV_MAX, NULL), 0);
@@ -1021,6 +1101,7 @@ static void test_range_requests(void **state)
 	assert_int_equal(tl_nl_pin(nl, "t0", 0, 3 << 20, 0, &done, &err), TL_OK);
 	assert_int_equal(genlmsg_parse(nlmsg_hdr(sent), 0, tb, DM_TIER_A_DEV_MAX, NULL), 0);
 	assert_int_equal(nla_get_u32(tb[DM_TIER_A_DEV_TARGET_TIER]), 0);
+	assert_int_equal(tl_nl_last_move_id(nl), 103);
 
 	assert_int_equal(tl_nl_unpin(nl, "t0", 0, 5 << 20, &done, &err), TL_OK);
 	assert_int_equal(done, 5);
@@ -1176,6 +1257,7 @@ int main(void)
 		cmocka_unit_test(test_parse_dev_strings),
 		cmocka_unit_test(test_parse_dev_bad_tiers),
 		cmocka_unit_test(test_parse_dev_unknown_attrs),
+		cmocka_unit_test(test_parse_dev_moves),
 		cmocka_unit_test(test_policy_round_trip),
 		cmocka_unit_test(test_policy_keys),
 		cmocka_unit_test(test_parse_extent),

@@ -170,7 +170,7 @@ step_migrate() {
 			else
 				$cmd --json >/tmp/m.json 2>/tmp/m.err || rc=$?
 			fi
-			[ $rc = 1 ] && grep -q "still running" /tmp/m.err && { sleep 0.2; continue; }
+			[ $rc = 1 ] && grep -q "queue is full" /tmp/m.err && { sleep 0.2; continue; }
 			break
 		done
 		expect_eq "$rc" 0 "migrate --range $r --tier 1 --wait (output: $(cat /tmp/m.err))"

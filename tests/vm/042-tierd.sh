@@ -19,7 +19,9 @@
 #              refused with what to do
 #   retention  three checkpoint directories on XFS, checkpoint_keep 1: the
 #              newest stays on tier 0 (pinned), the two older end up on the
-#              last tier
+#              last tier; the kernel queues tierd's moves (no request
+#              refused and retried), each ends with its own migration-done
+#              event that tierd matches by id, no migration error
 #   once       tierd --once: 0 applied, 2 bad configuration, 1 a pin that
 #              cannot be applied
 #   stop       SIGTERM: exit status 0
@@ -219,7 +221,17 @@ assert ext and all(e.get('pinned') for e in ext), 'newest checkpoint not pinned:
 	for c in c1 c2 c3; do
 		cmp -s $MNT/run/$c/data /tmp/ck-$c || die "checkpoint $c differs after retention"
 	done
-	echo "retention: c1, c2 on tier 1, c3 pinned on tier 0 after $(fmt_ms $(($(now_ms) - t0))) s"
+	# Queued, not refused: no request was retried, none failed, and tierd
+	# saw each of its moves end by its id (pin c3, migrate c1, migrate c2).
+	! grep -E "$DEV: (pin|unpin|migrate) .*; retrying\$|request [0-9]+ (failed|cancelled)" $LOG ||
+		die "retention: a request was refused and retried, or a move failed"
+	expect_eq "$(tier_stat $DEV migration_errors)" 0 "retention: migration errors"
+	wait_for 30 "[ \$(grep -cE '$DEV: (pin|migrate) .*: request [0-9]+ done' $LOG) -ge 3 ]" ||
+		die "retention: tierd did not see its moves end by id"
+	grep -E "$DEV: event migration-done" $LOG | grep -vE ", request [0-9]+ " &&
+		die "retention: a migration-done event without a request id"
+	echo "retention: c1, c2 on tier 1, c3 pinned on tier 0 after $(fmt_ms $(($(now_ms) - t0))) s;" \
+		"$(grep -cE "$DEV: (pin|migrate) .*: request [0-9]+ done" $LOG) moves followed to their own event"
 }
 
 # --once next to the daemon: 0 when everything applies, 2 for a bad

@@ -39,6 +39,11 @@ fio_pass() { # seed
 migrator() { # stop
 	local to=1 ok=0 rc
 	while [ ! -e "$1" ]; do
+		# One request at a time, as before the kernel queued them.
+		if [ "$(tier_stat $DEV manual_pending)" != 0 ]; then
+			sleep 0.1
+			continue
+		fi
 		rc=$(status_of tier_msg $DEV migrate 0 $REGION $to)
 		case $rc in
 		0) ok=$((ok + 1)) to=$((1 - to)) ;;

@@ -68,6 +68,9 @@ guest_main() {
 	tierctl status $DEV | grep -E "metadata: +rw, .*on /dev/[^,]+, 28 KiB used of 16 MiB" ||
 		{ tierctl status $DEV; fail "status text: no metadata device use"; }
 	tier_set $DEV auto_migrate 0
+	# Settings persist (issue 18): activate brings auto_migrate 0 back.
+	table=$(dmsetup table $DEV)
+	expect_eq "$table" "${table% auto_migrate 0} auto_migrate 0" "set: the table shows auto_migrate 0"
 	mkfs.xfs -q $D
 	mkdir -p /mnt/md /tmp/s
 	mount $D /mnt/md

@@ -34,6 +34,7 @@ struct tl_nl {
 	struct nl_sock *sk;
 	int family;
 	int last_error;		/* -errno of the last request's answer */
+	uint32_t last_move_id;	/* move-id of the last migrate/pin reply */
 	bool monitoring;
 	/* Notifications received but not yet handed out (one recv may carry several). */
 	struct tl_nl_dev *queue;
@@ -198,7 +199,33 @@ static int parse_migration(struct nlattr *nest, struct tl_nl_migration *m)
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_ERRORS, &m->errors);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_MANUAL_PENDING, &m->manual_pending);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_MIGRATION_SWAPS, &m->swaps);
+	ret = ret ?: OPT_U32(tb, DM_TIER_A_MIGRATION_MOVES_QUEUED, &m->moves_queued);
 	return ret;
+}
+
+/* One moves nest, appended to @dev->moves (the rest are counted only). */
+static int parse_move(struct nlattr *nest, struct tl_nl_dev *dev)
+{
+	struct nlattr *tb[DM_TIER_A_MOVE_MAX + 1];
+	struct tl_nl_move m = { 0 };
+	int ret;
+
+	if (nla_parse_nested(tb, DM_TIER_A_MOVE_MAX, nest, NULL) < 0 ||
+	    !tb[DM_TIER_A_MOVE_ID])
+		return -EINVAL;
+	ret = OPT_U32(tb, DM_TIER_A_MOVE_ID, &m.id);
+	ret = ret ?: OPT_STR(tb, DM_TIER_A_MOVE_KIND, m.kind);
+	ret = ret ?: OPT_STR(tb, DM_TIER_A_MOVE_STATE, m.state);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_MOVE_RANGE_START, &m.range_start);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_MOVE_RANGE_LEN, &m.range_len);
+	ret = ret ?: OPT_U32(tb, DM_TIER_A_MOVE_TARGET_TIER, &m.target_tier);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_MOVE_DONE_EXTENTS, &m.done_extents);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_MOVE_LEFT_EXTENTS, &m.left_extents);
+	if (ret)
+		return ret;
+	if (dev->nr_moves < TL_NL_MOVES_MAX)
+		dev->moves[dev->nr_moves++] = m;
+	return 0;
 }
 
 int tl_nl_parse_dev(struct nlattr **tb, struct tl_nl_dev *dev)
@@ -220,6 +247,10 @@ int tl_nl_parse_dev(struct nlattr **tb, struct tl_nl_dev *dev)
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_DEV_NOSPC_ERRORS, &dev->nospc_errors);
 	ret = ret ?: OPT_U32(tb, DM_TIER_A_DEV_NR_TIERS, &nr_tiers);
 	ret = ret ?: OPT_U32(tb, DM_TIER_A_DEV_EVENT, &dev->event);
+	ret = ret ?: OPT_U32(tb, DM_TIER_A_DEV_MOVE_ID, &dev->move_id);
+	ret = ret ?: OPT_STR(tb, DM_TIER_A_DEV_MOVE_OUTCOME, dev->move_outcome);
+	ret = ret ?: OPT_U32(tb, DM_TIER_A_DEV_MOVE_ERRNO, &dev->move_errno);
+	ret = ret ?: OPT_U64(tb, DM_TIER_A_DEV_DONE_EXTENTS, &dev->done_extents);
 	if (ret)
 		return ret;
 	if (nr_tiers > TIER_MAX_TIERS)
@@ -262,6 +293,8 @@ int tl_nl_parse_dev_attrs(struct nlattr *head, int len, struct tl_nl_dev *dev)
 	nr_tiers = dev->nr_tiers;
 	nla_for_each_attr(a, head, len, rem) {
 		if (nla_type(a) == DM_TIER_A_DEV_TIERS && parse_tier(a, dev))
+			return -EINVAL;
+		if (nla_type(a) == DM_TIER_A_DEV_MOVES && parse_move(a, dev))
 			return -EINVAL;
 	}
 	/* A tier index beyond what nr-tiers announced is a broken reply. */
@@ -405,6 +438,7 @@ struct req {
 	int (*on_reply)(struct nlmsghdr *nlh, struct req *r);
 	void *arg;
 	int cb_rc;
+	uint32_t *move_id;	/* done_reply: move-id, when there is one */
 	bool done;
 	int error;		/* -errno the kernel answered, 0 if none */
 	bool bad_reply;
@@ -532,7 +566,11 @@ static int kernel_error(const struct req *r, struct tl_err *err)
 		else
 			tl_fail(err, TL_USAGE, "%s: no active dm-tier device named '%s'",
 				r->op, r->name ? r->name : "");
-		tl_err_append(err, "'tierctl list' shows the dm-tier devices");
+		if (!strcmp(r->op, "move-cancel") && r->extack[0])
+			tl_err_append(err, "'tierctl status %s' lists the queued requests",
+				      r->name ? r->name : "NAME");
+		else
+			tl_err_append(err, "'tierctl list' shows the dm-tier devices");
 		return TL_USAGE;
 	case EINVAL:
 	case ERANGE:
@@ -541,8 +579,12 @@ static int kernel_error(const struct req *r, struct tl_err *err)
 	case EBUSY:
 		tl_fail(err, TL_FAIL, "%s: %s", who, why);
 		/* The kernel's extack already says what is busy. */
-		tl_err_append(err, "%swait for its migration-done event ('tierctl watch') and retry",
-			      r->extack[0] ? "" : "an earlier migrate or pin request is still running; ");
+		if (!strcmp(r->op, "migrate") || !strcmp(r->op, "pin"))
+			tl_err_append(err, "'tierctl status %s' lists the queued moves, 'tierctl cancel %s ID' cancels one; or retry later",
+				      r->name ? r->name : "NAME",
+				      r->name ? r->name : "NAME");
+		else if (!r->extack[0])
+			tl_err_append(err, "the device is busy; retry later");
 		return TL_FAIL;
 	default:
 		tl_fail(err, TL_FAIL, "%s: %s", who, why);
@@ -819,6 +861,9 @@ static int done_reply(struct nlmsghdr *nlh, struct req *r)
 	if (tb[DM_TIER_A_DEV_DONE_EXTENTS] &&
 	    get_u64(tb[DM_TIER_A_DEV_DONE_EXTENTS], r->arg))
 		return bad_reply(r);
+	if (tb[DM_TIER_A_DEV_MOVE_ID] && r->move_id &&
+	    get_u32(tb[DM_TIER_A_DEV_MOVE_ID], r->move_id))
+		return bad_reply(r);
 	return 0;
 }
 
@@ -827,11 +872,13 @@ static int range_request(struct tl_nl *nl, uint8_t cmd, const char *op,
 			 int64_t tier, uint64_t *done, struct tl_err *err)
 {
 	uint64_t covered = 0;
+	uint32_t id = 0;
 	struct req r = { .op = op, .name = name, .on_reply = done_reply,
-			 .arg = &covered };
+			 .arg = &covered, .move_id = &id };
 	struct nl_msg *msg;
 	int rc;
 
+	nl->last_move_id = 0;
 	if (check_name(op, name, err))
 		return TL_USAGE;
 	if (!len)
@@ -847,7 +894,30 @@ static int range_request(struct tl_nl *nl, uint8_t cmd, const char *op,
 	rc = execute(nl, msg, &r, err);
 	if (!rc && done)
 		*done = covered;
+	if (!rc)
+		nl->last_move_id = id;
 	return rc;
+}
+
+uint32_t tl_nl_last_move_id(struct tl_nl *nl)
+{
+	return nl->last_move_id;
+}
+
+int tl_nl_move_cancel(struct tl_nl *nl, const char *name, uint32_t id,
+		      struct tl_err *err)
+{
+	struct req r = { .op = "move-cancel", .name = name };
+	struct nl_msg *msg;
+
+	if (check_name(r.op, name, err))
+		return TL_USAGE;
+	msg = new_request(nl, DM_TIER_CMD_MOVE_CANCEL, 0, name);
+	if (!msg || nla_put_u32(msg, DM_TIER_A_DEV_MOVE_ID, id) < 0) {
+		nlmsg_free(msg);
+		return tl_fail(err, TL_FAIL, "out of memory");
+	}
+	return execute(nl, msg, &r, err);
 }
 
 int tl_nl_migrate(struct tl_nl *nl, const char *name, uint64_t start,

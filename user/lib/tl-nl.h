@@ -53,6 +53,20 @@ struct tl_nl_migration {
 	uint64_t errors;
 	uint64_t manual_pending;
 	uint64_t swaps;		/* promotions that displaced a tier-0 extent */
+	uint32_t moves_queued;	/* explicit move requests queued */
+};
+
+/* One queued move request (dev-get "moves"), head first. */
+#define TL_NL_MOVES_MAX 32
+struct tl_nl_move {
+	uint32_t id;
+	char kind[16];		/* "migrate", "pin" */
+	char state[16];		/* "queued", "running", "cancelling" */
+	uint64_t range_start;	/* bytes */
+	uint64_t range_len;
+	uint32_t target_tier;
+	uint64_t done_extents;
+	uint64_t left_extents;
 };
 
 /* Settings; index = DM_TIER_A_POLICY_* - 1. @set has bit i when v[i] is present. */
@@ -87,6 +101,14 @@ struct tl_nl_dev {
 	uint32_t event;		/* enum dm_tier_event, 0 if none */
 	bool has_event_tier;
 	uint32_t event_tier;
+	/* The move queue (dev-get, notifications). */
+	uint32_t nr_moves;
+	struct tl_nl_move moves[TL_NL_MOVES_MAX];
+	/* migration-done: the request that ended and how. */
+	uint32_t move_id;	/* 0 when absent */
+	char move_outcome[16];	/* "done", "cancelled", "failed" */
+	uint32_t move_errno;	/* positive errno of a failed request */
+	uint64_t done_extents;	/* extents it moved */
 };
 
 struct tl_nl_extent {
@@ -125,6 +147,12 @@ int tl_nl_pin(struct tl_nl *nl, const char *name, uint64_t start,
 	      uint64_t len, int tier, uint64_t *done, struct tl_err *err);
 int tl_nl_unpin(struct tl_nl *nl, const char *name, uint64_t start,
 		uint64_t len, uint64_t *done, struct tl_err *err);
+/* The move-id of the last successful migrate/pin that queued a move, or 0
+ * (none queued: pin in place, unpin, memory tier). */
+uint32_t tl_nl_last_move_id(struct tl_nl *nl);
+/* Cancel queued move request @id (move-cancel). */
+int tl_nl_move_cancel(struct tl_nl *nl, const char *name, uint32_t id,
+		      struct tl_err *err);
 /* Mapped extents within [start, start+len) (len 0: the whole device). */
 int tl_nl_extent_dump(struct tl_nl *nl, const char *name, uint64_t start,
 		      uint64_t len,

@@ -172,6 +172,40 @@ static void print_migration(const struct tl_status_migration *m)
 	print_obj_end();
 }
 
+/* The move queue (netlink only): null when not looked up. */
+static void print_moves(const struct tl_nl_dev *nd)
+{
+	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
+	u32 i;
+
+	if (!nd) {
+		print_null("moves", NULL);
+		return;
+	}
+	print_text("  moves:     %u queued (at most %u)\n", nd->nr_moves,
+		   TL_NL_MOVES_MAX);
+	print_arr_begin("moves", nd->nr_moves ?
+			"    id  kind     state              start +length          tier  done / left extents\n" :
+			NULL);
+	for (i = 0; i < nd->nr_moves; i++) {
+		const struct tl_nl_move *m = &nd->moves[i];
+
+		print_obj_begin(NULL);
+		print_u64("id", "  %4llu", m->id);
+		print_str("kind", "  %-7s", m->kind);
+		print_str("state", "  %-10s", m->state);
+		print_u64_text("range_start", "  %10s", m->range_start,
+			       tl_size_str(m->range_start, a));
+		print_u64_text("range_len", " +%-13s", m->range_len,
+			       tl_size_str(m->range_len, b));
+		print_u64("target_tier", "  %4llu", m->target_tier);
+		print_u64("done_extents", "  %llu", m->done_extents);
+		print_u64("left_extents", " / %llu\n", m->left_extents);
+		print_obj_end();
+	}
+	print_arr_end();
+}
+
 void tl_print_status(const struct tl_status_view *v)
 {
 	const struct tl_status *st = v->st;
@@ -233,6 +267,7 @@ void tl_print_status(const struct tl_status_view *v)
 	print_bool("discard_passdown", ", discard passdown %s\n",
 		   t->discard_passdown);
 	print_migration(&st->mig);
+	print_moves(v->nd);
 	print_arr_begin("tiers", "  tier  device               class    durable state          used / capacity            free        mapped     reads        writes       io errors\n");
 	for (i = 0; i < st->nr_tiers; i++)
 		print_tier(v, i, ext);

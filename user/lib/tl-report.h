@@ -77,7 +77,9 @@ struct tl_status_view {
  * device, or tier 0's metadata area; null when not reported), suspended, read_only, mapped_extents, mapped_bytes, commit_interval_ms,
  * reserve_pct, discard_passdown, migration {pace, in_flight, promotions,
  * demotions, bytes_moved, above_high_ms, errors, manual_pending} (null when
- * the module does not report it), tiers[] {index, device, class, durable
+ * the module does not report it), moves[] (the queued move requests, head
+ * first: {id, kind, state, range_start, range_len, target_tier,
+ * done_extents, left_extents}; null when not read over netlink), tiers[] {index, device, class, durable
  * (true), state, capacity_extents, used_extents, free_extents, used_bytes,
  * capacity_bytes, free_bytes, mapped_extents (null when not reported),
  * read_ios, write_ios, io_errors (null when not reported)}, then for a

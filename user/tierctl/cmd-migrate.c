@@ -2,6 +2,7 @@
 /* tierctl migrate: move the mapped extents of a range to a tier (netlink). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tl-print.h"
 #include "tierctl.h"
@@ -22,10 +23,10 @@ int cmd_migrate(int argc, char **argv)
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev;
 	const char *name, *range = NULL;
-	u64 start, len, done = 0, errors_before;
+	u64 start, len, done = 0;
 	bool json = tierctl_json, have_tier = false, wait = false;
-	struct tl_nl *nl;
-	u32 tier = 0;
+	struct tl_nl *nl, *mon = NULL;
+	u32 tier = 0, id;
 	int c, rc;
 
 	opts_reset();
@@ -74,16 +75,21 @@ int cmd_migrate(int argc, char **argv)
 		return rc;
 	if (!len)	/* "all" */
 		len = dev->size_bytes;
-	errors_before = dev->migration.errors;
+	/* Before the request: its migration-done event cannot be missed. */
+	if (wait)
+		mon = wait_open_monitor();
 	rc = tl_nl_migrate(nl, name, start, len, tier, &done, &err);
 	if (rc) {
+		tl_nl_close(mon);
 		tl_nl_close(nl);
 		free(dev);
 		return report(rc, &err);
 	}
-	if (wait && done)
-		rc = wait_for_moves(nl, "migrate", name, done, dev->extent_bytes,
-				    errors_before, &waited);
+	id = tl_nl_last_move_id(nl);
+	if (wait && id)
+		rc = wait_for_move(nl, &mon, "migrate", name, id, done,
+				   dev->extent_bytes, &waited);
+	tl_nl_close(mon);
 	tl_nl_close(nl);
 	if (rc) {
 		free(dev);
@@ -93,16 +99,22 @@ int cmd_migrate(int argc, char **argv)
 	print_open(json);
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", name);
+	if (id)
+		print_u64("move_id", "request %llu: ", id);
+	else
+		print_null("move_id", "");
 	print_u64("done_extents", "%llu extents", done);
 	print_u64_text("done_bytes", " (%s)", done * dev->extent_bytes,
 		       tl_size_str(done * dev->extent_bytes, a));
 	print_u64_text("range_start", " of range %s", start, bytes_text(start, b));
 	print_u64_text("range_len", ":%s", len, bytes_text(len, c_));
 	if (wait) {
-		print_u64("target_tier", " moved to tier %llu", tier);
+		print_u64("target_tier", " to tier %llu", tier);
 		print_bool("waited", NULL, true);
+		print_str("outcome", ": %s", waited.outcome[0] ? waited.outcome : "done");
+		print_u64("moved_extents", ", %llu extents moved", waited.moved);
 		print_u64("elapsed_ms", " in %llu ms", waited.elapsed_ms);
-		print_u64("errors", ", %llu migration errors\n", waited.errors);
+		print_u64("errors", ", %llu not moved\n", waited.errors);
 	} else {
 		print_u64("target_tier", " are moving to tier %llu", tier);
 		print_bool("waited", NULL, false);
@@ -112,8 +124,11 @@ int cmd_migrate(int argc, char **argv)
 	print_obj_end();
 	print_close();
 	free(dev);
-	if (waited.errors)
-		return fail("migrate: %llu extents could not be moved (migration errors; see 'tierctl status %s' and dmesg)",
-			    (unsigned long long)waited.errors, name);
+	if (!strcmp(waited.outcome, "failed"))
+		return fail("migrate: request %u failed (%s): extents not moved stay where they were; see 'tierctl status %s' and dmesg",
+			    id, waited.err ? strerror((int)waited.err) : "unknown error",
+			    name);
+	if (!strcmp(waited.outcome, "cancelled"))
+		return fail("migrate: request %u was cancelled", id);
 	return TIERCTL_EXIT_OK;
 }

@@ -14,7 +14,7 @@
 #include "tierctl.h"
 #include "tl-fiemap.h"
 
-/* How long to keep retrying while an earlier migrate/pin request runs. */
+/* How long to keep retrying while the kernel's move queue is full. */
 #define BUSY_WAIT_S 600
 
 static int pin_range(struct tl_nl *nl, bool pin, const char *name,
@@ -28,8 +28,8 @@ static int pin_range(struct tl_nl *nl, bool pin, const char *name,
 		rc = pin ? tl_nl_pin(nl, name, r->start, r->len, tier, done, err) :
 			   tl_nl_unpin(nl, name, r->start, r->len, done, err);
 		/*
-		 * A pin that moves extents runs in the background, and the
-		 * next one is refused until it ends: wait for it.
+		 * A pin that moves extents is queued; only a full queue
+		 * (32 requests) refuses the next one: wait for room.
 		 */
 		if (rc != TL_FAIL || tl_nl_last_error(nl) != -EBUSY ||
 		    time(NULL) >= give_up)
@@ -99,11 +99,12 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	struct tl_ranges rs = { 0 };
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev = NULL;
-	struct tl_nl *nl = NULL;
+	struct tl_nl *nl = NULL, *mon = NULL;
 	struct wait_result waited = { 0 };
 	bool json = tierctl_json, wait = false;
-	u64 wait_errors = 0;
-	u64 start, len, done, total = 0, errors_before;
+	u64 wait_errors = 0, *covered = NULL;
+	u64 start, len, done, total = 0;
+	u32 *ids = NULL, nr_ids = 0, failed = 0, cancelled = 0;
 	const char *name;
 	int tier = -1, c, i, rc;
 	dev_t devt = 0;
@@ -183,7 +184,15 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	}
 	/* Whole extents, merged: one request per run of extents. */
 	tl_ranges_normalize(&rs, dev->extent_bytes);
-	errors_before = dev->migration.errors;
+	ids = calloc(rs.nr + 1, sizeof(*ids));
+	covered = calloc(rs.nr + 1, sizeof(*covered));
+	if (!ids || !covered) {
+		rc = fail("out of memory");
+		goto out;
+	}
+	/* Before the requests: no migration-done event can be missed. */
+	if (wait)
+		mon = wait_open_monitor();
 	for (k = 0; k < rs.nr; k++) {
 		rc = pin_range(nl, pin, name, &rs.r[k], tier, &done, &err);
 		if (rc) {
@@ -195,20 +204,21 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 			goto out;
 		}
 		total += done;
-		/*
-		 * One explicit move runs at a time: with --wait, each range's
-		 * moves are followed to their end before the next range is
-		 * sent (without it, pin_range() retries the next one while
-		 * the kernel answers EBUSY).
-		 */
-		if (wait && done) {
-			rc = wait_for_moves(nl, cmd, name, done, dev->extent_bytes,
-					    errors_before, &waited);
-			if (rc)
-				goto out;
-			errors_before += waited.errors;
-			wait_errors += waited.errors;
+		/* Each range that moves is one queued request, run in order. */
+		if (tl_nl_last_move_id(nl)) {
+			covered[nr_ids] = done;
+			ids[nr_ids++] = tl_nl_last_move_id(nl);
 		}
+	}
+	/* With --wait, each request is followed to its own event. */
+	for (k = 0; wait && k < nr_ids; k++) {
+		rc = wait_for_move(nl, &mon, cmd, name, ids[k], covered[k],
+				   dev->extent_bytes, &waited);
+		if (rc)
+			goto out;
+		wait_errors += waited.errors;
+		failed += !strcmp(waited.outcome, "failed");
+		cancelled += !strcmp(waited.outcome, "cancelled");
 	}
 
 	print_open(json);
@@ -219,6 +229,12 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	print_u64_text("done_bytes", " (%s)", total * dev->extent_bytes,
 		       tl_size_str(total * dev->extent_bytes, a));
 	print_u64("ranges", " in %llu ranges", rs.nr);
+	if (nr_ids) {
+		print_arr_begin("move_ids", nr_ids == 1 ? ", request" : ", requests");
+		for (k = 0; k < nr_ids; k++)
+			print_u64(NULL, " %llu", ids[k]);
+		print_arr_end();
+	}
 	if (pin && tier >= 0 && dev->mem.present && (u32)tier == dev->nr_tiers)
 		print_u64("target_tier",
 			  ", keeping them resident in the memory tier (tier %llu)",
@@ -228,16 +244,22 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 			  tier);
 	else if (pin)
 		print_null("target_tier", ", where they are");
-	if (wait)
-		print_u64("errors", ", %llu migration errors", wait_errors);
+	if (wait) {
+		print_u64("failed_requests", ", %llu failed", failed);
+		print_u64("cancelled_requests", ", %llu cancelled", cancelled);
+		print_u64("errors", ", %llu extents not moved", wait_errors);
+	}
 	print_text("\n");
 	print_obj_end();
 	print_close();
 	rc = TIERCTL_EXIT_OK;
-	if (wait_errors)
-		rc = fail("pin: %llu extents could not be moved (migration errors; see 'tierctl status %s' and dmesg)",
-			  (unsigned long long)wait_errors, name);
+	if (failed || cancelled)
+		rc = fail("pin: %u of %u move requests failed or were cancelled; extents not moved stay where they were (see 'tierctl status %s' and dmesg)",
+			  failed + cancelled, nr_ids, name);
 out:
+	free(ids);
+	free(covered);
+	tl_nl_close(mon);
 	tl_nl_close(nl);
 	tl_ranges_free(&rs);
 	free(dev);

@@ -36,6 +36,15 @@ static void print_event(const struct tl_nl_dev *ev, bool json)
 	print_str("time", "%s ", when);
 	print_str("name", "%s ", ev->name);
 	print_str("event", "%s", tl_nl_event_name(ev->event));
+	if (ev->move_id) {
+		/* migration-done: which request, how it ended. */
+		print_u64("move_id", " request %llu", ev->move_id);
+		print_str("outcome", " %s", ev->move_outcome);
+		print_u64("move_errno", ev->move_errno ? " (errno %llu)" : NULL,
+			  ev->move_errno);
+		print_u64("moved_extents", ", %llu extents moved,",
+			  ev->done_extents);
+	}
 	if (ev->has_event_tier) {
 		const struct tl_nl_tier *t = NULL;
 

@@ -56,6 +56,9 @@ static const struct tierctl_cmd commands[] = {
 	  "pin NAME PATH... | --range START:LEN... [--tier N|mem [--wait]] [--json] [-H]",
 	  "keep files' extents where they are (or move them to tier N,\n"
 	  "      or keep copies resident in the memory tier)" },
+	{ "cancel", cmd_cancel, "cancel NAME ID [--json]",
+	  "cancel queued move request ID (a migrate, or a pin to a tier;\n"
+	  "      'status' lists them): queued, it never runs; running, it stops" },
 	{ "unpin", cmd_unpin,
 	  "unpin NAME PATH... | --range START:LEN... [--json] [-H]",
 	  "let automatic migration move files' extents again" },

@@ -71,23 +71,33 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 
-/* What wait_for_moves() saw. */
+/* What wait_for_move() saw. */
 struct wait_result {
-	u64 moved;	/* extents of the request examined or moved */
-	u64 errors;	/* migration errors counted meanwhile */
+	u64 moved;	/* extents the request moved (its event), or examined */
+	u64 errors;	/* extents not moved when it failed, else 0 */
 	u64 elapsed_ms;
+	char outcome[16];	/* "done", "cancelled", "failed"; "" if unseen */
+	u32 err;	/* errno of a failed request */
 };
 
 /*
- * wait_for_moves() - poll device @name until the kernel has no explicit
- * move left (migration manual_pending 0), showing "@cmd: 3/40 extents ...,
- * ETA" on stderr when it is a terminal. @total: the extents the request
- * covered; @errors_before: the device's migration error count before it.
+ * wait_open_monitor() - a monitor socket for wait_for_move(), opened before
+ * the request is sent so that its migration-done event cannot be missed;
+ * NULL when it cannot be opened (wait_for_move() then polls only).
+ */
+struct tl_nl *wait_open_monitor(void);
+
+/*
+ * wait_for_move() - follow queued move request @id of device @name until it
+ * ends: its migration-done event on *@mon (or, without one, its leaving the
+ * queue; a broken *@mon is closed and set to NULL), showing "@cmd: 3/40 extents ..., ETA" on stderr when it is a
+ * terminal. @total: the extents the request covered.
  * Returns TIERCTL_EXIT_OK with @res filled, or an exit code after a message.
  */
-int wait_for_moves(struct tl_nl *nl, const char *cmd, const char *name,
-		   u64 total, u64 extent_bytes, u64 errors_before,
-		   struct wait_result *res);
+int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
+		  const char *name, u32 id, u64 total, u64 extent_bytes,
+		  struct wait_result *res);
+int cmd_cancel(int argc, char **argv);
 int cmd_create(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
 int cmd_list(int argc, char **argv);

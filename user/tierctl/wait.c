@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tierctl --wait: follow the moves of an explicit migrate or pin request
- * until the kernel has none left (migration manual_pending 0), with one
- * progress line on a terminal (stderr) and silence otherwise.
+ * tierctl --wait: follow one queued move request (migrate, pin --tier) by
+ * its id until its migration-done event, with one progress line on a
+ * terminal (stderr) and silence otherwise. Requests queued before it run
+ * first; their progress does not count as its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/dm-tier.h>
 
 #include "tierctl.h"
 #include "tl-progress.h"
 
 #define WAIT_POLL_MS 250
+/* Left the queue but no event seen: how long to wait for it still. */
+#define WAIT_EVENT_GRACE_MS 2000
 
 static u64 now_ms(void)
 {
@@ -22,50 +28,127 @@ static u64 now_ms(void)
 	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
 }
 
-int wait_for_moves(struct tl_nl *nl, const char *cmd, const char *name,
-		   u64 total, u64 extent_bytes, u64 errors_before,
-		   struct wait_result *res)
+struct tl_nl *wait_open_monitor(void)
+{
+	struct tl_err err = { "" };
+	struct tl_nl *mon = NULL;
+
+	if (tl_nl_open(&mon, &err))
+		return NULL;
+	if (tl_nl_monitor(mon, &err)) {
+		tl_nl_close(mon);
+		return NULL;
+	}
+	return mon;
+}
+
+/*
+ * Events on @mon for up to @ms: true when request @id's migration-done came
+ * (@res filled). A broken monitor socket is closed (*@mon NULL): polling
+ * goes on without it.
+ */
+static bool wait_event(struct tl_nl **mon, const char *name, u32 id, int ms,
+		       struct wait_result *res, struct tl_nl_dev *ev)
+{
+	struct tl_err err = { "" };
+	u64 until = now_ms() + (u64)ms;
+	int rc, left;
+
+	while (*mon) {
+		left = (int)(until > now_ms() ? until - now_ms() : 0);
+		rc = tl_nl_next_event(*mon, ev, left, &err);
+		if (rc == TL_NL_TIMEOUT)
+			return false;
+		if (rc) {
+			tl_nl_close(*mon);
+			*mon = NULL;
+			return false;
+		}
+		if (ev->event != DM_TIER_EVENT_MIGRATION_DONE ||
+		    ev->move_id != id || strcmp(ev->name, name))
+			continue;
+		snprintf(res->outcome, sizeof(res->outcome), "%s",
+			 ev->move_outcome);
+		res->err = ev->move_errno;
+		res->moved = ev->done_extents;
+		return true;
+	}
+	return false;
+}
+
+int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
+		  const char *name, u32 id, u64 total, u64 extent_bytes,
+		  struct wait_result *res)
 {
 	struct timespec tick = { 0, WAIT_POLL_MS * 1000000L };
-	bool tty = isatty(STDERR_FILENO);
+	bool tty = isatty(STDERR_FILENO), seen = false, queued;
 	char line[TL_PROGRESS_LEN];
 	struct tl_err err = { "" };
-	struct tl_nl_dev *dev;
-	u64 start = now_ms();
+	struct tl_nl_dev *dev, *ev;
+	u64 start = now_ms(), left;
+	u32 i;
 	int rc;
 
+	memset(res, 0, sizeof(*res));
 	dev = calloc(1, sizeof(*dev));
-	if (!dev)
+	ev = calloc(1, sizeof(*ev));
+	if (!dev || !ev) {
+		free(dev);
+		free(ev);
 		return fail("out of memory");
+	}
 	for (;;) {
+		if (*mon && wait_event(mon, name, id, 0, res, ev)) {
+			seen = true;
+			break;
+		}
 		rc = tl_nl_dev_get(nl, name, dev, &err);
 		if (rc) {
 			free(dev);
+			free(ev);
 			if (tty)
 				fputc('\n', stderr);
-			tl_err_append(&err, "%s: stopped waiting; the moves go on ('tierctl status %s')",
-				      cmd, name);
+			tl_err_append(&err, "%s: stopped waiting; request %u goes on ('tierctl status %s')",
+				      cmd, id, name);
 			return report(rc, &err);
 		}
-		res->moved = dev->migration.manual_pending < total ?
-				     total - dev->migration.manual_pending :
-				     0;
+		queued = false;
+		left = 0;
+		for (i = 0; i < dev->nr_moves; i++) {
+			if (dev->moves[i].id != id)
+				continue;
+			queued = true;
+			left = dev->moves[i].left_extents;
+		}
+		if (!queued)
+			break;
+		res->moved = left < total ? total - left : 0;
 		if (tty)
-			fprintf(stderr, "\r%s: %s\033[K", cmd,
+			fprintf(stderr, "\r%s: %s, request %u\033[K", cmd,
 				tl_progress_line(line, "extents", res->moved,
 						 total, extent_bytes,
-						 now_ms() - start));
-		if (!dev->migration.manual_pending)
-			break;
-		nanosleep(&tick, NULL);
+						 now_ms() - start),
+				id);
+		if (*mon) {
+			if (wait_event(mon, name, id, WAIT_POLL_MS, res, ev)) {
+				seen = true;
+				break;
+			}
+		} else {
+			nanosleep(&tick, NULL);
+		}
 	}
+	/* Out of the queue: its event follows at once (sent from a work). */
+	if (!seen && *mon)
+		seen = wait_event(mon, name, id, WAIT_EVENT_GRACE_MS, res, ev);
 	if (tty)
 		fputc('\n', stderr);
-	res->moved = total;
+	if (!seen)
+		res->moved = total;
+	if (!strcmp(res->outcome, "failed"))
+		res->errors = res->moved < total ? total - res->moved : 1;
 	res->elapsed_ms = now_ms() - start;
-	res->errors = dev->migration.errors > errors_before ?
-			      dev->migration.errors - errors_before :
-			      0;
 	free(dev);
+	free(ev);
 	return TIERCTL_EXIT_OK;
 }

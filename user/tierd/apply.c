@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Applying the configuration to a device: its policy (one policy-set), its
- * pins and checkpoint retention (FIEMAP → pin/unpin/migrate requests, queued
- * because the kernel moves one request at a time), and reconnecting NVMe-oF
- * tiers after a tier error.
+ * pins and checkpoint retention (FIEMAP → pin/unpin/migrate requests; the
+ * kernel queues the moves and ends each with a migration-done event that
+ * carries its id, which tierd follows), and reconnecting NVMe-oF tiers after
+ * a tier error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,9 +21,9 @@
 #include "tl-recover.h"
 #include "tierd.h"
 
-/* A request refused with EBUSY (a move runs) is retried every OP_RETRY_MS
- * and given up after OP_MAX_TRIES (about 10 minutes); other failures after
- * OP_MAX_OTHER_TRIES. */
+/* A request refused with EBUSY (the kernel's move queue is full) is retried
+ * every OP_RETRY_MS and given up after OP_MAX_TRIES (about 10 minutes);
+ * other failures after OP_MAX_OTHER_TRIES. */
 #define OP_RETRY_MS 2000
 #define OP_MAX_TRIES 300
 #define OP_MAX_OTHER_TRIES 5
@@ -61,6 +62,17 @@ static void ops_clear(struct tierd_dev *d)
 	d->next_op_ms = 0;
 }
 
+static void moves_clear(struct tierd_dev *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_moves; i++)
+		free(d->moves[i].place);
+	free(d->moves);
+	d->moves = NULL;
+	d->nr_moves = 0;
+}
+
 static void places_clear(struct tierd_dev *d)
 {
 	size_t i;
@@ -77,6 +89,7 @@ static void places_clear(struct tierd_dev *d)
 void tierd_dev_forget(struct tierd_dev *d)
 {
 	ops_clear(d);
+	moves_clear(d);
 	places_clear(d);
 	memset(d->recover, 0, sizeof(d->recover));
 	d->present = false;
@@ -457,6 +470,7 @@ void tierd_apply_device(struct tierd *td, struct tierd_dev *d)
 	apply_policy(td, d, cd);
 	/* From scratch: the device may be new, or the configuration. */
 	ops_clear(d);
+	moves_clear(d);
 	places_clear(d);
 	tierd_reconcile(td, d);
 	tierd_run_ops(td, d);
@@ -487,6 +501,56 @@ static void place_unapply(struct tierd_dev *d, const char *path)
 	}
 }
 
+/* Follow the move the kernel just queued for @op (id from its reply). */
+static void move_track(struct tierd_dev *d, const struct tierd_op *op,
+		       uint32_t id)
+{
+	struct tierd_move *m;
+
+	m = realloc(d->moves, (d->nr_moves + 1) * sizeof(*m));
+	if (!m)
+		return; /* untracked: its outcome is only logged */
+	d->moves = m;
+	m[d->nr_moves] = (struct tierd_move){ .id = id, .kind = op->kind,
+					      .place = strdup(op->place) };
+	if (m[d->nr_moves].place)
+		d->nr_moves++;
+}
+
+void tierd_move_done(struct tierd *td, struct tierd_dev *d,
+		     const struct tl_nl_dev *ev)
+{
+	struct tierd_move m;
+	size_t i;
+
+	for (i = 0; i < d->nr_moves; i++) {
+		if (d->moves[i].id == ev->move_id)
+			break;
+	}
+	if (!ev->move_id || i == d->nr_moves)
+		return; /* someone else's request */
+	m = d->moves[i];
+	memmove(d->moves + i, d->moves + i + 1,
+		(d->nr_moves - i - 1) * sizeof(m));
+	d->nr_moves--;
+	if (!strcmp(ev->move_outcome, "done")) {
+		log_debug("%s: %s %s: request %u done, %llu extents moved",
+			  d->name, op_name(m.kind), m.place, m.id,
+			  (unsigned long long)ev->done_extents);
+	} else {
+		/* Not a migration error: a full tier (ENOSPC) or a cancel;
+		 * the next pass queues it again. */
+		log_notice("%s: %s %s: request %u %s%s%s after %llu extents; retried at the next pass",
+			   d->name, op_name(m.kind), m.place, m.id,
+			   ev->move_outcome, ev->move_errno ? ": " : "",
+			   ev->move_errno ? strerror((int)ev->move_errno) : "",
+			   (unsigned long long)ev->done_extents);
+		place_unapply(d, m.place);
+	}
+	free(m.place);
+	(void)td;
+}
+
 void tierd_run_ops(struct tierd *td, struct tierd_dev *d)
 {
 	struct tl_err err;
@@ -513,18 +577,23 @@ void tierd_run_ops(struct tierd *td, struct tierd_dev *d)
 			break;
 		}
 		if (rc == TL_OK) {
+			uint32_t id = tl_nl_last_move_id(td->nl);
+
 			log_debug(
-				"%s: %s %s [%llu, +%llu) tier %d: %llu extents",
+				"%s: %s %s [%llu, +%llu) tier %d: %llu extents, request %u",
 				d->name, op_name(op->kind), op->place,
 				(unsigned long long)op->start,
 				(unsigned long long)op->len, op->tier,
-				(unsigned long long)done);
+				(unsigned long long)done, id);
+			if (id)
+				move_track(d, op, id);
 			op_pop(d);
 			continue;
 		}
-		/* EBUSY: the previous move still runs; its migration-done
-		 * event (or the retry timer) sends this one. Other failures
-		 * get a few tries: the kernel may be mid-suspend. */
+		/* EBUSY: the kernel's move queue is full; a migration-done
+		 * event (or the retry timer) sends this one. Nothing failed:
+		 * not logged as an error. Other failures get a few tries: the
+		 * kernel may be mid-suspend. */
 		busy = tl_nl_last_error(td->nl) == -EBUSY;
 		if (rc == TL_FAIL &&
 		    ++op->tries < (busy ? OP_MAX_TRIES : OP_MAX_OTHER_TRIES)) {

@@ -220,7 +220,7 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 	const char *mode = ev->event == DM_TIER_EVENT_MODE_CHANGE ?
 				   ev->metadata_mode :
 				   NULL;
-	char tier[24] = "";
+	char tier[24] = "", req[48] = "";
 	struct tierd_dev *d;
 	int level = LOG_INFO;
 
@@ -235,7 +235,10 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 		level = LOG_WARNING;
 	if (ev->has_event_tier)
 		snprintf(tier, sizeof(tier), ", tier %u", ev->event_tier);
-	tierd_log(level, "%s: event %s%s%s%s", ev->name, name, tier,
+	if (ev->move_id)
+		snprintf(req, sizeof(req), ", request %u %s", ev->move_id,
+			 ev->move_outcome);
+	tierd_log(level, "%s: event %s%s%s%s%s", ev->name, name, tier, req,
 		  mode ? ", metadata mode " : "", mode ? mode : "");
 
 	if (ev->event != DM_TIER_EVENT_DEV_DEL)
@@ -250,7 +253,8 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 		tierd_dev_forget(d);
 		break;
 	case DM_TIER_EVENT_MIGRATION_DONE:
-		d->next_op_ms = 0; /* the next queued move can go now */
+		tierd_move_done(td, d, ev);
+		d->next_op_ms = 0; /* room in the kernel's queue: send more */
 		tierd_run_ops(td, d);
 		break;
 	case DM_TIER_EVENT_TIER_ERROR:

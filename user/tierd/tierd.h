@@ -43,8 +43,8 @@ int64_t tierd_now_ms(void);
 /* ---- apply.c ---- */
 enum tierd_op_kind { OP_PIN, OP_UNPIN, OP_MIGRATE };
 
-/* One pin/unpin/migrate request waiting to be sent (the kernel takes one
- * moving request at a time and answers EBUSY meanwhile). */
+/* One pin/unpin/migrate request waiting to be sent (the kernel queues
+ * moves, up to 32, and answers EBUSY only when its queue is full). */
 struct tierd_op {
 	enum tierd_op_kind kind;
 	uint64_t start; /* bytes */
@@ -52,6 +52,14 @@ struct tierd_op {
 	int tier; /* OP_PIN: -1 in place; OP_MIGRATE: target */
 	unsigned int tries;
 	char *place; /* the path it is for, for logs and retries */
+};
+
+/* A move the kernel queued for tierd: followed to its migration-done
+ * event by id, so a failed or cancelled one is tried again. */
+struct tierd_move {
+	uint32_t id;
+	enum tierd_op_kind kind;
+	char *place;
 };
 
 /* A file, directory or checkpoint whose placement tierd maintains. */
@@ -82,6 +90,8 @@ struct tierd_dev {
 	struct tl_metrics_events events;
 	struct tierd_op *ops;
 	size_t nr_ops;
+	struct tierd_move *moves; /* queued in the kernel, not yet done */
+	size_t nr_moves;
 	int64_t next_op_ms;
 	struct tierd_place *places;
 	size_t nr_places;
@@ -112,6 +122,9 @@ void tierd_apply_device(struct tierd *td, struct tierd_dev *d);
 void tierd_reconcile(struct tierd *td, struct tierd_dev *d);
 /* Send queued requests that are due; earliest retry in *next_ms. */
 void tierd_run_ops(struct tierd *td, struct tierd_dev *d);
+/* A migration-done event: the outcome of one of tierd's moves (by id). */
+void tierd_move_done(struct tierd *td, struct tierd_dev *d,
+		     const struct tl_nl_dev *ev);
 /* A tier-error event: start reconnecting an nvmf tier. */
 void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 		      const struct tl_nl_dev *ev);

@@ -20,7 +20,11 @@ enum dm_tier_event {
 	DM_TIER_EVENT_WATERMARK_HIGH = 3,
 	/* Tier "event-tier" is back at or below its low watermark. */
 	DM_TIER_EVENT_WATERMARK_LOW = 4,
-	/* An explicit migrate or pin request finished (or a drain pass ended). */
+	/*
+	 * An explicit move request (migrate, pin with target-tier) ended: one
+	 * notification per request, with its move-id, move-outcome, move-errno
+	 * and done-extents; event-tier is its target tier.
+	 */
 	DM_TIER_EVENT_MIGRATION_DONE = 5,
 	/*
 	 * Tier "event-tier" got worse: degraded (I/O errors) or offline (a lost
@@ -78,6 +82,21 @@ enum {
 	 * EIO, since activation.
 	 */
 	DM_TIER_A_DEV_OFFLINE_EXPIRED, /* u64 */
+	/*
+	 * Id of a queued move request: in the reply of a migrate or pin that
+	 * queued one, the key of move-cancel, and in its migration-done
+	 * notification.
+	 */
+	DM_TIER_A_DEV_MOVE_ID, /* u32 */
+	/* The move queue, oldest (running) first. */
+	DM_TIER_A_DEV_MOVES, /* nest, set "move", repeated */
+	/* migration-done only; "done", "cancelled" or "failed". */
+	DM_TIER_A_DEV_MOVE_OUTCOME, /* string */
+	/*
+	 * migration-done only; why a failed request stopped (ENOSPC, EIO), else
+	 * 0.
+	 */
+	DM_TIER_A_DEV_MOVE_ERRNO, /* u32 */
 
 	__DM_TIER_A_DEV_MAX,
 	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
@@ -150,9 +169,36 @@ enum {
 	 * activation.
 	 */
 	DM_TIER_A_MIGRATION_SWAPS, /* u64 */
+	/* Explicit move requests queued, the running one included (at most 32). */
+	DM_TIER_A_MIGRATION_MOVES_QUEUED, /* u32 */
 
 	__DM_TIER_A_MIGRATION_MAX,
 	DM_TIER_A_MIGRATION_MAX = (__DM_TIER_A_MIGRATION_MAX - 1)
+};
+
+/* One queued move request. */
+enum {
+	DM_TIER_A_MOVE_UNSPEC,
+	DM_TIER_A_MOVE_ID, /* u32 */
+	/* "migrate" or "pin". */
+	DM_TIER_A_MOVE_KIND, /* string */
+	/* "queued", "running" or "cancelling". */
+	DM_TIER_A_MOVE_STATE, /* string */
+	/* Bytes, extent-aligned. */
+	DM_TIER_A_MOVE_RANGE_START, /* u64 */
+	DM_TIER_A_MOVE_RANGE_LEN, /* u64 */
+	DM_TIER_A_MOVE_TARGET_TIER, /* u32 */
+	/* Extents moved so far. */
+	DM_TIER_A_MOVE_DONE_EXTENTS, /* u64 */
+	/*
+	 * Extents still to look at or being copied (an upper bound: unmapped ones
+	 * and those already on the target tier count until passed).
+	 */
+	DM_TIER_A_MOVE_LEFT_EXTENTS, /* u64 */
+	DM_TIER_A_MOVE_PAD, /* pad */
+
+	__DM_TIER_A_MOVE_MAX,
+	DM_TIER_A_MOVE_MAX = (__DM_TIER_A_MOVE_MAX - 1)
 };
 
 /*
@@ -221,14 +267,16 @@ enum {
 	/* Change some settings; the others keep their values. All or nothing. */
 	DM_TIER_CMD_POLICY_SET, /* do, admin-perm */
 	/*
-	 * Move the mapped extents of a range to a tier, asynchronously (EBUSY
-	 * while an earlier request runs). The memory tier's index (nr-tiers) is
-	 * refused with EINVAL: it holds copies only; use pin.
+	 * Move the mapped extents of a range to a tier, asynchronously: the
+	 * request is queued (FIFO, one runs at a time) and its move-id returned;
+	 * EBUSY only when 32 requests are queued. The memory tier's index
+	 * (nr-tiers) is refused with EINVAL: it holds copies only; use pin.
 	 */
 	DM_TIER_CMD_MIGRATE, /* do, admin-perm */
 	/*
 	 * Pin the mapped extents of a range (persistent; automatic migration
-	 * leaves them alone) and, with target-tier, move them there. With
+	 * leaves them alone) and, with target-tier, queue a move there (as
+	 * migrate: move-id in the reply, EBUSY when the queue is full). With
 	 * target-tier equal to nr-tiers on a device with a memory tier, keep a
 	 * copy of them resident in the memory tier instead (persistent; copied in
 	 * at once and after every activation, never evicted; ENOSPC when they
@@ -257,6 +305,13 @@ enum {
 	 * forgotten: try again).
 	 */
 	DM_TIER_CMD_TIER_FORGET, /* do, admin-perm */
+	/*
+	 * Cancel queued move request move-id: one not started ends at once, the
+	 * running one when its copies in flight end (what moved stays moved). Its
+	 * migration-done notification says "cancelled". ENOENT when no queued
+	 * request has that id.
+	 */
+	DM_TIER_CMD_MOVE_CANCEL, /* do, admin-perm */
 
 	__DM_TIER_CMD_MAX,
 	DM_TIER_CMD_MAX = (__DM_TIER_CMD_MAX - 1)

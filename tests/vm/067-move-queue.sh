@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
+# shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
+# The queue of explicit move requests (docs/ARCHITECTURE.md "Move queue"),
+# one boot, two NVMe drives (hot 64M, cold 512M), 1 MiB extents:
+#   queue   migrate, pin --tier, migrate, migrate sent back to back while the
+#           first crawls at 2 MiB/s: none refused, each gets an id, status
+#           lists them in order; the 4th is cancelled while queued; the queue
+#           filled to 32 answers EBUSY "queue is full"; then every request
+#           ends with exactly one migration-done event carrying its id and
+#           outcome (done / cancelled), the moved regions on tier 1 with
+#           their contents, the cancelled one's extents never moved
+#   remove  the device removed with a full queue: no hang, no kernel
+#           warning, each queued request ends "cancelled" (one event each)
+. "$(dirname "$0")/lib.sh"
+DEV=mq
+D=/dev/mapper/$DEV
+MB=1048576
+
+put() { dd if="$1" of=$D bs=1M seek="$2" oflag=direct conv=fsync status=none; }
+dev_sha() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+file_sha() { sha256sum <"$1" | cut -d' ' -f1; }
+# migration-done events of request ID in the watch log: "outcome" per line.
+outcomes() { # log id
+	python3 - "$1" "$2" <<-'PY'
+		import json, sys
+		for line in open(sys.argv[1]):
+		    try:
+		        e = json.loads(line)
+		    except ValueError:
+		        continue
+		    if e.get("event") == "migration-done" and e.get("move_id") == int(sys.argv[2]):
+		        print(e.get("outcome"))
+	PY
+}
+# Extents of [off, off+len) MiB on TIER, from tierctl where.
+where_on() { # off_mib len_mib tier
+	tierctl where $DEV --range "$(($1 * MB)):$(($2 * MB))" --json |
+		python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print(d['tiers'][$3]['bytes'] // $MB)"
+}
+
+step_queue() {
+	local r id1 id2 id3 id4 n=0 fill rc i watch
+	tier_set $DEV auto_migrate 0
+	for r in a b c d; do head -c 8M /dev/urandom >/tmp/$r.bin; done
+	put /tmp/a.bin 0
+	put /tmp/b.bin 8
+	put /tmp/c.bin 16
+	put /tmp/d.bin 24
+	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
+	watch=$!
+	sleep 1
+	# 1 MiB/s: the first three take 24 s, long enough to see the queue.
+	tier_set $DEV migration_bandwidth 1
+	# Back to back: queued, never refused; each prints its id.
+	tierctl migrate $DEV --range 0:8M --tier 1 --json >/tmp/r1.json
+	tierctl pin $DEV --range 8M:8M --tier 1 --json >/tmp/r2.json
+	tierctl migrate $DEV --range 16M:8M --tier 1 --json >/tmp/r3.json
+	tierctl migrate $DEV --range 24M:8M --tier 1 --json >/tmp/r4.json
+	tierctl status $DEV --json >/tmp/st.json
+	tierctl status $DEV >/tmp/st.txt
+	id1=$(jget '["move_id"]' </tmp/r1.json)
+	id2=$(jget '["move_ids"][0]' </tmp/r2.json)
+	id3=$(jget '["move_id"]' </tmp/r3.json)
+	id4=$(jget '["move_id"]' </tmp/r4.json)
+	echo "queue: requests $id1 (migrate) $id2 (pin) $id3 $id4 (migrate) queued"
+	[ "$id1" -lt "$id2" ] && [ "$id2" -lt "$id3" ] && [ "$id3" -lt "$id4" ] ||
+		fail "queue: ids not increasing: $id1 $id2 $id3 $id4"
+	expect_eq "$(jget '["moves"] and [m["id"] for m in d["moves"]]' </tmp/st.json)" "[$id1, $id2, $id3, $id4]" "queue: status lists the requests in order"
+	expect_eq "$(jget '["moves"][1]["kind"]' </tmp/st.json)" pin "queue: the second request's kind"
+	expect_eq "$(jget '["moves"][3]["state"]' </tmp/st.json)" queued "queue: the fourth request's state"
+	grep -E "^ +$id4 +migrate +queued" /tmp/st.txt >/dev/null ||
+		fail "queue: text status does not list request $id4: $(cat /tmp/st.txt)"
+	sed -n '/moves:/,/tier  device/p' /tmp/st.txt
+	# Cancel the fourth while it waits: it never moves anything.
+	tierctl cancel $DEV "$id4" >/dev/null
+	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
+	# Fill the queue (1 MiB of unmapped space: nothing to move).
+	rm -f /tmp/fill.json
+	while :; do
+		rc=0
+		tierctl migrate $DEV --range 100M:1M --tier 1 --json >>/tmp/fill.json 2>/tmp/f.err || rc=$?
+		[ $rc = 0 ] || break
+		n=$((n + 1))
+		[ $n -le 40 ] || fail "queue: 40 more requests accepted: no bound"
+	done
+	tierctl status $DEV --json >/tmp/st2.json
+	expect_eq "$rc" 1 "queue: the request past a full queue (stderr: $(cat /tmp/f.err))"
+	grep -q "queue is full" /tmp/f.err || fail "queue: EBUSY without 'queue is full': $(cat /tmp/f.err)"
+	echo "queue: $n more accepted, then: $(head -n 1 /tmp/f.err)"
+	expect_eq "$(jget '["moves"].__len__()' </tmp/st2.json)" 32 "queue: requests queued when full"
+	fill=$(python3 -c "
+import json
+for line in open('/tmp/fill.json'):
+    print(json.loads(line)['move_id'])")
+	# Full speed: everything ends.
+	tier_set $DEV migration_bandwidth 0
+	tier_wait $DEV 120 "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ]" ||
+		fail "queue: requests not done after 120 s: $(tier_summary $DEV)"
+	wait_for 10 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
+		fail "queue: the queue is not empty: $(tierctl status $DEV)"
+	sleep 1
+	kill "$watch"
+	wait "$watch" || true
+	for i in "$id1" "$id2" "$id3"; do
+		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
+	done
+	expect_eq "$(outcomes /tmp/watch.json "$id4" | tr '\n' ' ')" "cancelled " "queue: migration-done events of the cancelled request $id4"
+	for i in $fill; do
+		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
+	done
+	echo "queue: $((4 + n)) requests, one migration-done event each: $(grep -c migration-done /tmp/watch.json) events"
+	expect_eq "$(where_on 0 24 1)" 24 "queue: MiB of the three moved regions on tier 1"
+	expect_eq "$(where_on 24 8 0)" 8 "queue: MiB of the cancelled request's region still on tier 0"
+	tierctl where $DEV --range 8M:8M --json | jget '["files"][0]["extents"] and all(e.get("pinned") for e in d["files"][0]["extents"])' | grep -qx True ||
+		fail "queue: the pinned region is not pinned"
+	for r in a:0 b:8 c:16 d:24; do
+		expect_eq "$(dev_sha "${r#*:}" 8)" "$(file_sha "/tmp/${r%%:*}.bin")" "queue: contents of region ${r%%:*}"
+	done
+	tier_eval $DEV
+	expect_eq "$migration_errors" 0 "queue: migration errors"
+	tier_sane $DEV queue
+}
+
+step_remove() {
+	local n=0 watch
+	tierctl watch --json >/tmp/watch2.json 2>/dev/null &
+	watch=$!
+	sleep 1
+	tier_set $DEV migration_bandwidth 1
+	tierctl migrate $DEV --range 0:24M --tier 0 >/dev/null
+	while tierctl migrate $DEV --range 100M:1M --tier 0 >/dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -le 40 ] || fail "remove: no bound"
+	done
+	echo "remove: $((n + 1)) requests queued, removing"
+	bounded 60 "remove with a full queue" tierctl remove $DEV
+	sleep 1
+	kill "$watch"
+	wait "$watch" || true
+	no_kernel_warning "remove with a full queue"
+	expect_eq "$(python3 -c "
+import json, sys
+n = 0
+for line in open('/tmp/watch2.json'):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    n += e.get('event') == 'migration-done' and e.get('outcome') == 'cancelled'
+print(n)")" $((n + 1)) "remove: cancelled events"
+	echo "remove: no hang, $((n + 1)) requests ended cancelled"
+}
+
+guest_main() {
+	local s t0
+	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
+	for s in queue remove; do
+		t0=$(now_ms)
+		"step_$s"
+		echo "[$s done in $(fmt_ms $(($(now_ms) - t0))) s]"
+	done
+	echo "move queue: queue remove ok"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 64M --nvme 512M --timeout 300 -- "$0" main
