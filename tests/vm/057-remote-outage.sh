@@ -9,9 +9,9 @@
 # (its metadata and 64 MiB log written first, on tier 0); a 24 MiB file is
 # pinned to tier 1 (`tierctl pin --tier 1 --wait`: its 24 extents and
 # nothing else on tier 1). Then, twice, while a writer creates small files
-# (4 KiB records) and fsyncs each (new tier-0 blocks: commits, flushes) and
-# a reader reads the tier-1 file with O_DIRECT, the target's port is
-# removed:
+# (4 KiB records, one every 40 ms) and fsyncs each (new tier-0 blocks:
+# commits, flushes) and a reader reads the tier-1 file with O_DIRECT, the
+# target's port is removed:
 #   - every fsync completes, each in under 5 s;
 #   - tier 1 goes offline (tier-error), its reads fail with EIO, each in
 #     under 5 s, and once it is offline at once;

@@ -16,7 +16,9 @@
   fsyncio.py write DIR 0 0 SECS LOG / fsyncio.py verify DIR 0 0 LOG
       The same on a filesystem: DIR is a directory, and each record is a
       new small file DIR/rNNNNNN (created, written, fsynced, closed), so
-      each fsync places a new file. verify reads every fsynced file back.
+      each fsync places a new file; a record starts every 40 ms at most
+      (a steady job, not a benchmark: the files stay a few thousand, quick
+      to check). verify reads every fsynced file back.
   fsyncio.py read DEV START_MIB LEN_MIB SECS LOG
       Until SECS pass: O_DIRECT reads of 1 MiB across the range; log
       "<start, wall-clock ms> <read_ms> <ok|errnoN>" per read. Exit 0.
@@ -31,6 +33,7 @@ import time
 REC = 4096
 STEP = 1 << 20
 BLKDISCARD = 0x1277
+DIR_PACE = 0.04
 
 
 def now_ms():
@@ -57,6 +60,7 @@ def do_write_dir(d, secs, log):
     with open(log, "w") as out:
         while time.monotonic() < end:
             t0 = now_ms()
+            nxt = time.monotonic() + DIR_PACE
             try:
                 fd = os.open(rec_path(d, i), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
                 try:
@@ -71,6 +75,7 @@ def do_write_dir(d, secs, log):
             out.write("%d %d %s\n" % (i, now_ms() - t0, res))
             out.flush()
             i += 1
+            time.sleep(max(0.0, nxt - time.monotonic()))
     return 1 if bad else 0
 
 
