@@ -5,18 +5,22 @@
 # A remote tier's outage does not stop the hot tier (issue 15), and the
 # tier comes back once with `tierctl recover`, once with tierd alone. Tier 0
 # is an emulated NVMe drive, tier 1 the bench's in-guest nvmet target over
-# nvme-tcp, connected with fast_io_fail_tmo=2. 24 MiB are migrated to
-# tier 1; then, twice, while a writer writes 4 KiB records into new tier-0
-# extents and fsyncs each (commits, flushes) and a reader reads the tier-1
-# data, the target's port is removed:
+# nvme-tcp, connected with fast_io_fail_tmo=2. The device carries XFS
+# (its metadata and 64 MiB log written first, on tier 0); a 24 MiB file is
+# pinned to tier 1 (`tierctl pin --tier 1 --wait`: its 24 extents and
+# nothing else on tier 1). Then, twice, while a writer creates small files
+# (4 KiB records, one every 40 ms) and fsyncs each (new tier-0 blocks:
+# commits, flushes) and a reader reads the tier-1 file with O_DIRECT, the
+# target's port is removed:
 #   - every fsync completes, each in under 5 s;
 #   - tier 1 goes offline (tier-error), its reads fail with EIO, each in
 #     under 5 s, and once it is offline at once;
 #   - the metadata stays rw throughout;
 #   - after the port returns and the recovery: tier 1 ok (tier-recovered),
-#     metadata rw, every fsynced record and the tier-1 data verify, and the
-#     events of the phase came in order: tier-error, tier-recovered, no
-#     mode-change.
+#     metadata rw, the writer's files are on tier 0, XFS did not shut down,
+#     xfs_repair -n is clean (unmounted), and after mounting again every
+#     fsynced file and the tier-1 file verify; the events of the phase came
+#     in order: tier-error, tier-recovered, no mode-change.
 # Phases (one boot):
 #   tierctl  the port is removed for 30 s (DMT_OUTAGE_S); once it is back
 #            and the controller live, `tierctl recover` brings tier 1 back
@@ -30,12 +34,14 @@
 # The old code flushed every tier on each commit: the flush of tier 1 failed,
 # the metadata went ro, then fsyncs failed. Without tierd's recovery the
 # second phase fails (tier 1 stays offline).
-# No filesystem: the workload writes records to the raw device, so there is
-# no xfs_repair step (the records and the tier-1 checksum are the check).
+# Tier 0 is 384 MiB: mkfs.xfs (xfsprogs 6.1) wants a 64 MiB log on a
+# filesystem of 300 MiB or more, and the log must fit on tier 0.
 . "$(dirname "$0")/lib.sh"
 DEV=ro57
 D=/dev/mapper/$DEV
 CFS=/sys/kernel/config/nvmet
+MNT=/mnt/ro57
+A=$MNT/a
 FSYNCIO="$TOP/tests/vm/helpers/fsyncio.py"
 OUTAGE_S=${DMT_OUTAGE_S:-30}
 OUTAGE2_S=${DMT_OUTAGE2_S:-15}
@@ -51,7 +57,15 @@ writer_so_far() {
 		END { printf "writer so far: %d records, slowest %d ms, %d failed", n, m, e }' "$WLOG"
 	echo ", metadata mode $(tier_stat $DEV mode)"
 }
-sum_a() { dd if=$D bs=1M count=24 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum_a() { dd if=$A bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+# Bytes of PATHs (files, directories) on each tier: "t0=N t1=N unmapped=N".
+where_sum() {
+	tierctl where $DEV "$@" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = {t["tier"]: t["bytes"] for t in d["tiers"]}
+print("t0=%d t1=%d unmapped=%d" % (b.get(0, 0), b.get(1, 0), d["unmapped_bytes"]))'
+}
 json_state1() { tierctl status $DEV --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tiers"][1]["state"])'; }
 show_tierd() { [ -e $TLOG ] && { echo "---- tierd log ----"; cat $TLOG; echo "----"; }; }
 
@@ -59,18 +73,17 @@ show_tierd() { [ -e $TLOG ] && { echo "---- tierd log ----"; cat $TLOG; echo "--
 # after OUT seconds without its port.
 outage() { # who out
 	local who=$1 out=$2 secs=$(($2 + 25)) w_pid r_pid t_off t_on t_offline rc
-	local max n_ok n_err slow n_fast fast ev0
+	local max n_ok n_err slow n_fast fast ev0 ws
 	WLOG=/tmp/w-$who.log
 	local rlog=/tmp/r-$who.log
 	echo "---- $who: port removed for $out s"
 	expect_eq "$(ctrl_state)" live "controller $CTRL before the $who phase"
 	ev0=$(wc -l </tmp/watch.out)
-	# Fresh extents for the writer: each record is a first write.
-	blkdiscard -o $((32 << 20)) -l $((24 << 20)) $D || fail "$who: discard of the writer's range"
-	# Writer: a record at each MiB of [32, 56): a fresh extent each time.
-	python3 "$FSYNCIO" write $D 32 24 $secs "$WLOG" >/tmp/w.out 2>&1 &
+	# Writer: a new small file per record, fsynced: new blocks (tier 0).
+	mkdir "$MNT/w-$who"
+	python3 "$FSYNCIO" write "$MNT/w-$who" 0 0 $secs "$WLOG" >/tmp/w.out 2>&1 &
 	w_pid=$!
-	python3 "$FSYNCIO" read $D 0 24 $secs "$rlog" >/tmp/r.out 2>&1 &
+	python3 "$FSYNCIO" read $A 0 24 $secs "$rlog" >/tmp/r.out 2>&1 &
 	r_pid=$!
 	sleep 5
 	t_off=$(now_ms)
@@ -94,7 +107,11 @@ outage() { # who out
 	rc=0
 	wait_bounded $((secs + 60)) "$who: fsync writer" $w_pid || rc=$?
 	wait_bounded 60 "$who: reader" $r_pid || true
-	[ $rc = 0 ] || { tail -n 20 "$WLOG"; fail "$who: a write or fsync failed (status $rc)"; }
+	if [ $rc != 0 ]; then
+		tail -n 20 "$WLOG"
+		dmesg | grep -i xfs | tail -n 20
+		fail "$who: a write or fsync failed (status $rc)"
+	fi
 
 	# fsync latency: all under 5 s, through the whole run.
 	read -r n_ok max <<<"$(awk '{ n++; if ($2 > m) m = $2 } END { print n + 0, m + 0 }' "$WLOG")"
@@ -141,8 +158,22 @@ outage() { # who out
 	tier_msg $DEV commit || fail "$who: commit after the recovery"
 	tier_sane $DEV "$who: after the recovery"
 	expect_eq "$(tier_stat $DEV mode)" rw "$who: metadata mode after the recovery"
-	expect_eq "$(sum_a)" "$SUM" "$who: tier-1 data after the recovery"
-	python3 "$FSYNCIO" verify $D 32 24 "$WLOG" || fail "$who: fsynced records do not read back"
+	# The filesystem: still up, the writer's files on tier 0, clean when
+	# checked unmounted, and everything reads back from the device.
+	if dmesg | grep -Eqi 'xfs.*(shut ?down|metadata i/o error|corruption)'; then
+		dmesg | grep -i xfs | tail -n 20
+		fail "$who: XFS reported an error or shut down"
+	fi
+	ws=$(where_sum "$MNT/w-$who")
+	[[ $ws == "t0="[1-9]*" t1=0 unmapped=0" ]] || fail "$who: the writer's files are not all on tier 0: $ws"
+	echo "$who: the writer's files: $ws"
+	umount $MNT || fail "$who: umount"
+	bounded 60 "$who: xfs_repair -n" xfs_repair -n $D >/tmp/repair.log 2>&1 ||
+		{ cat /tmp/repair.log; fail "$who: xfs_repair -n found problems"; }
+	echo "$who: xfs_repair -n clean"
+	mount $D $MNT || fail "$who: mount after xfs_repair"
+	expect_eq "$(sum_a)" "$SUM" "$who: tier-1 file after the recovery"
+	python3 "$FSYNCIO" verify "$MNT/w-$who" 0 0 "$WLOG" || fail "$who: fsynced files do not read back"
 	wait_for 10 "tail -n +$((ev0 + 1)) /tmp/watch.out | grep -q tier-recovered" || true
 	tail -n +$((ev0 + 1)) /tmp/watch.out >/tmp/watch-$who.out
 	python3 - /tmp/watch-$who.out <<-'EOF' || { cat /tmp/watch-$who.out; fail "$who: wrong events"; }
@@ -156,7 +187,7 @@ outage() { # who out
 		                 [("tier-error", 1), ("tier-error", 1),
 		                  ("tier-recovered", 1)]), names
 	EOF
-	RESULT+="$who: ${out} s outage, slowest fsync $max ms, tier-1 reads EIO, offline -> ok; "
+	RESULT+="$who: ${out} s outage, slowest fsync $max ms, tier-1 reads EIO, offline -> ok, xfs_repair clean; "
 }
 
 guest_main() {
@@ -176,11 +207,18 @@ guest_main() {
 	echo "tier 1 is $dev1 on controller $CTRL ($(ctrl_state))"
 
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=24 oflag=direct status=none
+	# Explicit stripe unit: below 1 GiB mkfs.xfs ignores the device's. The
+	# file is then placed on whole extents (one aligned allocation).
+	mkfs.xfs -q -f -d su=1m,sw=1 $D || fail "mkfs.xfs"
+	mkdir -p $MNT && mount $D $MNT || fail "mount"
+	expect_eq "$(tier_stat $DEV mapped 1)" 0 "extents on tier 1 after mkfs.xfs"
+	fallocate -l 24M $A || fail "fallocate $A"
+	dd if=/dev/urandom of=$A bs=1M count=24 oflag=direct conv=notrunc,fsync status=none
 	SUM=$(sum_a)
-	tier_msg $DEV migrate 0 $((24 * 2048)) 1 || fail "migrate to tier 1"
-	tier_wait $DEV 120 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 24 ]' ||
-		fail "migrate to tier 1 not done: $(tier_summary $DEV)"
+	bounded 120 "pin to tier 1" tierctl pin $DEV $A --tier 1 --wait >/dev/null || fail "tierctl pin $A --tier 1"
+	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 24 ]' ||
+		{ tierctl where $DEV $A; fail "pin to tier 1 not done (want the file's 24 extents, nothing else): $(tier_summary $DEV)"; }
+	expect_eq "$(where_sum $A)" "t0=0 t1=$((24 << 20)) unmapped=0" "where the tier-1 file is"
 	tier_msg $DEV commit || fail "commit after the migration"
 	echo "before: $(tier_summary $DEV)"
 
@@ -203,9 +241,10 @@ guest_main() {
 	kill $watch_pid
 	# Kernel reports: vm-run checks the console (and knows nvmet-tcp's own
 	# lockdep report on loopback disconnects, which is not ours).
+	umount $MNT
 	tierctl remove $DEV
 	echo "remote outage: ${RESULT}metadata rw, data intact"
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 64M --nvmf 256M -- "$0" main
+vm --fresh --nvme 384M --nvmf 256M -- "$0" main
