@@ -146,6 +146,10 @@ step_bio() {
 	migrate_wait "bio: A/2 to tier 1" 1 16 120
 	tier_msg $DEV migrate $((64 * MB)) $((32 * MB)) 1 || fail "bio: migrate B/2"
 	migrate_wait "bio: B/2 to tier 1" 1 48 120
+	# Commit the moves now: their commit flushes tier 1, and a flush that
+	# failed under the injection would take tier 1 offline at once (a
+	# failed flush is a path loss, "Faults"), before fio read anything.
+	tier_msg $DEV commit || fail "bio: commit after the moves"
 	echo "bio: $(tier_summary $DEV)"
 	mkdir -p /tmp/a && ln -sfn $D /tmp/a/slots
 	rm -f /dmt-out/ack1.log
