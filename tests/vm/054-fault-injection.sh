@@ -154,6 +154,15 @@ step_bio() {
 	mkdir -p /tmp/a && ln -sfn $D /tmp/a/slots
 	rm -f /dmt-out/ack1.log
 
+	# fio reads B first: the injection starts once its reads reach tier 1.
+	# Otherwise ackio's first writes to tier-1 extents and their commit's
+	# flush can be the failures that take tier 1 offline before any read,
+	# and the reads this step is about would all fail fast, unsent.
+	local reads0
+	reads0=$(tier_stat $DEV reads 1)
+	fio_reread >/tmp/fio1.out 2>&1 &
+	fio_pid=$!
+	wait_for 30 "[ \$(tier_stat $DEV reads 1) -gt $reads0 ]" || fail "bio: fio did not start reading tier 1 in 30 s"
 	# Inject: a share of every bio to tier 1's disk fails (flushes too).
 	fi_setup fail_make_request "$P_BIO"
 	echo 1 >"/sys/block/$disk/make-it-fail"
@@ -161,8 +170,6 @@ step_bio() {
 	ACKIO_FILES=0 ACKIO_EIO=1 timeout $((SECS + 60)) python3 "$ACKIO" write /tmp/a /dmt-out/ack1.log "$SECS" \
 		>/tmp/ack1.out 2>&1 &
 	ack_pid=$!
-	fio_reread >/tmp/fio1.out 2>&1 &
-	fio_pid=$!
 	rc=0
 	wait_bounded $((SECS + 120)) "bio: fio under fail_make_request" $fio_pid || rc=$?
 	cp /tmp/fio1.out /dmt-out/fio1.out
