@@ -44,13 +44,17 @@ print(d['tiers'][$3]['bytes'] // $MB)"
 }
 
 step_queue() {
-	local r id1 id2 id3 id4 n=0 fill rc i watch
+	local r id1 id2 id3 id4 id5 n=0 fill rc i watch
 	tier_set $DEV auto_migrate 0
 	for r in a b c d; do head -c 8M /dev/urandom >/tmp/$r.bin; done
 	put /tmp/a.bin 0
 	put /tmp/b.bin 8
 	put /tmp/c.bin 16
 	put /tmp/d.bin 24
+	# 32 MiB more: a long request at 1 MiB/s keeps the queue from
+	# draining while 30 tierctl calls fill it on a slow (loaded) guest.
+	head -c 32M /dev/urandom >/tmp/e.bin
+	put /tmp/e.bin 32
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!
 	sleep 1
@@ -79,6 +83,8 @@ step_queue() {
 	# Cancel the fourth while it waits: it never moves anything.
 	tierctl cancel $DEV "$id4" >/dev/null
 	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
+	tierctl migrate $DEV --range 32M:32M --tier 1 --json >/tmp/r5.json
+	id5=$(jget '["move_id"]' </tmp/r5.json)
 	# Fill the queue (1 MiB of unmapped space: nothing to move).
 	rm -f /tmp/fill.json
 	while :; do
@@ -106,18 +112,20 @@ for line in open('/tmp/fill.json'):
 	sleep 1
 	kill "$watch"
 	wait "$watch" || true
-	for i in "$id1" "$id2" "$id3"; do
+	for i in "$id1" "$id2" "$id3" "$id5"; do
 		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
 	done
 	expect_eq "$(outcomes /tmp/watch.json "$id4" | tr '\n' ' ')" "cancelled " "queue: migration-done events of the cancelled request $id4"
 	for i in $fill; do
 		expect_eq "$(outcomes /tmp/watch.json "$i" | tr '\n' ' ')" "done " "queue: migration-done events of request $i"
 	done
-	echo "queue: $((4 + n)) requests, one migration-done event each: $(grep -c migration-done /tmp/watch.json) events"
+	echo "queue: $((5 + n)) requests, one migration-done event each: $(grep -c migration-done /tmp/watch.json) events"
 	expect_eq "$(where_on 0 24 1)" 24 "queue: MiB of the three moved regions on tier 1"
 	expect_eq "$(where_on 24 8 0)" 8 "queue: MiB of the cancelled request's region still on tier 0"
+	expect_eq "$(where_on 32 32 1)" 32 "queue: MiB of the fifth request's region on tier 1"
 	tierctl where $DEV --range 8M:8M --json | jget '["files"][0]["extents"] and all(e.get("pinned") for e in d["files"][0]["extents"])' | grep -qx True ||
 		fail "queue: the pinned region is not pinned"
+	expect_eq "$(dev_sha 32 32)" "$(file_sha /tmp/e.bin)" "queue: contents of region e"
 	for r in a:0 b:8 c:16 d:24; do
 		expect_eq "$(dev_sha "${r#*:}" 8)" "$(file_sha "/tmp/${r%%:*}.bin")" "queue: contents of region ${r%%:*}"
 	done
@@ -132,7 +140,7 @@ step_remove() {
 	watch=$!
 	sleep 1
 	tier_set $DEV migration_bandwidth 1
-	tierctl migrate $DEV --range 0:24M --tier 0 >/dev/null
+	tierctl migrate $DEV --range 0:64M --tier 0 >/dev/null
 	while tierctl migrate $DEV --range 100M:1M --tier 0 >/dev/null 2>&1; do
 		n=$((n + 1))
 		[ $n -le 40 ] || fail "remove: no bound"
@@ -168,4 +176,4 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 64M --nvme 512M --timeout 300 -- "$0" main
+vm --fresh --nvme 128M --nvme 512M --timeout 300 -- "$0" main
