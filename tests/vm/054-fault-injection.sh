@@ -86,20 +86,6 @@ fio_reread() {
 	done
 	return $bad
 }
-# Run a command at most S seconds; a longer run is a hang.
-bounded() { # s what command...
-	local s=$1 what=$2 rc=0
-	shift 2
-	timeout "$s" "$@" || rc=$?
-	[ "$rc" != 124 ] || { echo w >/proc/sysrq-trigger; fail "$what: not done after $s s (hang)"; }
-	return "$rc"
-}
-# Wait for background job PID at most S seconds (a longer run is a hang);
-# returns its status.
-wait_bounded() { # s what pid
-	wait_for "$1" "! kill -0 $3 2>/dev/null" || { echo w >/proc/sysrq-trigger; fail "$2: not done after $1 s (hang)"; }
-	wait "$3"
-}
 migrate_wait() { # what tier count secs
 	tier_wait $DEV "$4" "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ] && [ \$mapped$2 -ge $3 ]" ||
 		fail "$1: migrate not done after $4 s: $(tier_summary $DEV)"
