@@ -53,21 +53,18 @@ def rec_path(d, i):
     return os.path.join(d, "r%06d" % i)
 
 
-def do_write_dir(d, secs, log):
+def timed_writes(secs, log, write_one, pace=0.0):
+    """Call write_one(i) for i = 0, 1, ... for secs seconds, at most one per
+    pace seconds; log "i ms result" per call. Return 1 if any call failed."""
     end = time.monotonic() + secs
     i = 0
     bad = 0
     with open(log, "w") as out:
         while time.monotonic() < end:
             t0 = now_ms()
-            nxt = time.monotonic() + DIR_PACE
+            nxt = time.monotonic() + pace
             try:
-                fd = os.open(rec_path(d, i), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                try:
-                    os.write(fd, record(i))
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                write_one(i)
                 res = "ok"
             except OSError as e:
                 res = "errno%d" % e.errno
@@ -77,6 +74,18 @@ def do_write_dir(d, secs, log):
             i += 1
             time.sleep(max(0.0, nxt - time.monotonic()))
     return 1 if bad else 0
+
+
+def do_write_dir(d, secs, log):
+    def write_one(i):
+        fd = os.open(rec_path(d, i), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, record(i))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    return timed_writes(secs, log, write_one, DIR_PACE)
 
 
 def do_verify_dir(d, log):
@@ -105,27 +114,18 @@ def do_write(dev, start, length, secs, log):
         return do_write_dir(dev, secs, log)
     n, base = slots(start, length)
     fd = os.open(dev, os.O_RDWR)
-    end = time.monotonic() + secs
-    i = 0
-    bad = 0
-    with open(log, "w") as out:
-        while time.monotonic() < end:
-            off = base + (i % n) * STEP
-            t0 = now_ms()
-            try:
-                if i >= n:
-                    fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", off, STEP))
-                os.pwrite(fd, record(i), off)
-                os.fsync(fd)
-                res = "ok"
-            except OSError as e:
-                res = "errno%d" % e.errno
-                bad += 1
-            out.write("%d %d %s\n" % (i, now_ms() - t0, res))
-            out.flush()
-            i += 1
-    os.close(fd)
-    return 1 if bad else 0
+
+    def write_one(i):
+        off = base + (i % n) * STEP
+        if i >= n:
+            fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", off, STEP))
+        os.pwrite(fd, record(i), off)
+        os.fsync(fd)
+
+    try:
+        return timed_writes(secs, log, write_one)
+    finally:
+        os.close(fd)
 
 
 def do_verify(dev, start, length, log):
