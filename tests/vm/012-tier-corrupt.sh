@@ -9,18 +9,6 @@
 # change is shown by status and sent as a mode-change event.
 . "$(dirname "$0")/lib.sh"
 
-# Little-endian integer of SIZE bytes at byte OFFSET of DEV.
-le() { # dev offset size
-	od -An -t u"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '
-}
-
-flip_byte() { # dev byte-offset
-	local v
-	v=$(od -An -t u1 -j "$2" -N 1 "$1" | tr -d ' ')
-	printf "$(printf '\\%03o' $((v ^ 0xff)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc,fsync status=none
-}
-
 expect_refused() { # what table-line dmesg-pattern
 	local rc=0
 	dmsetup create c --table "$2" 2>/tmp/err || rc=$?

@@ -13,18 +13,6 @@
 # next to the original; the dumps agree but for paths and identity.
 . "$(dirname "$0")/lib.sh"
 
-# Little-endian integer of SIZE bytes at byte OFFSET of DEV.
-le() { # dev offset size
-	od -An -t u"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '
-}
-
-flip_byte() { # dev byte-offset
-	local v
-	v=$(od -An -t u1 -j "$2" -N 1 "$1" | tr -d ' ')
-	printf "$(printf '\\%03o' $((v ^ 0xff)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc,fsync status=none
-}
-
 # Set the u64 at byte OFF of the 4 KiB block at byte BLK of DEV and reseal
 # the block's CRC-32C, as a bug (not a torn write) would leave it.
 set_u64_resealed() { # dev blk off value

@@ -129,16 +129,7 @@ tierd_round() { # when
 	tier_sane $DEV "tierd $when: after writing"
 	wait_for 10 'grep -q tier-recovered /tmp/watch.out' || true
 	kill $pid_watch
-	python3 - /tmp/watch.out <<-'EOF' || die "tierd $when: wrong events"
-		import json, sys
-		ev = [json.loads(l) for l in open(sys.argv[1])]
-		names = [(e["event"], e.get("event_tier")) for e in ev
-		         if e["event"] in ("tier-error", "tier-recovered", "mode-change")]
-		# ok -> degraded or offline (-> offline), then one tier-recovered.
-		assert names in ([("tier-error", 1), ("tier-recovered", 1)],
-		                 [("tier-error", 1), ("tier-error", 1),
-		                  ("tier-recovered", 1)]), names
-	EOF
+	outage_events_ok /tmp/watch.out || die "tierd $when: wrong events"
 	kill $pid_tierd
 	wait $pid_tierd || die "tierd $when: tierd exited with status $? on SIGTERM"
 	echo "tierd $when: re-bound $old_devt -> $new_devt ($new_dev) by itself, nothing moved, data intact"

@@ -293,6 +293,38 @@ dev_written() { # dev
 	awk '{ print $7 }' "/sys/block/$n/stat"
 }
 
+# Little-endian integer of SIZE bytes at byte OFFSET of DEV.
+le() { # dev offset size
+	od -An -t u"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '
+}
+
+# Invert the byte at OFFSET of DEV (a corruption the checksums must catch).
+flip_byte() { # dev byte-offset
+	local v
+	v=$(od -An -t u1 -j "$2" -N 1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((v ^ 0xff)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc,fsync status=none
+}
+
+# The health events of `tierctl watch --json` output FILE show one outage of
+# tier 1 and its recovery: ok -> offline (or ok -> degraded -> offline),
+# then one tier-recovered, and no metadata mode change. Prints the events
+# it saw and returns 1 otherwise.
+outage_events_ok() { # file
+	python3 - "$1" <<-'EOF'
+		import json, sys
+		ev = [json.loads(l) for l in open(sys.argv[1])]
+		names = [(e["event"], e.get("event_tier")) for e in ev
+		         if e["event"] in ("tier-error", "tier-recovered", "mode-change")]
+		ok = names in ([("tier-error", 1), ("tier-recovered", 1)],
+		               [("tier-error", 1), ("tier-error", 1),
+		                ("tier-recovered", 1)])
+		if not ok:
+		    print("health events: %s" % names)
+		sys.exit(0 if ok else 1)
+	EOF
+}
+
 # Fail when the guest kernel logged a WARNING or BUG since the test began.
 no_kernel_warning() { # what
 	if dmesg | grep -E -m 5 -A 12 'WARNING:|BUG:|INFO: task .* blocked'; then
