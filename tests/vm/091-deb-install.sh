@@ -138,7 +138,8 @@ ccache_prewarm() {
 		return 0
 	fi
 	src=$WD/prewarm
-	rm -rf "$src" && mkdir -p "$src" "$CCACHE_KEPT" || fail "pre-warm: mkdir"
+	rm -rf "$src"
+	mkdir -p "$src" "$CCACHE_KEPT" || fail "pre-warm: mkdir"
 	dpkg-deb -x "$WD"/deb/dm-tier-dkms_*_all.deb "$src/pkg" || fail "pre-warm: dpkg-deb -x"
 	src=$(echo "$src"/pkg/usr/src/dm-tier-*)
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")
