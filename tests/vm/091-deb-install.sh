@@ -60,7 +60,7 @@
 # (tools/deps installs it), DKMS compiles everything.
 # DMT_KERNEL=6.12 runs it on the 6.12 kernel; `make check-long` runs it on
 # both (the "also-6.12" tag), `make check` on 6.1 only (alone under TCG a
-# run takes about 3.5 min on an idle host, cold or warm: the pre-warm costs
+# run takes about 3 min on a quiet host, cold or warm: the pre-warm costs
 # the host 8-14 s cold, 2 s warm; most of the rest is the install boot).
 . "$(dirname "$0")/lib.sh"
 WD=$TOP/build/vm/$TEST_NAME
