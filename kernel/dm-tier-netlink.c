@@ -836,8 +836,9 @@ static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 		return -EINVAL;
 	}
 	if (READ_ONCE(pool->evac) & BIT(*tier)) {
+		/* Like a full tier: no room for new extents there. */
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, TIER_MSG_EVACUATING);
-		return -EINVAL;
+		return -ENOSPC;
 	}
 	return 0;
 }

@@ -1891,7 +1891,7 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 		DMWARN_LIMIT("%s: migrate: tier %u: %s",
 			     tier_pool_log_name(pool), tier,
 			     TIER_MSG_EVACUATING);
-		return -EINVAL;
+		return -ENOSPC;
 	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
 		DMWARN_LIMIT("%s: migrate: metadata is %s, nothing can move",

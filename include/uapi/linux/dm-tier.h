@@ -281,7 +281,9 @@ enum {
 	 * Move the mapped extents of a range to a tier, asynchronously: the
 	 * request is queued (FIFO, one runs at a time) and its move-id returned;
 	 * EBUSY only when 32 requests are queued. The memory tier's index
-	 * (nr-tiers) is refused with EINVAL: it holds copies only; use pin.
+	 * (nr-tiers) is refused with EINVAL: it holds copies only; use pin. A
+	 * target-tier being evacuated is refused with ENOSPC (it takes no new
+	 * extents); so is pin's.
 	 */
 	DM_TIER_CMD_MIGRATE, /* do, admin-perm */
 	/*
