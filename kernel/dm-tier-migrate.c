@@ -258,7 +258,9 @@ int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing)
 	blocked = tier_pool_offline_mask(pool) | pool->evac;
 	for (i = 0; i < pool->nr_tiers; i++) {
 		const struct tier_alloc *a = &pool->alloc[i];
-		u64 n = tier_alloc_free_count(a);
+		/* Extents freed but awaiting a commit are room too. */
+		u64 n = tier_alloc_free_count(a) + a->nr_pending +
+			a->nr_committing;
 
 		free[i] = n > a->reserve ? n - a->reserve : 0;
 	}
@@ -507,11 +509,13 @@ static void tier_mig_scan(struct tier_pool *pool,
 		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					     heat, atime, now, &w)) {
 		case TIER_WORK_DEMOTE:
-			if (tier_policy_move_allowed(mg->offline, mg->noalloc, w.from, w.to))
+			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
+						     w.from, w.to))
 				tier_cand_offer(&down, &w);
 			break;
 		case TIER_WORK_PROMOTE:
-			if (tier_policy_move_allowed(mg->offline, mg->noalloc, w.from, w.to))
+			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
+						     w.from, w.to))
 				tier_cand_offer(&up, &w);
 			break;
 		default:
@@ -556,7 +560,8 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 
 	return tier_map_word_decode(word, &loc) && !(word & TIER_MAPW_BUSY) &&
 	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
-	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc, w->from, w->to);
+	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc,
+					w->from, w->to);
 }
 
 /*
@@ -679,7 +684,8 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		if (word & TIER_MAPW_BUSY)
 			return false; /* being written or moved: next tick */
 		/* From or to an offline tier: paused until it is back. */
-		if (!tier_policy_move_allowed(mg->offline, mg->noalloc, loc.tier, m->tier))
+		if (!tier_policy_move_allowed(mg->offline, mg->noalloc,
+					      loc.tier, m->tier))
 			return false;
 		w->vext = m->next;
 		w->from = loc.tier;
@@ -717,7 +723,8 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 					 READ_ONCE(pool->map.heat[v]),
 					 READ_ONCE(pool->map.atime[v]), now,
 					 w) != TIER_WORK_NONE &&
-		    tier_policy_move_allowed(mg->offline, mg->noalloc, w->from, w->to))
+		    tier_policy_move_allowed(mg->offline, mg->noalloc, w->from,
+					     w->to))
 			return true;
 	}
 	return false;

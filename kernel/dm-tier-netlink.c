@@ -1114,7 +1114,8 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 	r = tier_evacuate(pool, nla_get_u32(tattr), stop, &id, &mapped,
 			  &missing, &err);
 	if (r) {
-		tier_nl_err_attr(info->extack, r == -EINVAL ? tattr : NULL, err);
+		tier_nl_err_attr(info->extack, r == -EINVAL ? tattr : NULL,
+				 err);
 		goto out;
 	}
 	r = tier_nl_reply_done_id(info, pool, mapped, id);

@@ -1910,6 +1910,11 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 
 /* ---- evacuate -------------------------------------------------------------- */
 
+#define TIER_MSG_EVAC_META \
+	"tier 0 holds the metadata: it cannot be evacuated (no separate metadata device)"
+#define TIER_MSG_EVAC_OFFLINE \
+	"the tier is offline: its extents cannot be read (recover it, or forget it if lost for good)"
+
 /* Record the tier's evacuate flag at the next commit. */
 static void tier_evac_persist(struct tier_pool *pool, u32 tier, bool on)
 {
@@ -1948,11 +1953,11 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
 		return -EINVAL;
 	}
 	if (!tier && !pool->meta_ext) {
-		*err = "tier 0 holds the metadata: it cannot be evacuated (only a device created with a separate metadata device can empty tier 0)";
+		*err = TIER_MSG_EVAC_META;
 		return -EINVAL;
 	}
 	if (tier_offline(pool, tier)) {
-		*err = "the tier is offline: its extents cannot be read (recover it first, or forget it if it is lost for good)";
+		*err = TIER_MSG_EVAC_OFFLINE;
 		return -EINVAL;
 	}
 	r = tier_mig_evacuate(pool, tier, id, missing);

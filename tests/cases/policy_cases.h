@@ -934,6 +934,7 @@ static const struct evac_dest_params evac_dest_cases[] = {
 	/* One tier: nowhere. */
 	{ 1, 0, 0, { 5 }, -ENOENT, 0 },
 };
+
 /* clang-format on */
 
 static void evac_dest_desc(const struct evac_dest_params *c, char *desc)
@@ -948,8 +949,8 @@ static void tier_policy_evac_dest_test(CASE_CTX)
 {
 	const struct evac_dest_params *p = CASE_PARAM;
 	u32 full = 99;
-	int r = tier_policy_evac_dest(p->nr_tiers, p->src, p->blocked,
-				      p->free, &full);
+	int r = tier_policy_evac_dest(p->nr_tiers, p->src, p->blocked, p->free,
+				      &full);
 
 	CASE_EQ(r, p->dest);
 	if (r == -ENOSPC)
@@ -980,6 +981,7 @@ static const struct evac_room_params evac_room_cases[] = {
 	/* Large counts do not overflow. */
 	{ 3, 2, 0, { 1ULL << 47, 1ULL << 47, 0 }, 1ULL << 48, 0 },
 };
+
 /* clang-format on */
 
 static void evac_room_desc(const struct evac_room_params *c, char *desc)

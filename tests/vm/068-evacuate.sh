@@ -6,7 +6,7 @@
 # three NVMe drives (tier 0 64M, tier 1 256M, tier 2 128M), 1 MiB extents,
 # automatic migration off:
 #   refuse   tier 0 holding the metadata; tier 1 holding 200 MiB while the
-#            other tiers have room for about 170: "MiB ... missing", nothing
+#            other tiers have room for about 185: "MiB ... missing", nothing
 #            changed (the tier still takes extents)
 #   evacuate XFS with files on tier 1 and fio crc32c write+verify passes
 #            running: 'tierctl evacuate ev 1 --wait' moves everything off
@@ -55,7 +55,7 @@ outcomes() { # log id
 step_refuse() {
 	local out
 	expect_status 1 "tier 0 holds the metadata" tierctl evacuate $DEV 0
-	# 200 MiB on tier 1; tiers 0 and 2 have about 170 MiB free together.
+	# 200 MiB on tier 1; tiers 0 and 2 have about 185 MiB free together.
 	head -c 200M /dev/urandom >/tmp/big.bin
 	put /tmp/big.bin 0
 	tierctl migrate $DEV --range 0:200M --tier 1 --wait >/dev/null || fail "refuse: migrate to tier 1"

@@ -211,8 +211,10 @@ int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 	for (i = 0; i < dev->nr_tiers; i++) {
 		const struct tl_nl_tier *t = &dev->tiers[i];
 		u64 reserve = t->capacity_extents * reserve_pct / 100;
-		u64 f = t->capacity_extents > t->used_extents ?
-				t->capacity_extents - t->used_extents : 0;
+		/* Mapped, not used: extents freed but awaiting a commit
+		 * (used) are room by the time the moves need them. */
+		u64 f = t->capacity_extents > t->mapped_extents ?
+				t->capacity_extents - t->mapped_extents : 0;
 
 		free[i] = f > reserve ? f - reserve : 0;
 		if (t->evacuating || !strcmp(t->state, "offline"))
