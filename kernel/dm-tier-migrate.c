@@ -41,6 +41,7 @@
 #define TIER_MIG_SWAP_CAND 16
 #define TIER_MIG_SWAPS 8
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
+#define TIER_MIG_EVAC_PASSES 4 /* map walks of an evacuation, at most */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
 
@@ -646,6 +647,18 @@ static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
 					    TIER_WORK_DEMOTE;
 		w->key = 0;
 		return true;
+	}
+	/*
+	 * Walked: an automatic copy to the tier that was in flight when the
+	 * evacuation began may have landed behind the cursor. Extents left
+	 * that no copy is taking away: walk again (a few times at most).
+	 */
+	if (m->state == TIER_MOVE_RUNNING && !m->err &&
+	    m->passes < TIER_MIG_EVAC_PASSES &&
+	    pool->mapped[m->tier] > mg->out[m->tier]) {
+		m->passes++;
+		m->next = m->first;
+		return false;
 	}
 	tier_mig_manual_check(pool);
 	return false;

@@ -792,8 +792,11 @@ static int tier_pool_loaded(struct tier_pool *pool, char **error)
 		pool->data_start[i] = tier_md_data_start(md, i);
 		pool->tier_class[i] = tier_md_tier_class(md, i);
 		pool->mapped[i] = pool->alloc[i].nr_used;
-		if (tier_md_tier_flags(md, i) & TIER_SB_TIER_F_EVACUATE)
+		/* Not shared yet: the allocator flag directly. */
+		if (tier_md_tier_flags(md, i) & TIER_SB_TIER_F_EVACUATE) {
 			pool->evac |= BIT(i);
+			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
+		}
 	}
 	pool->heat_touched = kvcalloc(BITS_TO_LONGS(pool->map.nr_blocks),
 				      sizeof(unsigned long), GFP_KERNEL);

@@ -54,6 +54,7 @@ struct tier_move {
 	u64 next; /* cursor: the next extent to look at */
 	u64 moved; /* copies switched */
 	u32 inflight; /* copies in flight */
+	u32 passes; /* walks of the range restarted (evacuate) */
 	int err; /* 0, or why it stops (negative errno) */
 };
 

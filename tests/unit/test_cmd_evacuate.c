@@ -166,13 +166,13 @@ static void test_precheck_room(void **state)
 					   sizeof(why)),
 			 TIERCTL_EXIT_FAIL);
 	assert_int_equal(missing, 10 * MIB);
-	assert_non_null(strstr(why, "10 MiB"));
-	assert_non_null(strstr(why, "missing"));
+	assert_non_null(strstr(why, ": 10 MiB missing above their 0% reserves"));
 	/* A 10% reserve (10 extents per tier) is not room: 30 missing. */
 	assert_int_equal(evacuate_precheck(&d, 1, true, 10, &missing, why,
 					   sizeof(why)),
 			 TIERCTL_EXIT_FAIL);
 	assert_int_equal(missing, 30 * MIB);
+	assert_non_null(strstr(why, ": 30 MiB missing above their 10% reserves"));
 	/* An offline tier's room does not count: 60 - 30 = 30 missing. */
 	snprintf(d.tiers[2].state, sizeof(d.tiers[2].state), "offline");
 	assert_int_equal(evacuate_precheck(&d, 1, true, 0, &missing, why,

@@ -222,14 +222,14 @@ int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 	}
 	if (tier_policy_evac_room(dev->nr_tiers, tier, blocked, free,
 				  dev->tiers[tier].mapped_extents, &missing)) {
-		char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
+		char a[TL_SIZE_STR_LEN];
 
 		*missing_bytes = missing * dev->extent_bytes;
-		snprintf(why, len, "the other tiers of %s lack room for the %s mapped on tier %u: %llu MiB (%s) missing above their %u%% reserves; free space first, or add a tier",
+		snprintf(why, len, "the other tiers of %s lack room for the %s mapped on tier %u: %llu MiB missing above their %u%% reserves; free space first, or add a tier",
 			 dev->name,
 			 tl_size_str(dev->tiers[tier].mapped_extents * dev->extent_bytes, a),
 			 tier, (unsigned long long)((*missing_bytes + (1 << 20) - 1) >> 20),
-			 tl_size_str(*missing_bytes, b), reserve_pct);
+			 reserve_pct);
 		return TIERCTL_EXIT_FAIL;
 	}
 	return TIERCTL_EXIT_OK;
