@@ -15,7 +15,8 @@
 #            and 0 used, its status bit set; more files written land
 #            elsewhere; files and fio verify; no migration error
 #   persist  remove/activate: still "empty", still takes nothing; a migrate
-#            to it is refused ("being evacuated")
+#            to it is refused ("being evacuated"); tierd --once pinning files
+#            to it logs the refusal and exits 0 (no failure)
 #   undo     'evacuate --cancel': it takes extents again (a migrate to it
 #            moves data there)
 #   cancel   an evacuation at 1 MiB/s cancelled by 'tierctl cancel ID': the
@@ -148,6 +149,7 @@ step_evacuate() {
 }
 
 step_persist() {
+	local rc
 	umount $MNT
 	tierctl remove $DEV >/dev/null
 	tierctl activate $DEV >/dev/null || fail "persist: activate"
@@ -160,6 +162,16 @@ step_persist() {
 	commit
 	expect_eq "$(tier_mapped $DEV 1)" 0 "persist: tier 1 extents after writes"
 	expect_status 1 "being evacuated" tierctl migrate $DEV --range all --tier 1
+	# tierd pinning files to the tier: refused (ENOSPC), logged, retried at
+	# its next pass, but no failure: --once exits 0.
+	mkdir -p /tmp/tierd-ev/policies.d
+	printf '[device %s]\npin = %s/c tier=1\n' $DEV $MNT >/tmp/tierd-ev/policies.d/a.conf
+	rc=0
+	tierd --once --foreground --log-level info --config-dir /tmp/tierd-ev >/tmp/tierd-ev.log 2>&1 || rc=$?
+	expect_eq "$rc" 0 "persist: tierd --once pinning to the evacuating tier (log: $(cat /tmp/tierd-ev.log))"
+	grep -q "refused: .*being evacuated" /tmp/tierd-ev.log ||
+		fail "persist: tierd did not log the refusal: $(cat /tmp/tierd-ev.log)"
+	expect_eq "$(tier_mapped $DEV 1)" 0 "persist: tier 1 extents after tierd's pin"
 }
 
 step_undo() {
