@@ -537,6 +537,17 @@ void tier_md_set_settings(struct tier_md *md, const struct tier_settings *s)
 	md->settings = *s;
 }
 
+u32 tier_md_tier_flags(const struct tier_md *md, u32 tier)
+{
+	return md->sb.tier[tier].flags;
+}
+
+void tier_md_set_tier_flags(struct tier_md *md, u32 tier, u32 mask, u32 value)
+{
+	md->sb.tier[tier].flags = (md->sb.tier[tier].flags & ~mask) |
+				  (value & mask);
+}
+
 /* ---- commit ------------------------------------------------------------ */
 
 /* Write the blocks of @copy that are dirty, batching contiguous runs. */

@@ -125,6 +125,31 @@ void tier_md_get_settings(const struct tier_md *md, struct tier_settings *s);
 void tier_md_set_settings(struct tier_md *md, const struct tier_settings *s);
 
 /**
+ * tier_md_tier_flags() - a tier's superblock record flags
+ * (TIER_SB_TIER_F_*): as loaded, or as last set by tier_md_set_tier_flags().
+ * @md:   a loaded handle.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: caller holds pool->md_lock, or the handle is not shared yet
+ * (loading).
+ * Return: the flags, unknown bits included.
+ */
+u32 tier_md_tier_flags(const struct tier_md *md, u32 tier);
+
+/**
+ * tier_md_set_tier_flags() - the tier record flags the next commit records
+ * (docs/FORMAT.md "Per-tier record"); bits other than @mask are kept. The
+ * caller makes the next commit happen (a change_seq bump).
+ * @md:    a loaded handle.
+ * @tier:  the tier, < nr_tiers.
+ * @mask:  the bits to change.
+ * @value: their new values.
+ *
+ * Context: caller holds pool->md_lock (no commit meanwhile).
+ */
+void tier_md_set_tier_flags(struct tier_md *md, u32 tier, u32 mask, u32 value);
+
+/**
  * tier_md_flush_tier() - flush the volatile cache of one tier device.
  * @md:   the handle.
  * @tier: the tier, < nr_tiers.

@@ -41,6 +41,7 @@
 #define TIER_MIG_SWAP_CAND 16
 #define TIER_MIG_SWAPS 8
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
+#define TIER_MIG_EVAC_PASSES 4 /* map walks of an evacuation, at most */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
 
@@ -57,6 +58,8 @@ struct tier_mig {
 	 * or to them pause (tier_policy_move_allowed()). Tick only.
 	 */
 	u32 offline;
+	/* Tiers evacuating at the start of this tick: no move to them. */
+	u32 noalloc;
 	struct dm_kcopyd_client *kc;
 	struct delayed_work tick; /* on pool->wq */
 	bool running; /* tick armed (resume..postsuspend); pool->lock */
@@ -222,6 +225,83 @@ int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
 	return r;
 }
 
+/* The queued evacuation of @tier, not being cancelled, or NULL. Under lock. */
+static struct tier_move *tier_mig_find_evac(struct tier_movq *q, u32 tier)
+{
+	struct tier_move *m;
+	u32 i;
+
+	for (i = 0; (m = tier_movq_at(q, i)); i++)
+		if (m->kind == TIER_MOVE_EVACUATE && m->tier == tier &&
+		    m->state != TIER_MOVE_CANCELLING)
+			return m;
+	return NULL;
+}
+
+int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing)
+{
+	struct tier_mig *mg = pool->mig;
+	u64 free[TIER_MAX_TIERS];
+	struct tier_move *m;
+	u32 i, blocked;
+	int r;
+
+	*missing = 0;
+	if (pool->read_only)
+		return -EROFS;
+	spin_lock_irq(&pool->lock);
+	m = tier_mig_find_evac(&mg->movq, tier);
+	if (m) {
+		*id = m->id;
+		spin_unlock_irq(&pool->lock);
+		return 0;
+	}
+	blocked = tier_pool_offline_mask(pool) | pool->evac;
+	for (i = 0; i < pool->nr_tiers; i++) {
+		const struct tier_alloc *a = &pool->alloc[i];
+		/* Extents freed but awaiting a commit are room too. */
+		u64 n = tier_alloc_free_count(a) + a->nr_pending +
+			a->nr_committing;
+
+		free[i] = n > a->reserve ? n - a->reserve : 0;
+	}
+	r = tier_policy_evac_room(pool->nr_tiers, tier, blocked, free,
+				  pool->mapped[tier], missing);
+	if (!r)
+		r = tier_movq_push(&mg->movq, TIER_MOVE_EVACUATE, 0,
+				   pool->virt_extents - 1, tier, id);
+	if (!r) {
+		pool->evac |= BIT(tier);
+		tier_pool_sync_noalloc(pool);
+	}
+	spin_unlock_irq(&pool->lock);
+	if (!r)
+		tier_mig_kick(pool, 0);
+	return r;
+}
+
+u32 tier_mig_evacuate_stop(struct tier_pool *pool, u32 tier)
+{
+	struct tier_mig *mg = pool->mig;
+	struct tier_move *m;
+	u32 n = 0, before;
+
+	spin_lock_irq(&pool->lock);
+	before = mg->movq.res_nr;
+	while ((m = tier_mig_find_evac(&mg->movq, tier))) {
+		tier_movq_cancel(&mg->movq, m->id);
+		n++;
+	}
+	if (mg->movq.res_nr != before)
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, 0);
+	pool->evac &= ~BIT(tier);
+	tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
+	if (n)
+		tier_mig_kick(pool, 0);
+	return n;
+}
+
 /*
  * End the head request while it is over (its range looked at, stopped or
  * cancelled, no copy in flight): one migration-done event per request,
@@ -261,6 +341,14 @@ u32 tier_mig_moves(struct tier_pool *pool, struct tier_move *out)
 		out[n] = *m;
 	spin_unlock_irq(&pool->lock);
 	return n;
+}
+
+u64 tier_mig_move_left(struct tier_pool *pool, const struct tier_move *m)
+{
+	/* An evacuation has left what is still mapped on its tier. */
+	if (m->kind == TIER_MOVE_EVACUATE && m->tier < pool->nr_tiers)
+		return READ_ONCE(pool->mapped[m->tier]);
+	return tier_move_left(m);
 }
 
 bool tier_mig_pop_result(struct tier_pool *pool, struct tier_move_result *res)
@@ -422,11 +510,13 @@ static void tier_mig_scan(struct tier_pool *pool,
 		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					     heat, atime, now, &w)) {
 		case TIER_WORK_DEMOTE:
-			if (tier_policy_move_allowed(mg->offline, w.from, w.to))
+			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
+						     w.from, w.to))
 				tier_cand_offer(&down, &w);
 			break;
 		case TIER_WORK_PROMOTE:
-			if (tier_policy_move_allowed(mg->offline, w.from, w.to))
+			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
+						     w.from, w.to))
 				tier_cand_offer(&up, &w);
 			break;
 		default:
@@ -471,7 +561,8 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 
 	return tier_map_word_decode(word, &loc) && !(word & TIER_MAPW_BUSY) &&
 	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
-	       tier_policy_move_allowed(pool->mig->offline, w->from, w->to);
+	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc,
+					w->from, w->to);
 }
 
 /*
@@ -508,6 +599,72 @@ static bool tier_mig_next_swap(struct tier_pool *pool, bool drop_pair,
 }
 
 /*
+ * The next extent of the running evacuation @m (the head) and where it
+ * goes (tier_policy_evac_dest()), or false. When no allowed tier has room
+ * the item names the fastest allowed one, whose claim fails: the tick then
+ * waits for a commit's frees or ends the request with ENOSPC. With no
+ * allowed tier at all (offline), it pauses. Tick only, under lock.
+ */
+static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
+			       struct tier_work *w)
+{
+	struct tier_mig *mg = pool->mig;
+	u32 skips = TIER_MIG_SKIPS, i, full = 0;
+	u32 blocked = mg->offline | mg->noalloc;
+	u64 free[TIER_MAX_TIERS];
+	struct tier_loc loc;
+	u64 word;
+	int to;
+
+	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {
+		word = READ_ONCE(pool->map.words[m->next]);
+		if (!tier_map_word_decode(word, &loc) || loc.tier != m->tier) {
+			m->next++;
+			if (!--skips)
+				return false;
+			continue;
+		}
+		if (word & TIER_MAPW_BUSY)
+			return false; /* being written or moved: next tick */
+		if (mg->offline & BIT(m->tier))
+			return false; /* cannot read it: paused */
+		for (i = 0; i < pool->nr_tiers; i++) {
+			const struct tier_alloc *a = &pool->alloc[i];
+			u64 n = tier_alloc_free_count(a);
+
+			free[i] = n > a->reserve ? n - a->reserve : 0;
+		}
+		to = tier_policy_evac_dest(pool->nr_tiers, m->tier, blocked,
+					   free, &full);
+		if (to == -ENOENT)
+			return false; /* every other tier offline: paused */
+		if (to < 0)
+			to = full; /* its claim fails: commit or ENOSPC */
+		w->vext = m->next;
+		w->from = loc.tier;
+		w->to = to;
+		w->kind = w->to < w->from ? TIER_WORK_PROMOTE :
+					    TIER_WORK_DEMOTE;
+		w->key = 0;
+		return true;
+	}
+	/*
+	 * Walked: an automatic copy to the tier that was in flight when the
+	 * evacuation began may have landed behind the cursor. Extents left
+	 * that no copy is taking away: walk again (a few times at most).
+	 */
+	if (m->state == TIER_MOVE_RUNNING && !m->err &&
+	    m->passes < TIER_MIG_EVAC_PASSES &&
+	    pool->mapped[m->tier] > mg->out[m->tier]) {
+		m->passes++;
+		m->next = m->first;
+		return false;
+	}
+	tier_mig_manual_check(pool);
+	return false;
+}
+
+/*
  * The next item of the head request, or false; a queued head starts here,
  * and one that is over ends (the next starts at the next call). One request
  * runs at a time. Tick only, under lock.
@@ -526,6 +683,8 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		return false;
 	if (m->state == TIER_MOVE_QUEUED)
 		m->state = TIER_MOVE_RUNNING;
+	if (m->kind == TIER_MOVE_EVACUATE)
+		return tier_mig_next_evac(pool, m, w);
 	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {
 		word = READ_ONCE(pool->map.words[m->next]);
 		if (!tier_map_word_decode(word, &loc) || loc.tier == m->tier) {
@@ -538,7 +697,8 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		if (word & TIER_MAPW_BUSY)
 			return false; /* being written or moved: next tick */
 		/* From or to an offline tier: paused until it is back. */
-		if (!tier_policy_move_allowed(mg->offline, loc.tier, m->tier))
+		if (!tier_policy_move_allowed(mg->offline, mg->noalloc,
+					      loc.tier, m->tier))
 			return false;
 		w->vext = m->next;
 		w->from = loc.tier;
@@ -576,7 +736,8 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 					 READ_ONCE(pool->map.heat[v]),
 					 READ_ONCE(pool->map.atime[v]), now,
 					 w) != TIER_WORK_NONE &&
-		    tier_policy_move_allowed(mg->offline, w->from, w->to))
+		    tier_policy_move_allowed(mg->offline, mg->noalloc, w->from,
+					     w->to))
 			return true;
 	}
 	return false;
@@ -793,6 +954,7 @@ static void tier_mig_tick(struct work_struct *ws)
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
 		goto out;
 	mg->offline = tier_pool_offline_mask(pool);
+	mg->noalloc = READ_ONCE(pool->evac);
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */
 	while (mg->inflight < mg->pace.max_inflight && n < ARRAY_SIZE(batch) &&
@@ -928,6 +1090,8 @@ void tier_mig_stop(struct tier_pool *pool)
 void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st)
 {
 	struct tier_mig *mg = pool->mig;
+	struct tier_move *m;
+	u32 i;
 
 	lockdep_assert_held(&pool->lock);
 	st->promotions = mg->promotions;
@@ -936,7 +1100,9 @@ void tier_mig_stats(struct tier_pool *pool, struct tier_stats *st)
 	st->mig_inflight = mg->inflight;
 	st->mig_errors = mg->errors;
 	st->mig_swaps = mg->swaps;
-	st->man_pending = tier_movq_left(&mg->movq);
+	st->man_pending = 0;
+	for (i = 0; (m = tier_movq_at(&mg->movq, i)); i++)
+		st->man_pending += tier_mig_move_left(pool, m);
 	st->moves_queued = mg->movq.nr;
 	st->pace = READ_ONCE(mg->pace.mode);
 	st->above_high_ms = READ_ONCE(mg->above_high_ms);

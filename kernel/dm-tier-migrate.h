@@ -114,6 +114,50 @@ int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
  */
 int tier_mig_cancel(struct tier_pool *pool, u32 id);
 
+/* Refusal of a move to an evacuating tier (messages and netlink). */
+#define TIER_MSG_EVACUATING \
+	"the tier is being evacuated and takes no new extents ('tierctl evacuate NAME TIER --cancel' undoes that)"
+
+/**
+ * tier_mig_evacuate() - stop allocation on @tier (pool->evac) and queue a
+ * request that moves every extent off it; one already queued for @tier is
+ * returned instead of a second. The caller checked the tier may be
+ * evacuated (not the metadata's, not offline) and persists the flag.
+ * @pool:    the pool.
+ * @tier:    the tier, < nr_tiers.
+ * @id:      out: the request's id.
+ * @missing: out: with -ENOSPC, the extents that do not fit.
+ *
+ * Context: process; takes pool->lock.
+ * Return: 0; -ENOSPC when the other tiers (online, not evacuating) lack
+ * room above their reserves for the extents mapped on @tier; -EBUSY when
+ * the queue is full; -EROFS read-only. On error nothing changed.
+ */
+int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing);
+
+/**
+ * tier_mig_evacuate_stop() - cancel the evacuate requests of @tier and let
+ * it take new extents again (pool->evac cleared). The caller persists it.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: process; takes pool->lock.
+ * Return: how many requests were cancelled.
+ */
+u32 tier_mig_evacuate_stop(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_mig_move_left() - extents request @m (a tier_mig_moves() entry) has
+ * left: tier_move_left(), but for an evacuation the extents still mapped on
+ * its tier.
+ * @pool: the pool.
+ * @m:    the request.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+u64 tier_mig_move_left(struct tier_pool *pool, const struct tier_move *m);
+
 /**
  * tier_mig_moves() - a snapshot of the queue, head first.
  * @pool: the pool.

@@ -149,6 +149,15 @@ static const struct nla_policy
 		[DM_TIER_A_DEV_MOVE_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	};
 
+/* evacuate */
+static const struct nla_policy
+	tier_nl_evacuate_policy[DM_TIER_A_DEV_EVACUATE_STOP + 1] = {
+		TIER_NL_NAME_POLICY,
+		[DM_TIER_A_DEV_TARGET_TIER] =
+			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
+		[DM_TIER_A_DEV_EVACUATE_STOP] = { .type = NLA_FLAG },
+	};
+
 /* unpin, extent-dump */
 static const struct nla_policy
 	tier_nl_range_policy[DM_TIER_A_DEV_RANGE_LEN + 1] = {
@@ -224,7 +233,9 @@ static int tier_nl_put_tier(struct sk_buff *skb, struct tier_pool *pool,
 			    pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_TIER_IO_ERRORS,
 			    st->tier[i].io_errors, pad) ||
-	    nla_put_u32(skb, DM_TIER_A_TIER_DURABLE, 1)) {
+	    nla_put_u32(skb, DM_TIER_A_TIER_DURABLE, 1) ||
+	    nla_put_u32(skb, DM_TIER_A_TIER_EVACUATING,
+			!!(st->evac & BIT(i)))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -348,7 +359,7 @@ static int tier_nl_put_moves(struct sk_buff *skb, struct tier_pool *pool)
 		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_DONE_EXTENTS, m->moved,
 				    pad) ||
 		    tier_nl_put_u64(skb, DM_TIER_A_MOVE_LEFT_EXTENTS,
-				    tier_move_left(m), pad)) {
+				    tier_mig_move_left(pool, m), pad)) {
 			nla_nest_cancel(skb, nest);
 			r = -EMSGSIZE;
 			break;
@@ -824,6 +835,11 @@ static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 				    "the device has no such tier");
 		return -EINVAL;
 	}
+	if (READ_ONCE(pool->evac) & BIT(*tier)) {
+		/* Like a full tier: no room for new extents there. */
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, TIER_MSG_EVACUATING);
+		return -ENOSPC;
+	}
 	return 0;
 }
 
@@ -1063,6 +1079,46 @@ static int tier_nl_tier_forget_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	r = tier_nl_reply_done(info, pool, done);
+out:
+	mutex_unlock(&tier_pools_mutex);
+	return r;
+}
+
+/* ---- evacuate ------------------------------------------------------------ */
+
+static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tattr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	bool stop = nla_get_flag(info->attrs[DM_TIER_A_DEV_EVACUATE_STOP]);
+	const char *err = NULL;
+	struct tier_pool *pool;
+	u64 mapped, missing;
+	u32 id;
+	int r;
+
+	r = tier_nl_sys_admin(skb, info->extack);
+	if (r)
+		return r;
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
+		return -EINVAL;
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = tier_nl_check_writable(info, pool);
+	if (r)
+		goto out;
+	r = tier_evacuate(pool, nla_get_u32(tattr), stop, &id, &mapped,
+			  &missing, &err);
+	if (r) {
+		tier_nl_err_attr(info->extack, r == -EINVAL ? tattr : NULL,
+				 err);
+		goto out;
+	}
+	r = tier_nl_reply_done_id(info, pool, mapped, id);
 out:
 	mutex_unlock(&tier_pools_mutex);
 	return r;
@@ -1361,6 +1417,13 @@ static const struct genl_ops tier_nl_ops[] = {
 		.doit = tier_nl_move_cancel_doit,
 		.policy = tier_nl_cancel_policy,
 		.maxattr = ARRAY_SIZE(tier_nl_cancel_policy) - 1,
+	},
+	{
+		.cmd = DM_TIER_CMD_EVACUATE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tier_nl_evacuate_doit,
+		.policy = tier_nl_evacuate_policy,
+		.maxattr = ARRAY_SIZE(tier_nl_evacuate_policy) - 1,
 	},
 };
 

@@ -508,7 +508,7 @@ void tier_pool_sync_noalloc(struct tier_pool *pool)
 
 	lockdep_assert_held(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++) {
-		if (tier_offline(pool, i))
+		if (tier_offline(pool, i) || (pool->evac & BIT(i)))
 			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
 		else
 			pool->alloc[i].flags &= ~TIER_ALLOC_F_NOALLOC;
@@ -640,6 +640,7 @@ void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st)
 		st->tier[i].mapped = pool->mapped[i];
 		st->mapped += pool->mapped[i];
 	}
+	st->evac = pool->evac;
 	st->nospc_errors = pool->nospc_errors;
 	tier_md_meta_usage(pool->meta, &st->meta_used_blocks,
 			   &st->meta_total_blocks);
@@ -791,6 +792,11 @@ static int tier_pool_loaded(struct tier_pool *pool, char **error)
 		pool->data_start[i] = tier_md_data_start(md, i);
 		pool->tier_class[i] = tier_md_tier_class(md, i);
 		pool->mapped[i] = pool->alloc[i].nr_used;
+		/* Not shared yet: the allocator flag directly. */
+		if (tier_md_tier_flags(md, i) & TIER_SB_TIER_F_EVACUATE) {
+			pool->evac |= BIT(i);
+			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
+		}
 	}
 	pool->heat_touched = kvcalloc(BITS_TO_LONGS(pool->map.nr_blocks),
 				      sizeof(unsigned long), GFP_KERNEL);

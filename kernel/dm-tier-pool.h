@@ -169,6 +169,11 @@ struct tier_pool {
 	struct tier_alloc alloc[TIER_MAX_TIERS];
 	u64 mapped[TIER_MAX_TIERS]; /* extents the map points at */
 	/*
+	 * Tiers being evacuated or evacuated (TIER_SB_TIER_F_EVACUATE), a
+	 * bit each: they take no new extents (tier_pool_sync_noalloc()).
+	 */
+	u32 evac;
+	/*
 	 * The map is dirty while change_seq != durable_seq: change_seq counts
 	 * map changes (bumped before a new mapping becomes visible), and a
 	 * successful commit sets durable_seq to the count it captured.
@@ -692,8 +697,8 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier);
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask);
 
 /**
- * tier_pool_sync_noalloc() - offline tiers take no new extents
- * (TIER_ALLOC_F_NOALLOC), the others do again.
+ * tier_pool_sync_noalloc() - offline and evacuating tiers take no new
+ * extents (TIER_ALLOC_F_NOALLOC), the others do again.
  * @pool: the pool.
  *
  * Context: under pool->lock, before an allocation.

@@ -1634,6 +1634,8 @@ void tier_stats_get(struct tier_pool *pool, struct tier_stats *st)
  *   by the label, the superblock slots and both map copies, and its size.
  * then <offline_queued> <offline_expired>: writes parked for an offline
  *   tier now (offline_queue_s), and those failed at their deadline.
+ * then <evacuating>: the tiers being evacuated or evacuated (taking no new
+ *   extents), a bit each (decimal; bit i: tier i), 0 when none.
  * Fields may be appended later.
  */
 static void tier_status(struct dm_target *ti, status_type_t type,
@@ -1677,6 +1679,7 @@ static void tier_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %llu %llu", st->meta_used_blocks,
 		       st->meta_total_blocks);
 		DMEMIT(" %llu %llu", st->offline_queued, st->offline_expired);
+		DMEMIT(" %u", st->evac);
 		break;
 	case STATUSTYPE_TABLE: {
 		struct tier_table t = tc->tbl;
@@ -1884,6 +1887,12 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 			     tier_pool_log_name(pool), tier, pool->nr_tiers);
 		return -EINVAL;
 	}
+	if (READ_ONCE(pool->evac) & BIT(tier)) {
+		DMWARN_LIMIT("%s: migrate: tier %u: %s",
+			     tier_pool_log_name(pool), tier,
+			     TIER_MSG_EVACUATING);
+		return -ENOSPC;
+	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
 		DMWARN_LIMIT("%s: migrate: metadata is %s, nothing can move",
 			     tier_pool_log_name(pool),
@@ -1896,6 +1905,98 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (r == -EBUSY)
 		DMWARN_LIMIT("%s: migrate: the move queue is full (%u)",
 			     tier_pool_log_name(pool), TIER_MOVQ_MAX);
+	return r;
+}
+
+/* ---- evacuate -------------------------------------------------------------- */
+
+#define TIER_MSG_EVAC_META \
+	"tier 0 holds the metadata: it cannot be evacuated (no separate metadata device)"
+#define TIER_MSG_EVAC_OFFLINE \
+	"the tier is offline: its extents cannot be read (recover it, or forget it if lost for good)"
+
+/* Record the tier's evacuate flag at the next commit. */
+static void tier_evac_persist(struct tier_pool *pool, u32 tier, bool on)
+{
+	mutex_lock(&pool->md_lock);
+	tier_md_set_tier_flags(pool->meta, tier, TIER_SB_TIER_F_EVACUATE,
+			       on ? TIER_SB_TIER_F_EVACUATE : 0);
+	mutex_unlock(&pool->md_lock);
+	tier_settings_dirty(pool);
+	tier_request_commit(pool);
+}
+
+int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
+		  u64 *mapped, u64 *missing, const char **err)
+{
+	int r;
+
+	*id = 0;
+	*mapped = 0;
+	*missing = 0;
+	if (tier >= pool->nr_tiers) {
+		*err = "the device has no such tier";
+		return -EINVAL;
+	}
+	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only) {
+		*err = "metadata is not read-write: nothing can change";
+		return -EROFS;
+	}
+	*mapped = READ_ONCE(pool->mapped[tier]);
+	if (stop) {
+		tier_mig_evacuate_stop(pool, tier);
+		tier_evac_persist(pool, tier, false);
+		return 0;
+	}
+	if (pool->nr_tiers == 1) {
+		*err = "the device has only this tier: there is nowhere to move its extents";
+		return -EINVAL;
+	}
+	if (!tier && !pool->meta_ext) {
+		*err = TIER_MSG_EVAC_META;
+		return -EINVAL;
+	}
+	if (tier_offline(pool, tier)) {
+		*err = TIER_MSG_EVAC_OFFLINE;
+		return -EINVAL;
+	}
+	r = tier_mig_evacuate(pool, tier, id, missing);
+	if (r == -ENOSPC)
+		*err = "the other tiers lack room for the extents of the tier";
+	else if (r == -EBUSY)
+		*err = "the move queue is full; try again when requests ended";
+	else if (r)
+		*err = "cannot queue the evacuation";
+	if (r)
+		return r;
+	tier_evac_persist(pool, tier, true);
+	return 0;
+}
+
+/* "evacuate <tier> [stop]" */
+static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
+				 char **argv)
+{
+	struct tier_pool *pool = tc->pool;
+	const char *err = "bad arguments";
+	u64 mapped, missing;
+	unsigned int tier;
+	bool stop = false;
+	char dummy;
+	int r = -EINVAL;
+	u32 id;
+
+	if (argc == 3 && !strcasecmp(argv[2], "stop"))
+		stop = true;
+	if ((argc == 2 || stop) && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
+		r = tier_evacuate(pool, tier, stop, &id, &mapped, &missing,
+				  &err);
+	if (r == -ENOSPC)
+		DMWARN_LIMIT("%s: evacuate %s: %s (%llu extents missing)",
+			     tier_pool_log_name(pool), argv[1], err, missing);
+	else if (r)
+		DMWARN_LIMIT("%s: evacuate %s: %s", tier_pool_log_name(pool),
+			     argv[1], err);
 	return r;
 }
 
@@ -1996,6 +2097,10 @@ static int tier_message_forget(struct tier_c *tc, char **argv)
  *                                  (asynchronous; see manual_pending)
  *   forget-tier <tier>             unmap every extent on a tier that is
  *                                  not ok (lost for good), then commit
+ *   evacuate <tier> [stop]         stop allocation on a tier and move
+ *                                  every extent off it (asynchronous);
+ *                                  "stop" cancels that and lets the tier
+ *                                  take extents again
  */
 static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
@@ -2058,6 +2163,8 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return tier_message_migrate(tc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))
 		return tier_message_forget(tc, argv);
+	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "evacuate"))
+		return tier_message_evacuate(tc, argc, argv);
 	DMWARN_LIMIT("%s: unrecognised message: %s%s", tier_pool_log_name(pool),
 		     argc ? argv[0] : "(none)", argc > 1 ? " ..." : "");
 	return -EINVAL;

@@ -72,6 +72,28 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err);
 
 /**
+ * tier_evacuate() - start (or, with @stop, undo) the evacuation of a tier
+ * (the "evacuate" message and netlink evacuate): the tier takes no new
+ * extents, the flag TIER_SB_TIER_F_EVACUATE is recorded by the next commit
+ * (requested here), and a move request empties the tier. Undo cancels the
+ * tier's requests and clears the flag.
+ * @pool:    the pool.
+ * @tier:    the tier.
+ * @stop:    undo instead.
+ * @id:      out: the request's id (0 for undo).
+ * @mapped:  out: extents mapped on the tier now.
+ * @missing: out: with -ENOSPC, the extents the other tiers lack room for.
+ * @err:     out; a static message on failure.
+ *
+ * Context: process; takes pool->md_lock and pool->lock.
+ * Return: 0; -EINVAL (no such tier, the only tier, tier 0 holding the
+ * metadata, an offline tier); -EROFS (metadata not rw); -ENOSPC (no room
+ * elsewhere); -EBUSY (the move queue is full).
+ */
+int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
+		  u64 *mapped, u64 *missing, const char **err);
+
+/**
  * dm_tier_target_register() - register the "tier" target type.
  *
  * Context: module init.

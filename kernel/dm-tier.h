@@ -63,6 +63,7 @@ struct tier_stats {
 	u64 above_high_ms;
 	u64 man_pending; /* extents the queued requests have left */
 	u32 moves_queued; /* explicit move requests queued */
+	u32 evac; /* evacuating tiers, a bit each */
 	u32 mig_inflight;
 	enum tier_pace_mode pace;
 	/* The memory tier; all 0 (mem false) without one. */

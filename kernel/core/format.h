@@ -66,6 +66,12 @@
 #define TIER_SB_F_META_EXT	BIT(0)	/* metadata is on a separate device */
 
 /*
+ * Per-tier record flags (struct tier_sb_tier.flags); bits a module does not
+ * know are preserved and ignored.
+ */
+#define TIER_SB_TIER_F_EVACUATE	BIT(0)	/* evacuated: takes no new extents */
+
+/*
  * Compat feature bits. An old writer drops them, and their data with them
  * (docs/FORMAT.md "Versioning").
  */
@@ -653,7 +659,7 @@ int tier_label_decode(const void *blk, struct tier_label *l,
  * @used_extents: extents mapped at the commit (informational).
  * @data_start:   sector of physical extent 0.
  * @dev_sectors:  device size at creation.
- * @flags:        tier state; none defined in v1, preserved.
+ * @flags:        tier state, TIER_SB_TIER_F_*; unknown bits preserved.
  * @tier_class:   enum tier_class.
  * @member_uuid:  the label's member UUID of this tier's device.
  */

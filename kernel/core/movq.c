@@ -190,6 +190,8 @@ const char *tier_move_kind_name(u32 kind)
 		return "migrate";
 	case TIER_MOVE_PIN:
 		return "pin";
+	case TIER_MOVE_EVACUATE:
+		return "evacuate";
 	default:
 		return "unknown";
 	}

@@ -16,10 +16,15 @@
 /* Outcomes kept until the event sender takes them; more drop the oldest. */
 #define TIER_MOVQ_RESULTS 64
 
-/* What a request does; a new kind (evacuate) is one more entry. */
+/* What a request does. */
 enum tier_move_kind {
 	TIER_MOVE_MIGRATE, /* move a range's extents to a tier */
 	TIER_MOVE_PIN, /* pin --tier: the range was pinned, move it */
+	/*
+	 * Move every extent off @tier (the source): each goes to the tier
+	 * tier_policy_evac_dest() picks when its turn comes.
+	 */
+	TIER_MOVE_EVACUATE,
 	TIER_MOVE_KINDS,
 };
 
@@ -35,7 +40,10 @@ enum tier_move_outcome {
 	TIER_MOVE_FAILED, /* stopped: err says why (-ENOSPC, -EIO) */
 };
 
-/* One request: extents @first..@last to @tier. */
+/*
+ * One request: extents @first..@last to @tier; for TIER_MOVE_EVACUATE,
+ * those of @first..@last on @tier away from it.
+ */
 struct tier_move {
 	u32 id; /* never 0 */
 	u8 kind; /* enum tier_move_kind */
@@ -46,6 +54,7 @@ struct tier_move {
 	u64 next; /* cursor: the next extent to look at */
 	u64 moved; /* copies switched */
 	u32 inflight; /* copies in flight */
+	u32 passes; /* walks of the range restarted (evacuate) */
 	int err; /* 0, or why it stops (negative errno) */
 };
 
@@ -85,7 +94,7 @@ void tier_movq_init(struct tier_movq *q);
  * @kind:  enum tier_move_kind.
  * @first: first virtual extent.
  * @last:  last virtual extent, >= @first.
- * @tier:  destination tier.
+ * @tier:  destination tier (the source for TIER_MOVE_EVACUATE).
  * @id:    out: the request's id (never 0; wraps past U32_MAX skipping ids
  *         still queued).
  *
@@ -183,7 +192,7 @@ u64 tier_movq_left(struct tier_movq *q);
 bool tier_movq_pop_result(struct tier_movq *q, struct tier_move_result *res);
 
 /**
- * tier_move_kind_name() - "migrate" or "pin".
+ * tier_move_kind_name() - "migrate", "pin" or "evacuate".
  * @kind: enum tier_move_kind.
  *
  * Context: any; pure.

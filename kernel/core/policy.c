@@ -41,11 +41,47 @@ int tier_policy_cfg_check(const struct tier_policy_cfg *cfg, const char **error)
 	return 0;
 }
 
-bool tier_policy_move_allowed(u32 offline, u32 from, u32 to)
+bool tier_policy_move_allowed(u32 offline, u32 noalloc, u32 from, u32 to)
 {
 	if (from >= 32 || to >= 32)
 		return false;
-	return !(offline & (1U << from)) && !(offline & (1U << to));
+	return !(offline & (1U << from)) && !(offline & (1U << to)) &&
+	       !(noalloc & (1U << to));
+}
+
+int tier_policy_evac_dest(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
+			  u32 *full_tier)
+{
+	bool any = false;
+	u32 i;
+
+	if (nr_tiers > TIER_MAX_TIERS)
+		nr_tiers = TIER_MAX_TIERS;
+	for (i = 0; i < nr_tiers; i++) {
+		if (i == src || (blocked & (1U << i)))
+			continue;
+		if (free[i])
+			return (int)i;
+		if (!any)
+			*full_tier = i;
+		any = true;
+	}
+	return any ? -ENOSPC : -ENOENT;
+}
+
+int tier_policy_evac_room(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
+			  u64 mapped, u64 *missing)
+{
+	u64 room = 0;
+	u32 i;
+
+	if (nr_tiers > TIER_MAX_TIERS)
+		nr_tiers = TIER_MAX_TIERS;
+	for (i = 0; i < nr_tiers && room < mapped; i++)
+		if (i != src && !(blocked & (1U << i)))
+			room += free[i];
+	*missing = room < mapped ? mapped - room : 0;
+	return *missing ? -ENOSPC : 0;
 }
 
 /* ---- heat --------------------------------------------------------------- */

@@ -104,16 +104,51 @@ int tier_policy_cfg_check(const struct tier_policy_cfg *cfg,
 
 /**
  * tier_policy_move_allowed() - whether a move may run while some tiers
- * are offline: only moves from or to an offline tier pause, moves between
- * healthy tiers go on.
+ * are offline or evacuated: only moves from or to an offline tier pause,
+ * moves between healthy tiers go on; nothing moves to an evacuating tier.
  * @offline: bit i set when tier i is offline.
+ * @noalloc: bit i set when tier i is evacuating (takes no new extents).
  * @from:    the extent's tier.
  * @to:      the destination tier.
  *
  * Context: any; pure.
- * Return: true when neither @from nor @to is offline.
+ * Return: true when neither @from nor @to is offline and @to is not in
+ * @noalloc.
  */
-bool tier_policy_move_allowed(u32 offline, u32 from, u32 to);
+bool tier_policy_move_allowed(u32 offline, u32 noalloc, u32 from, u32 to);
+
+/**
+ * tier_policy_evac_dest() - where an extent of evacuating tier @src goes:
+ * the fastest (lowest-numbered) other tier that is not blocked and has a
+ * free extent above its reserve; faster tiers fill before slower ones.
+ * @nr_tiers: tiers of the device, <= TIER_MAX_TIERS.
+ * @src:      the tier being evacuated.
+ * @blocked:  bit i set when tier i takes nothing (offline or evacuating).
+ * @free:     per tier, free extents above its reserve.
+ *
+ * Context: any; pure.
+ * Return: the tier; -ENOSPC when every allowed tier is full (the fastest
+ * allowed one in *@full_tier then, or -ENOENT when no other tier may take
+ * an extent at all (all offline or evacuating).
+ */
+int tier_policy_evac_dest(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
+			  u32 *full_tier);
+
+/**
+ * tier_policy_evac_room() - whether the extents mapped on @src fit on the
+ * other tiers that may take them (not in @blocked), above their reserves.
+ * @nr_tiers: tiers of the device, <= TIER_MAX_TIERS.
+ * @src:      the tier to evacuate.
+ * @blocked:  bit i set when tier i takes nothing (offline or evacuating).
+ * @free:     per tier, free extents above its reserve.
+ * @mapped:   extents mapped on @src.
+ * @missing:  out: extents that do not fit (0 when they all do).
+ *
+ * Context: any; pure.
+ * Return: 0 when they fit, -ENOSPC when *@missing extents lack room.
+ */
+int tier_policy_evac_room(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
+			  u64 mapped, u64 *missing);
 
 /**
  * tier_heat_decay() - heat as of @now.

@@ -239,6 +239,7 @@ static void movq_names_test(CASE_CTX)
 {
 	CASE_STREQ(tier_move_kind_name(TIER_MOVE_MIGRATE), "migrate");
 	CASE_STREQ(tier_move_kind_name(TIER_MOVE_PIN), "pin");
+	CASE_STREQ(tier_move_kind_name(TIER_MOVE_EVACUATE), "evacuate");
 	CASE_STREQ(tier_move_state_name(TIER_MOVE_QUEUED), "queued");
 	CASE_STREQ(tier_move_state_name(TIER_MOVE_RUNNING), "running");
 	CASE_STREQ(tier_move_state_name(TIER_MOVE_CANCELLING), "cancelling");

@@ -875,24 +875,132 @@ static void tier_pace_name_test(CASE_CTX)
 static void tier_policy_move_allowed_test(CASE_CTX)
 {
 	/* Nothing offline: everything moves. */
-	CASE_TRUE(tier_policy_move_allowed(0, 0, 1));
-	CASE_TRUE(tier_policy_move_allowed(0, 2, 0));
+	CASE_TRUE(tier_policy_move_allowed(0, 0, 0, 1));
+	CASE_TRUE(tier_policy_move_allowed(0, 0, 2, 0));
 	/* Tier 2 offline: 0 <-> 1 goes on, 0/1 <-> 2 pauses. */
-	CASE_TRUE(tier_policy_move_allowed(1U << 2, 0, 1));
-	CASE_TRUE(tier_policy_move_allowed(1U << 2, 1, 0));
-	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 2));
-	CASE_FALSE(tier_policy_move_allowed(1U << 2, 2, 0));
-	CASE_FALSE(tier_policy_move_allowed(1U << 2, 2, 1));
-	CASE_FALSE(tier_policy_move_allowed(1U << 2, 1, 2));
+	CASE_TRUE(tier_policy_move_allowed(1U << 2, 0, 0, 1));
+	CASE_TRUE(tier_policy_move_allowed(1U << 2, 0, 1, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 0, 2));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 2, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 2, 1));
+	CASE_FALSE(tier_policy_move_allowed(1U << 2, 0, 1, 2));
 	/* Tier 1 offline: 0 <-> 2 goes on. */
-	CASE_TRUE(tier_policy_move_allowed(1U << 1, 0, 2));
-	CASE_TRUE(tier_policy_move_allowed(1U << 1, 2, 0));
-	CASE_FALSE(tier_policy_move_allowed(1U << 1, 1, 2));
+	CASE_TRUE(tier_policy_move_allowed(1U << 1, 0, 0, 2));
+	CASE_TRUE(tier_policy_move_allowed(1U << 1, 0, 2, 0));
+	CASE_FALSE(tier_policy_move_allowed(1U << 1, 0, 1, 2));
 	/* The last of eight tiers; out of range is refused. */
-	CASE_FALSE(tier_policy_move_allowed(1U << 7, 7, 0));
-	CASE_TRUE(tier_policy_move_allowed(1U << 7, 6, 0));
-	CASE_FALSE(tier_policy_move_allowed(0, 32, 0));
-	CASE_FALSE(tier_policy_move_allowed(0, 0, 32));
+	CASE_FALSE(tier_policy_move_allowed(1U << 7, 0, 7, 0));
+	CASE_TRUE(tier_policy_move_allowed(1U << 7, 0, 6, 0));
+	CASE_FALSE(tier_policy_move_allowed(0, 0, 32, 0));
+	CASE_FALSE(tier_policy_move_allowed(0, 0, 0, 32));
+	/* Tier 1 evacuating: nothing moves to it, its extents move away. */
+	CASE_FALSE(tier_policy_move_allowed(0, 1U << 1, 0, 1));
+	CASE_FALSE(tier_policy_move_allowed(0, 1U << 1, 2, 1));
+	CASE_TRUE(tier_policy_move_allowed(0, 1U << 1, 1, 0));
+	CASE_TRUE(tier_policy_move_allowed(0, 1U << 1, 1, 2));
+	CASE_TRUE(tier_policy_move_allowed(0, 1U << 1, 0, 2));
+	/* Evacuating and offline at once: nothing from or to it. */
+	CASE_FALSE(tier_policy_move_allowed(1U << 1, 1U << 1, 1, 0));
+}
+
+/* Evacuation: faster tiers with room first, never a blocked one (docs). */
+struct evac_dest_params {
+	u32 nr_tiers;
+	u32 src;
+	u32 blocked;
+	u64 free[4];
+	int dest; /* or -ENOSPC / -ENOENT */
+	u32 full_tier; /* with -ENOSPC */
+};
+
+/* clang-format off */
+static const struct evac_dest_params evac_dest_cases[] = {
+	/* Tier 1 of three: tier 0 has room, it goes up. */
+	{ 3, 1, 0, { 5, 0, 9 }, 0, 0 },
+	/* Tier 0 full: down to tier 2. */
+	{ 3, 1, 0, { 0, 0, 9 }, 2, 0 },
+	/* Tier 0 offline: down to tier 2 though tier 0 has room. */
+	{ 3, 1, 1U << 0, { 5, 0, 9 }, 2, 0 },
+	/* Tier 2 evacuating too: only tier 0. */
+	{ 3, 1, 1U << 2, { 5, 0, 9 }, 0, 0 },
+	/* Tier 0 (a separate metadata device): tier 1 first. */
+	{ 3, 0, 0, { 0, 4, 9 }, 1, 0 },
+	/* The source's own free extents never count. */
+	{ 2, 1, 0, { 0, 7 }, -ENOSPC, 0 },
+	/* Both others full: ENOSPC names the fastest allowed one. */
+	{ 3, 0, 1U << 1, { 9, 0, 0 }, -ENOSPC, 2 },
+	/* Every other tier blocked: nowhere at all. */
+	{ 3, 1, (1U << 0) | (1U << 2), { 5, 0, 9 }, -ENOENT, 0 },
+	/* One tier: nowhere. */
+	{ 1, 0, 0, { 5 }, -ENOENT, 0 },
+};
+
+/* clang-format on */
+
+static void evac_dest_desc(const struct evac_dest_params *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "%u tiers src %u blocked 0x%x",
+		 c->nr_tiers, c->src, c->blocked);
+}
+
+CASE_PARAMS(evac_dest, evac_dest_cases, evac_dest_desc);
+
+static void tier_policy_evac_dest_test(CASE_CTX)
+{
+	const struct evac_dest_params *p = CASE_PARAM;
+	u32 full = 99;
+	int r = tier_policy_evac_dest(p->nr_tiers, p->src, p->blocked, p->free,
+				      &full);
+
+	CASE_EQ(r, p->dest);
+	if (r == -ENOSPC)
+		CASE_EQ(full, p->full_tier);
+}
+
+struct evac_room_params {
+	u32 nr_tiers;
+	u32 src;
+	u32 blocked;
+	u64 free[4];
+	u64 mapped;
+	u64 missing;
+};
+
+/* clang-format off */
+static const struct evac_room_params evac_room_cases[] = {
+	/* Fits exactly over two tiers. */
+	{ 3, 1, 0, { 4, 0, 6 }, 10, 0 },
+	/* One extent short. */
+	{ 3, 1, 0, { 4, 0, 5 }, 10, 1 },
+	/* An offline tier's room does not count. */
+	{ 3, 1, 1U << 2, { 4, 0, 6 }, 10, 6 },
+	/* Nothing mapped: always fits, even with nowhere to go. */
+	{ 2, 1, 1U << 0, { 0, 0 }, 0, 0 },
+	/* The source's own room never counts. */
+	{ 2, 1, 0, { 2, 100 }, 3, 1 },
+	/* Large counts do not overflow. */
+	{ 3, 2, 0, { 1ULL << 47, 1ULL << 47, 0 }, 1ULL << 48, 0 },
+};
+
+/* clang-format on */
+
+static void evac_room_desc(const struct evac_room_params *c, char *desc)
+{
+	snprintf(desc, CASE_DESC_SIZE, "%u tiers src %u mapped %llu",
+		 c->nr_tiers, c->src, (unsigned long long)c->mapped);
+}
+
+CASE_PARAMS(evac_room, evac_room_cases, evac_room_desc);
+
+static void tier_policy_evac_room_test(CASE_CTX)
+{
+	const struct evac_room_params *p = CASE_PARAM;
+	u64 missing = 99;
+	int r = tier_policy_evac_room(p->nr_tiers, p->src, p->blocked, p->free,
+				      p->mapped, &missing);
+
+	CASE_EQ(missing, p->missing);
+	CASE_EQ(r, p->missing ? -ENOSPC : 0);
 }
 
 static struct case_entry policy_cases[] = {
@@ -913,5 +1021,7 @@ static struct case_entry policy_cases[] = {
 	CASE_RUN(tier_policy_pace_bandwidth_test),
 	CASE_RUN(tier_pace_name_test),
 	CASE_RUN(tier_policy_move_allowed_test),
+	CASE_RUN_PARAMS(tier_policy_evac_dest_test, evac_dest),
+	CASE_RUN_PARAMS(tier_policy_evac_room_test, evac_room),
 	{}
 };

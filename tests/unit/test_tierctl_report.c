@@ -263,7 +263,7 @@ static void test_status_json(void **state)
 		"\"capacity_extents\":200,\"used_extents\":150,\"free_extents\":50,"
 		"\"used_bytes\":157286400,\"capacity_bytes\":209715200,"
 		"\"free_bytes\":52428800,\"mapped_extents\":null,"
-		"\"read_ios\":11,\"write_ios\":12,\"io_errors\":null},"
+		"\"read_ios\":11,\"write_ios\":12,\"io_errors\":null,\"evacuation\":null},"
 		"{\"index\":1,\"device\":\"/dev/sdb\",\"class\":\"nvmf\","
 		"\"durable\":true,\"state\":\"degraded\"",
 		"\"nospc_errors\":3,\"lost\":null}",
@@ -293,7 +293,7 @@ static void test_status_json_migration(void **state)
 		"\"above_high_ms\":4100,\"errors\":0,\"manual_pending\":0}",
 		"\"free_bytes\":52428800,\"mapped_extents\":140,\"read_ios\":11",
 		"\"state\":\"degraded\"",
-		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14,\"io_errors\":null}]",
+		"\"mapped_extents\":160,\"read_ios\":13,\"write_ios\":14,\"io_errors\":null,\"evacuation\":null}]",
 		"\"nospc_errors\":3,\"lost\":null}",
 	};
 	struct status_case c;
@@ -387,6 +387,48 @@ static void test_status_meta_use(void **state)
 	capture(true, do_status, &c.v);
 	assert_json(out);
 	assert_non_null(strstr(out, "\"metadata_used_bytes\":null,\"metadata_size_bytes\":null"));
+	tl_table_free(&c.tt);
+}
+
+/* The status line's last field, the evacuating tiers: tier 1 with extents
+ * left and no request ("stopped"), then with none ("empty"); an older
+ * line without the field: no evacuation. */
+static void test_status_evacuation(void **state)
+{
+	static const char *const head =
+		"rw 7 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0 "
+		"0 0 0 0 idle 0 0 0 150 %u - 0 0 0 0 0 0 0 0 0 rw 256 4096 0 0%s";
+	struct status_case c;
+	char line[256];
+
+	(void)state;
+	snprintf(line, sizeof(line), head, 150u, " 2");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	assert_false(c.st.tier[0].evacuating);
+	assert_true(c.st.tier[1].evacuating);
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"write_ios\":12,\"io_errors\":null,\"evacuation\":null}"));
+	assert_non_null(strstr(out, "\"write_ios\":14,\"io_errors\":null,\"evacuation\":\"stopped\"}"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  tier 1:    stopped (150 extents left; 'tierctl evacuate fast 1' resumes, --cancel undoes)\n"));
+	tl_table_free(&c.tt);
+
+	snprintf(line, sizeof(line), head, 0u, " 2");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"evacuation\":\"empty\"}"));
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  tier 1:    empty (takes no new extents; 'tierctl evacuate fast 1 --cancel' undoes)\n"));
+	tl_table_free(&c.tt);
+
+	/* An older module: no field, no evacuation. */
+	snprintf(line, sizeof(line), head, 0u, "");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	assert_false(c.st.tier[1].evacuating);
+	capture(false, do_status, &c.v);
+	assert_null(strstr(out, "tier 1:  "));
 	tl_table_free(&c.tt);
 }
 
@@ -520,9 +562,9 @@ static void test_status_mem(void **state)
 	snprintf(c.st.tier[1].tier_class, sizeof(c.st.tier[1].tier_class), "pmem");
 	capture(true, do_status, &c.v);
 	assert_json(out);
-	assert_non_null(strstr(out, "\"write_ios\":12,\"io_errors\":0}"));
+	assert_non_null(strstr(out, "\"write_ios\":12,\"io_errors\":0,\"evacuation\":null}"));
 	assert_non_null(strstr(out, "\"class\":\"pmem\",\"durable\":true,\"state\":\"degraded\""));
-	assert_non_null(strstr(out, "\"write_ios\":14,\"io_errors\":7}"));
+	assert_non_null(strstr(out, "\"write_ios\":14,\"io_errors\":7,\"evacuation\":null}"));
 	capture(false, do_status, &c.v);
 	assert_non_null(strstr(out, "  1     /dev/sdb             pmem     yes     degraded"));
 	assert_non_null(strstr(out, " 14           7\n"));
@@ -538,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_meta_use),
+		cmocka_unit_test(test_status_evacuation),
 		cmocka_unit_test(test_status_read_only),
 		cmocka_unit_test(test_status_mem),
 		cmocka_unit_test(test_status_lost),

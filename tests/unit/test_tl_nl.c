@@ -54,6 +54,9 @@ static void put_tier(struct nl_msg *msg, uint32_t index, const char *device,
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_READ_IOS, 1000 + index), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_WRITE_IOS, 2000 + index), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_IO_ERRORS, index * 3), 0);
+	/* Tier 1 evacuating; tier 0 without the attribute (older module). */
+	if (index)
+		assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_EVACUATING, 1), 0);
 	nla_nest_end(msg, nest);
 }
 
@@ -116,6 +119,8 @@ static void check_full_dev(const struct tl_nl_dev *dev, const char *name)
 	assert_int_equal(dev->tiers[1].capacity_extents, 896);
 	assert_int_equal(dev->tiers[1].used_extents, 200);
 	assert_int_equal(dev->tiers[1].io_errors, 3);
+	assert_false(dev->tiers[0].evacuating);
+	assert_true(dev->tiers[1].evacuating);
 	assert_true(dev->has_migration);
 	assert_int_equal(dev->migration.promotions, 5);
 	assert_int_equal(dev->migration.demotions, 40);
@@ -508,6 +513,7 @@ static void test_parse_dev_unknown_attrs(void **state)
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_MAPPED_EXTENTS, 199), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_READ_IOS, 1001), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_TIER_WRITE_IOS, 2001), 0);
+	assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_EVACUATING, 1), 0);
 	assert_int_equal(nla_put_u32(msg, DM_TIER_A_TIER_MAX + 3, 99), 0);
 	nla_nest_end(msg, nest);
 	assert_int_equal(tl_nl_parse_dev_msg(nlmsg_hdr(msg), &dev), 0);

@@ -149,7 +149,7 @@ static int parse_tier(struct nlattr *nest, struct tl_nl_dev *dev)
 {
 	struct nlattr *tb[DM_TIER_A_TIER_MAX + 1];
 	struct tl_nl_tier t = { 0 };
-	uint32_t durable = 1;
+	uint32_t durable = 1, evac = 0;
 	int ret;
 
 	if (nla_parse_nested(tb, DM_TIER_A_TIER_MAX, nest, NULL) < 0)
@@ -174,8 +174,10 @@ static int parse_tier(struct nlattr *nest, struct tl_nl_dev *dev)
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_READ_IOS, &t.read_ios);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_WRITE_IOS, &t.write_ios);
 	ret = ret ?: OPT_U64(tb, DM_TIER_A_TIER_IO_ERRORS, &t.io_errors);
+	ret = ret ?: OPT_U32(tb, DM_TIER_A_TIER_EVACUATING, &evac);
 	if (ret)
 		return ret;
+	t.evacuating = evac;
 	dev->tiers[t.index] = t;
 	if (dev->nr_tiers <= t.index)
 		dev->nr_tiers = t.index + 1;
@@ -366,6 +368,7 @@ void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st)
 		o->write_ios = t->write_ios;
 		o->io_errors = t->io_errors;
 		o->mapped_extents = t->mapped_extents;
+		o->evacuating = t->evacuating;
 	}
 	st->nospc_errors = dev->nospc_errors;
 	st->has_io_errors = true;
@@ -977,6 +980,33 @@ int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
 	rc = execute(nl, msg, &r, err);
 	if (!rc && done)
 		*done = forgotten;
+	return rc;
+}
+
+int tl_nl_evacuate(struct tl_nl *nl, const char *name, uint32_t tier,
+		   bool stop, uint64_t *mapped, struct tl_err *err)
+{
+	uint64_t n = 0;
+	uint32_t id = 0;
+	struct req r = { .op = "evacuate", .name = name,
+			 .on_reply = done_reply, .arg = &n, .move_id = &id };
+	struct nl_msg *msg;
+	int rc;
+
+	nl->last_move_id = 0;
+	if (check_name(r.op, name, err))
+		return TL_USAGE;
+	msg = new_request(nl, DM_TIER_CMD_EVACUATE, 0, name);
+	if (!msg || nla_put_u32(msg, DM_TIER_A_DEV_TARGET_TIER, tier) < 0 ||
+	    (stop && nla_put_flag(msg, DM_TIER_A_DEV_EVACUATE_STOP) < 0)) {
+		nlmsg_free(msg);
+		return tl_fail(err, TL_FAIL, "out of memory");
+	}
+	rc = execute(nl, msg, &r, err);
+	if (!rc && mapped)
+		*mapped = n;
+	if (!rc)
+		nl->last_move_id = id;
 	return rc;
 }
 

@@ -41,6 +41,7 @@ struct tl_nl_tier {
 	uint64_t write_ios;
 	uint64_t io_errors;
 	bool durable;		/* DURABLE attribute, 1 when absent */
+	bool evacuating;	/* EVACUATING: takes no new extents */
 };
 
 struct tl_nl_migration {
@@ -173,6 +174,14 @@ int tl_nl_tier_recover(struct tl_nl *nl, const char *name, uint32_t tier,
  * kernel commits; *@done (optional) gets the number of extents unmapped. */
 int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
 		      uint64_t *done, struct tl_err *err);
+
+/*
+ * Evacuate tier @tier (queue a request: tl_nl_last_move_id()), or with
+ * @stop cancel that and let the tier take extents again. *@mapped
+ * (optional) gets the extents mapped on the tier.
+ */
+int tl_nl_evacuate(struct tl_nl *nl, const char *name, uint32_t tier,
+		   bool stop, uint64_t *mapped, struct tl_err *err);
 
 /* Join the "monitor" group; then poll tl_nl_fd() and call tl_nl_next_event. */
 int tl_nl_monitor(struct tl_nl *nl, struct tl_err *err);

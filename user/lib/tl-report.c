@@ -48,8 +48,60 @@ static unsigned int permille(u64 part, u64 whole)
 	return part * 1000 / whole;
 }
 
+const char *tl_tier_evacuation(const struct tl_status *st,
+			       const struct tl_nl_dev *nd, u32 i,
+			       const struct tl_nl_move **req)
+{
+	u32 k;
+
+	if (req)
+		*req = NULL;
+	if (i >= st->nr_tiers || !st->tier[i].evacuating)
+		return NULL;
+	for (k = 0; nd && k < nd->nr_moves; k++) {
+		if (strcmp(nd->moves[k].kind, "evacuate") ||
+		    nd->moves[k].target_tier != i)
+			continue;
+		if (req)
+			*req = &nd->moves[k];
+		return "evacuating";
+	}
+	return st->tier[i].mapped_extents ? "stopped" : "empty";
+}
+
+/* One line per tier that takes no new extents, after the tier table. */
+static void print_evacuations(const struct tl_status_view *v, u64 ext)
+{
+	const struct tl_nl_move *m;
+	char a[TL_SIZE_STR_LEN];
+	const char *e;
+	u32 i;
+
+	for (i = 0; i < v->st->nr_tiers; i++) {
+		u64 left = v->st->tier[i].mapped_extents;
+
+		e = tl_tier_evacuation(v->st, v->nd, i, &m);
+		if (!e)
+			continue;
+		print_text("  tier %u:    %s", i, e);
+		if (m)
+			print_text(" (request %u: %llu extents moved, %llu left, %s)",
+				   m->id, (unsigned long long)m->done_extents,
+				   (unsigned long long)left,
+				   tl_size_str(left * ext, a));
+		else if (left)
+			print_text(" (%llu extents left; 'tierctl evacuate %s %u' resumes, --cancel undoes)",
+				   (unsigned long long)left, v->name, i);
+		else
+			print_text(" (takes no new extents; 'tierctl evacuate %s %u --cancel' undoes)",
+				   v->name, i);
+		print_text("\n");
+	}
+}
+
 static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 {
+	const char *evac = tl_tier_evacuation(v->st, v->nd, i, NULL);
 	const struct tl_status *st = v->st;
 	const struct tl_status_tier *t = &st->tier[i];
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN], c[TL_SIZE_STR_LEN];
@@ -85,6 +137,10 @@ static void print_tier(const struct tl_status_view *v, u32 i, u64 ext)
 		print_u64("io_errors", " %llu\n", t->io_errors);
 	else
 		print_null("io_errors", " -\n");
+	if (evac)
+		print_str("evacuation", NULL, evac);
+	else
+		print_null("evacuation", NULL);
 	print_obj_end();
 }
 
@@ -274,6 +330,7 @@ void tl_print_status(const struct tl_status_view *v)
 	if (st->mem.present)
 		print_mem_tier(st);
 	print_arr_end();
+	print_evacuations(v, ext);
 	print_u64("nospc_errors", "  nospc errors: %llu\n", st->nospc_errors);
 	if (v->lost && v->nd && v->lost->tier_lost) {
 		/* At most 16 ranges in text; `where --lost` lists all. */

@@ -82,7 +82,9 @@ struct tl_status_view {
  * done_extents, left_extents}; null when not read over netlink), tiers[] {index, device, class, durable
  * (true), state, capacity_extents, used_extents, free_extents, used_bytes,
  * capacity_bytes, free_bytes, mapped_extents (null when not reported),
- * read_ios, write_ios, io_errors (null when not reported)}, then for a
+ * read_ios, write_ios, io_errors (null when not reported), evacuation
+ * (tl_tier_evacuation(): null, "evacuating", "stopped" or "empty")}, then
+ * for a
  * memory tier one more element {index (= nr_tiers), device (null), class
  * "mem", durable (false), numa_node, mem_bytes_used, mem_bytes_max,
  * mem_copies, hit_ratio (hits / (hits + misses), 0..1, null before the
@@ -97,5 +99,21 @@ struct tl_status_view {
  * @v->tier_class[].
  */
 void tl_print_status(const struct tl_status_view *v);
+
+/**
+ * tl_tier_evacuation() - the evacuation state of tier @i: NULL when it
+ * takes extents normally; "evacuating" while an evacuate request of it is
+ * queued (@req gets it; only known over netlink, @nd); "empty" when it
+ * takes no new extents and has none mapped; "stopped" when it takes no new
+ * extents, still has some and no request moves them (cancelled, failed,
+ * or after an activation: 'tierctl evacuate' again resumes).
+ * @st:  the status.
+ * @nd:  the netlink reply (the move queue), or NULL.
+ * @i:   the tier.
+ * @req: out, optional: the request, or NULL.
+ */
+const char *tl_tier_evacuation(const struct tl_status *st,
+			       const struct tl_nl_dev *nd, u32 i,
+			       const struct tl_nl_move **req);
 
 #endif /* DM_TIER_TL_REPORT_H */

@@ -209,7 +209,7 @@ int tl_status_parse(const char *line, struct tl_status *st,
 	};
 	char *copy, *argv[TL_STATUS_MAX_WORDS];
 	struct tl_status out;
-	u64 v[TL_STATUS_HEAD];
+	u64 v[TL_STATUS_HEAD], evac;
 	int argc, i, k, need, rc = TL_FAIL;
 
 	if (!line)
@@ -316,6 +316,12 @@ int tl_status_parse(const char *line, struct tl_status *st,
 		/* After the memory part, <swaps> and <activation>. */
 		used += TL_STATUS_MEM + 2;
 		parse_meta(argc - used, argv + used, &out.meta);
+		/* <meta_used> <meta_total> <offline_queued> <offline_expired>,
+		 * then <evacuating> (a bit per tier; absent from older modules). */
+		used += 4;
+		if (argc > used && parse_u64(argv[used], &evac))
+			for (i = 0; i < (int)out.nr_tiers; i++)
+				out.tier[i].evacuating = evac & (1ULL << i);
 	}
 	*st = out;
 	rc = TL_OK;

@@ -21,7 +21,10 @@
  *   from device-mapper's read-only flag, swaps from netlink),
  *   then <meta_used_blocks> <meta_total_blocks>: the metadata device's
  *   use and size in 4 KiB blocks (struct tl_status_meta; absent from
- *   older modules).
+ *   older modules),
+ *   then <offline_queued> <offline_expired> (ignored here) and
+ *   <evacuating>: a bit per tier being evacuated (tl_status_tier
+ *   @evacuating; absent from older modules).
  * A line that ends after <nospc_errors> (an older module) parses with the
  * migration part marked absent, one that ends after the last mapped_i with
  * no memory tier; fields a later kernel appends after those are ignored; a
@@ -44,6 +47,8 @@
  * @io_errors:      errors counted on the tier (netlink only, see
  *                  struct tl_status @has_io_errors).
  * @mapped_extents: extents of the map on this tier; 0 if absent.
+ * @evacuating:     the tier is being evacuated or was (takes no new
+ *                  extents); false when the kernel does not report it.
  */
 struct tl_status_tier {
 	char state[TL_WORD_LEN];
@@ -54,6 +59,7 @@ struct tl_status_tier {
 	u64 write_ios;
 	u64 io_errors;
 	u64 mapped_extents;
+	bool evacuating;
 };
 
 /* Highest NUMA node number the table accepts for mem_node. */

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tl-dm.h"
 #include "tl-lost.h"
 #include "tl-print.h"
 #include "tierctl.h"
+#include "policy.h"
 
 #define EVACUATE_TRIES 20	/* EBUSY: extents of the tier being moved */
 #define EVACUATE_WAIT_US 500000
@@ -128,6 +130,211 @@ int cmd_evacuate_lost(int argc, char **argv)
 out:
 	tl_nl_close(nl);
 	tl_lost_free(&l);
+	free(dev);
+	return rc;
+}
+
+/* ---- tierctl evacuate: empty a healthy tier by moving its extents ---- */
+
+int evacuate_parse(int argc, char **argv, struct evacuate_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "tier", required_argument, NULL, 't' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "cancel", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tier_opt = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->json = tierctl_json;
+	opts_reset();
+	while ((c = next_opt("evacuate", argc, argv, "t:wcj", longopts)) != -1) {
+		switch (c) {
+		case 't':
+			tier_opt = optarg;
+			break;
+		case 'w':
+			o->wait = true;
+			break;
+		case 'c':
+			o->cancel = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			o->help = true;
+			return TIERCTL_EXIT_OK;
+		default:
+			return TIERCTL_EXIT_USAGE;
+		}
+	}
+	if (o->wait && o->cancel)
+		return usage_error("evacuate: --wait and --cancel do not go together");
+	return parse_name_tier("evacuate", argc, argv, tier_opt, &o->name,
+			       &o->tier);
+}
+
+int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
+		      u32 reserve_pct, u64 *missing_bytes, char *why,
+		      size_t len)
+{
+	u64 free[TIER_MAX_TIERS] = { 0 }, missing = 0;
+	u32 i, blocked = 0;
+
+	*missing_bytes = 0;
+	if (tier >= dev->nr_tiers) {
+		snprintf(why, len, "%s has tiers 0 to %u, not %u", dev->name,
+			 dev->nr_tiers - 1, tier);
+		return TIERCTL_EXIT_USAGE;
+	}
+	if (dev->nr_tiers == 1) {
+		snprintf(why, len, "%s has only tier 0: there is nowhere to move its extents ('tierctl add-tier' first)",
+			 dev->name);
+		return TIERCTL_EXIT_FAIL;
+	}
+	if (!tier && meta_on_tier0) {
+		snprintf(why, len, "tier 0 holds the metadata: it cannot be evacuated (a device created with --metadata-dev keeps it elsewhere)");
+		return TIERCTL_EXIT_FAIL;
+	}
+	if (!strcmp(dev->tiers[tier].state, "offline")) {
+		snprintf(why, len, "tier %u of %s is offline: its extents cannot be read ('tierctl recover %s --tier %u' once it is back, or 'tierctl evacuate-lost' if it is lost for good)",
+			 tier, dev->name, dev->name, tier);
+		return TIERCTL_EXIT_FAIL;
+	}
+	if (dev->tiers[tier].evacuating)
+		return TIERCTL_EXIT_OK;
+	for (i = 0; i < dev->nr_tiers; i++) {
+		const struct tl_nl_tier *t = &dev->tiers[i];
+		u64 reserve = t->capacity_extents * reserve_pct / 100;
+		/* Mapped, not used: extents freed but awaiting a commit
+		 * (used) are room by the time the moves need them. */
+		u64 f = t->capacity_extents > t->mapped_extents ?
+				t->capacity_extents - t->mapped_extents : 0;
+
+		free[i] = f > reserve ? f - reserve : 0;
+		if (t->evacuating || !strcmp(t->state, "offline"))
+			blocked |= 1U << i;
+	}
+	if (tier_policy_evac_room(dev->nr_tiers, tier, blocked, free,
+				  dev->tiers[tier].mapped_extents, &missing)) {
+		char a[TL_SIZE_STR_LEN];
+
+		*missing_bytes = missing * dev->extent_bytes;
+		snprintf(why, len, "the other tiers of %s lack room for the %s mapped on tier %u: %llu MiB missing above their %u%% reserves; free space first, or add a tier",
+			 dev->name,
+			 tl_size_str(dev->tiers[tier].mapped_extents * dev->extent_bytes, a),
+			 tier, (unsigned long long)((*missing_bytes + (1 << 20) - 1) >> 20),
+			 reserve_pct);
+		return TIERCTL_EXIT_FAIL;
+	}
+	return TIERCTL_EXIT_OK;
+}
+
+/* The table's reserve_pct and whether the metadata is on tier 0. */
+static int evacuate_table(const char *name, u32 *reserve_pct, bool *meta0)
+{
+	struct tl_err err = { "" };
+	struct tl_table tt = { 0 };
+	struct tl_dm_dev dt;
+	int rc;
+
+	rc = tl_dm_query(name, NULL, false, &dt, &err);
+	if (rc)
+		return fail("evacuate: cannot read the table of %s: %s", name,
+			    err.msg[0] ? err.msg : strerror(-rc));
+	rc = tl_table_parse_line(dt.params, &tt, &err);
+	if (!rc) {
+		*reserve_pct = tt.t.reserve_pct;
+		*meta0 = !tt.t.metadata_dev;
+	}
+	tl_table_free(&tt);
+	tl_dm_dev_free(&dt);
+	return rc ? report(rc, &err) : TIERCTL_EXIT_OK;
+}
+
+int cmd_evacuate(int argc, char **argv)
+{
+	struct evacuate_opts o;
+	struct wait_result waited = { 0 };
+	struct tl_err err = { "" };
+	struct tl_nl *nl, *mon = NULL;
+	struct tl_nl_dev *dev;
+	char why[512], a[TL_SIZE_STR_LEN];
+	u64 mapped = 0, missing;
+	u32 reserve_pct = 0, id;
+	bool meta0 = true;
+	int rc;
+
+	rc = evacuate_parse(argc, argv, &o);
+	if (rc || o.help)
+		return rc;
+	rc = nl_open_dev("evacuate", o.name, &o.tier, &nl, &dev);
+	if (rc)
+		return rc;
+	if (!o.cancel) {
+		rc = evacuate_table(o.name, &reserve_pct, &meta0);
+		if (!rc && evacuate_precheck(dev, o.tier, meta0, reserve_pct,
+					     &missing, why, sizeof(why)))
+			rc = fail("evacuate: %s", why);
+		if (rc)
+			goto out;
+	}
+	if (o.wait)
+		mon = wait_open_monitor();
+	rc = tl_nl_evacuate(nl, o.name, o.tier, o.cancel, &mapped, &err);
+	if (rc) {
+		rc = report(rc, &err);
+		goto out;
+	}
+	id = tl_nl_last_move_id(nl);
+	if (o.wait && id)
+		rc = wait_for_move(nl, &mon, "evacuate", o.name, id, mapped,
+				   dev->extent_bytes, &waited);
+	if (rc)
+		goto out;
+	print_open(o.json);
+	print_obj_begin(NULL);
+	print_str("name", "%s: ", o.name);
+	print_u64("tier", "tier %llu", o.tier);
+	if (o.cancel) {
+		print_null("move_id", NULL);
+		print_str("evacuation", ": %s", "cancelled");
+		print_u64("mapped_extents", ", %llu extents stay on it", mapped);
+		print_text("; it takes new extents again\n");
+	} else {
+		print_u64("move_id", ": request %llu", id);
+		print_u64_text("mapped_bytes", ", %s", mapped * dev->extent_bytes,
+			       tl_size_str(mapped * dev->extent_bytes, a));
+		print_u64("mapped_extents", " (%llu extents) to move", mapped);
+		print_bool("waited", NULL, o.wait);
+		if (o.wait) {
+			print_str("outcome", ": %s",
+				  waited.outcome[0] ? waited.outcome : "done");
+			print_u64("moved_extents", ", %llu extents moved",
+				  waited.moved);
+			print_u64("elapsed_ms", " in %llu ms\n", waited.elapsed_ms);
+		} else {
+			print_text("; it takes no new extents (in the background: 'tierctl status %s' shows the progress)\n",
+				   o.name);
+		}
+	}
+	print_obj_end();
+	print_close();
+	if (!strcmp(waited.outcome, "failed"))
+		rc = fail("evacuate: request %u failed (%s): the tier still holds extents and takes no new ones; 'tierctl evacuate %s %u' tries again",
+			  id, waited.err ? strerror((int)waited.err) : "unknown error",
+			  o.name, o.tier);
+	else if (!strcmp(waited.outcome, "cancelled"))
+		rc = fail("evacuate: request %u was cancelled; the tier takes no new extents until 'tierctl evacuate %s %u --cancel'",
+			  id, o.name, o.tier);
+out:
+	tl_nl_close(mon);
+	tl_nl_close(nl);
 	free(dev);
 	return rc;
 }

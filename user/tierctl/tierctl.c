@@ -68,6 +68,10 @@ static const struct tierctl_cmd commands[] = {
 	  "      --lost: the ranges on tiers that are not ok" },
 	{ "recover", cmd_recover, "recover NAME --tier N [--json]",
 	  "clear a tier's degraded state after repairing or reconnecting it" },
+	{ "evacuate", cmd_evacuate,
+	  "evacuate NAME TIER [--wait | --cancel] [--json]",
+	  "move every extent off a tier (to faster tiers first) and keep it\n"
+	  "      empty; --cancel stops that and lets it take extents again" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"

@@ -112,6 +112,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
+int cmd_evacuate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
@@ -141,6 +142,44 @@ struct activate_opts {
  * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
  */
 int activate_parse(int argc, char **argv, struct activate_opts *o);
+
+/**
+ * struct evacuate_opts - the command line of "tierctl evacuate".
+ * @name:   the device.
+ * @tier:   the tier to empty.
+ * @cancel: --cancel: stop the evacuation, the tier takes extents again.
+ * @wait:   --wait: follow the request to its end, with a progress line.
+ * @json:   --json (or the global one).
+ * @help:   --help printed the usage; nothing else to do.
+ */
+struct evacuate_opts {
+	const char *name;
+	u32 tier;
+	bool cancel;
+	bool wait;
+	bool json;
+	bool help;
+};
+
+/*
+ * Parse "evacuate NAME TIER [--wait | --cancel] [--json]" (the tier also as
+ * --tier N) into @o.
+ * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
+ */
+int evacuate_parse(int argc, char **argv, struct evacuate_opts *o);
+
+/*
+ * Whether tier @tier of @dev can be evacuated, checked before asking the
+ * kernel (which checks again): not the only tier, not tier 0 holding the
+ * metadata (@meta_on_tier0), not offline, and room on the other tiers
+ * (online, not evacuating, above their @reserve_pct reserve) for the
+ * extents mapped on it. A tier already evacuating passes (the request is
+ * resumed). Return: 0, or an exit code with the reason in @why (and, for
+ * a lack of room, the bytes missing in *@missing_bytes).
+ */
+int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
+		      u32 reserve_pct, u64 *missing_bytes, char *why,
+		      size_t len);
 
 /* ---- netlink commands (tierctl.c) ---- */
 

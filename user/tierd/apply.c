@@ -594,6 +594,18 @@ void tierd_run_ops(struct tierd *td, struct tierd_dev *d)
 		 * event (or the retry timer) sends this one. Nothing failed:
 		 * not logged as an error. Other failures get a few tries: the
 		 * kernel may be mid-suspend. */
+		if (rc == TL_FAIL && tl_nl_last_error(td->nl) == -ENOSPC) {
+			/* Refused: the tier is being evacuated (it takes no
+			 * new extents). Not a migration error, as for a
+			 * request that ends with ENOSPC: the next pass tries
+			 * again. */
+			log_notice("%s: %s %s: refused: %s; retried at the next pass",
+				   d->name, op_name(op->kind), op->place,
+				   err.msg);
+			place_unapply(d, op->place);
+			op_pop(d);
+			continue;
+		}
 		busy = tl_nl_last_error(td->nl) == -EBUSY;
 		if (rc == TL_FAIL &&
 		    ++op->tries < (busy ? OP_MAX_TRIES : OP_MAX_OTHER_TRIES)) {

@@ -97,6 +97,11 @@ enum {
 	 * 0.
 	 */
 	DM_TIER_A_DEV_MOVE_ERRNO, /* u32 */
+	/*
+	 * evacuate only: instead of starting, cancel the tier's evacuation and
+	 * let it take new extents again.
+	 */
+	DM_TIER_A_DEV_EVACUATE_STOP, /* flag */
 
 	__DM_TIER_A_DEV_MAX,
 	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
@@ -146,6 +151,11 @@ enum {
 	 * discarded.
 	 */
 	DM_TIER_A_TIER_MEM_INVALIDATIONS, /* u64 */
+	/*
+	 * 1 when the tier is being evacuated or was (superblock flag): it takes
+	 * no new extents; "empty" once mapped-extents is 0. 0 otherwise.
+	 */
+	DM_TIER_A_TIER_EVACUATING, /* u32 */
 
 	__DM_TIER_A_TIER_MAX,
 	DM_TIER_A_TIER_MAX = (__DM_TIER_A_TIER_MAX - 1)
@@ -180,7 +190,7 @@ enum {
 enum {
 	DM_TIER_A_MOVE_UNSPEC,
 	DM_TIER_A_MOVE_ID, /* u32 */
-	/* "migrate" or "pin". */
+	/* "migrate", "pin" or "evacuate" (target-tier is then the tier emptied). */
 	DM_TIER_A_MOVE_KIND, /* string */
 	/* "queued", "running" or "cancelling". */
 	DM_TIER_A_MOVE_STATE, /* string */
@@ -192,7 +202,8 @@ enum {
 	DM_TIER_A_MOVE_DONE_EXTENTS, /* u64 */
 	/*
 	 * Extents still to look at or being copied (an upper bound: unmapped ones
-	 * and those already on the target tier count until passed).
+	 * and those already on the target tier count until passed); for evacuate,
+	 * the extents still mapped on its tier.
 	 */
 	DM_TIER_A_MOVE_LEFT_EXTENTS, /* u64 */
 	DM_TIER_A_MOVE_PAD, /* pad */
@@ -270,7 +281,9 @@ enum {
 	 * Move the mapped extents of a range to a tier, asynchronously: the
 	 * request is queued (FIFO, one runs at a time) and its move-id returned;
 	 * EBUSY only when 32 requests are queued. The memory tier's index
-	 * (nr-tiers) is refused with EINVAL: it holds copies only; use pin.
+	 * (nr-tiers) is refused with EINVAL: it holds copies only; use pin. A
+	 * target-tier being evacuated is refused with ENOSPC (it takes no new
+	 * extents); so is pin's.
 	 */
 	DM_TIER_CMD_MIGRATE, /* do, admin-perm */
 	/*
@@ -312,6 +325,17 @@ enum {
 	 * request has that id.
 	 */
 	DM_TIER_CMD_MOVE_CANCEL, /* do, admin-perm */
+	/*
+	 * Stop allocation on tier target-tier (persistent: superblock tier flag)
+	 * and queue a request (kind "evacuate", move-id in the reply) that moves
+	 * every extent off it, each to the fastest other tier with room above its
+	 * reserve; done-extents is the count mapped on it now. A tier already
+	 * being evacuated returns its request. EINVAL for tier 0 when it holds
+	 * the metadata, for the only tier and for an offline tier; ENOSPC when
+	 * the other tiers lack room. With evacuate-stop: cancel its evacuation
+	 * and let the tier take new extents again.
+	 */
+	DM_TIER_CMD_EVACUATE, /* do, admin-perm */
 
 	__DM_TIER_CMD_MAX,
 	DM_TIER_CMD_MAX = (__DM_TIER_CMD_MAX - 1)
