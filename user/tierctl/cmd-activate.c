@@ -109,8 +109,9 @@ static int check_group_sb(const struct tl_groups *gs, const struct tl_group *g,
 	for (i = 0; i < g->nr_stale; i++) {
 		const struct tl_member *m = &gs->member[g->stale[i]];
 
-		warn("device %s carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?); it is not used: run the command again, or wipe the label",
-		     m->path, m->label.tier_index, g->name);
+		warn("device %s carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?); it is not used: run the command again, or wipe the label with 'tierctl remove-tier %s %u'",
+		     m->path, m->label.tier_index, g->name, g->name,
+		     sb->nr_tiers);
 	}
 	for (i = 0; i < g->nr_tiers + (g->meta_ext ? 1 : 0); i++) {
 		const struct tl_member *m;

@@ -28,6 +28,22 @@
 #define BLKGETSIZE64 _IOR(0x12, 114, size_t)
 #endif
 
+/*
+ * Tests only (VM test 070): TIERCTL_TEST_STOP=label|commit makes the
+ * command stop right after that step, as a crash would (exit 0 after
+ * saying so), so that a power cut can follow it.
+ */
+static bool test_stop(const char *step)
+{
+	const char *s = getenv("TIERCTL_TEST_STOP");
+
+	if (!s || strcmp(s, step))
+		return false;
+	fprintf(stderr, "tierctl: TIERCTL_TEST_STOP: stopped after the %s step\n",
+		step);
+	return true;
+}
+
 /* An active device: its table, member paths and superblock. */
 struct live {
 	struct tl_dm_dev d;
@@ -264,6 +280,8 @@ int cmd_add_tier(int argc, char **argv)
 					   tier_class, member_uuid, &l, &err);
 	if (!rc)
 		rc = tl_tierlist_write_label(dpath, &l, &err);
+	if (!rc && test_stop("label"))
+		goto out;
 	if (!rc)
 		rc = tl_table_add_tier(lv.d.params, devt, params,
 				       sizeof(params), &err);
@@ -280,6 +298,8 @@ int cmd_add_tier(int argc, char **argv)
 		goto out;
 	}
 	/* The kernel committed the new list; the hints follow it. */
+	if (test_stop("commit"))
+		goto out;
 	if (tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &lv.sb, &err)) {
 		rc = report(TIERCTL_EXIT_FAIL, &err);
 		goto out;
@@ -308,9 +328,9 @@ out:
 }
 
 /*
- * remove-tier of a tier the list no longer has: a run cut before its last
- * step left the removed device's label; wipe labels of this device that
- * the superblock does not list and that name that tier.
+ * remove-tier of the tier after the last (a tier removed already): a run
+ * cut before its last step left the removed device's label; wipe every
+ * tier label of this device that the superblock does not list.
  */
 static int wipe_stale(const char *name, u32 tier, const struct live *lv,
 		      bool json)
@@ -331,7 +351,8 @@ static int wipe_stale(const char *name, u32 tier, const struct live *lv,
 	for (i = 0; i < n; i++) {
 		if (tl_tierlist_read_label(bd[i].path, &l) ||
 		    memcmp(l.uuid, lv->sb.uuid, TIER_UUID_LEN) ||
-		    l.tier_index != tier || tier_label_sb_index(&l, &lv->sb) >= 0)
+		    l.tier_index == TIER_META_DEV ||
+		    tier_label_sb_index(&l, &lv->sb) >= 0)
 			continue;
 		if (tl_tierlist_wipe_label(bd[i].path, &err)) {
 			rc = report(TIERCTL_EXIT_FAIL, &err);
@@ -441,6 +462,8 @@ int cmd_remove_tier(int argc, char **argv)
 		rc = report(rc, &err);
 		goto out;
 	}
+	if (test_stop("commit"))
+		goto out;
 	/* The superblock lists it no more: its label goes, the hints follow. */
 	if (!tl_tierlist_read_label(removed, &l) &&
 	    !memcmp(l.uuid, lv.sb.uuid, TIER_UUID_LEN) &&
