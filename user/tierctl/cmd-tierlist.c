@@ -386,7 +386,7 @@ int cmd_remove_tier(int argc, char **argv)
 	const char *name;
 	u64 held = 0;
 	u32 tier;
-	int c, rc, tries;
+	int c, rc;
 
 	opts_reset();
 	while ((c = next_opt("remove-tier", argc, argv, "j", longopts)) != -1) {
@@ -420,25 +420,21 @@ int cmd_remove_tier(int argc, char **argv)
 			  tier, lv.nr - 1);
 		goto out;
 	}
-	/* Extents freed by a discard count until a commit: one is asked for. */
-	for (tries = 0; tries < 2; tries++) {
-		if (tl_dm_query(name, NULL, true, &d, &err)) {
-			rc = report(TIERCTL_EXIT_FAIL, &err);
-			goto out;
-		}
-		rc = tl_status_parse(d.params, &stat, &err);
-		tl_dm_dev_free(&d);
-		if (rc) {
-			rc = report(TIERCTL_EXIT_FAIL, &err);
-			goto out;
-		}
-		held = stat.tier[tier].used_extents;
-		if (stat.tier[tier].mapped_extents > held)
-			held = stat.tier[tier].mapped_extents;
-		if (!held || tries)
-			break;
-		(void)tl_dm_message(name, "commit", NULL);
+	/*
+	 * Mapped extents, not used ones: freed extents count as used until a
+	 * commit. The kernel checks again (nothing allocated either).
+	 */
+	if (tl_dm_query(name, NULL, true, &d, &err)) {
+		rc = report(TIERCTL_EXIT_FAIL, &err);
+		goto out;
 	}
+	rc = tl_status_parse(d.params, &stat, &err);
+	tl_dm_dev_free(&d);
+	if (rc) {
+		rc = report(TIERCTL_EXIT_FAIL, &err);
+		goto out;
+	}
+	held = stat.tier[tier].mapped_extents;
 	if (held) {
 		u64 b = held << (lv.sb.extent_shift + TIER_SECTOR_SHIFT);
 
