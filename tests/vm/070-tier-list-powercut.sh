@@ -113,6 +113,7 @@ guest_main() {
 	tierctl migrate $DEV --range 0:16M --tier 2 --wait >/dev/null
 	[ "$(tier_mapped $DEV 2)" -ge 16 ] || fail "migrate to tier 2: $(tier_summary $DEV)"
 	dmsetup message $DEV 0 commit
+	sleep 2 # the worker commits; the periodic commit too
 	cut "moved"
 	[ "$(tier_mapped $DEV 2)" -ge 16 ] || fail "after the cut, tier 2 maps $(tier_mapped $DEV 2)"
 	tier_sane $DEV final
