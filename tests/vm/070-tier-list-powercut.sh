@@ -25,10 +25,10 @@ sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 
 # Cut the power, deactivate, power on, activate; stderr of activate kept.
-cut() { # what
+power_cut() { # what
 	# shellcheck disable=SC2086 # the pairs
 	shims_cut $SHIMS
-	dmsetup remove --force $DEV >/dev/null 2>&1 || true
+	tierctl remove $DEV >/dev/null 2>&1 || dmsetup remove --force $DEV >/dev/null 2>&1 || true
 	# shellcheck disable=SC2086
 	shims_restore $SHIMS
 	tierctl activate $DEV >/tmp/act.out 2>/tmp/act.err ||
@@ -66,7 +66,7 @@ guest_main() {
 
 	# add, cut after the label: the old list; the label is stale; again.
 	TIERCTL_TEST_STOP=label tierctl add-tier $DEV /dev/mapper/newL 2>/dev/null
-	cut "add/label"
+	power_cut "add/label"
 	expect_eq "$(nr_tiers_now)" 2 "add/label: tiers"
 	stale_reported "add/label"
 	tierctl add-tier $DEV /dev/mapper/newL >/dev/null
@@ -75,14 +75,14 @@ guest_main() {
 
 	# remove, cut with the shorter table loaded: the old list.
 	load_only "$(table_minus)"
-	cut "rm/load"
+	power_cut "rm/load"
 	expect_eq "$(nr_tiers_now)" 3 "rm/load: tiers"
 	no_stale "rm/load"
 	echo "remove, cut with the table loaded: 3 tiers"
 
 	# remove, cut after the commit: the new list; the label is stale; again.
 	TIERCTL_TEST_STOP=commit tierctl remove-tier $DEV 2 2>/dev/null
-	cut "rm/commit"
+	power_cut "rm/commit"
 	expect_eq "$(nr_tiers_now)" 2 "rm/commit: tiers"
 	stale_reported "rm/commit"
 	expect_status 0 "stale label wiped on /dev/" tierctl remove-tier $DEV 2
@@ -94,14 +94,14 @@ guest_main() {
 	# add, cut with the longer table loaded (label written): the old list.
 	TIERCTL_TEST_STOP=label tierctl add-tier $DEV /dev/mapper/newL 2>/dev/null
 	load_only "$(table_plus)"
-	cut "add/load"
+	power_cut "add/load"
 	expect_eq "$(nr_tiers_now)" 2 "add/load: tiers"
 	stale_reported "add/load"
 	echo "add, cut with the table loaded: 2 tiers, stale label reported"
 
 	# add, cut after the commit: the new list with stale hints; again.
 	TIERCTL_TEST_STOP=commit tierctl add-tier $DEV /dev/mapper/newL 2>/dev/null
-	cut "add/commit"
+	power_cut "add/commit"
 	expect_eq "$(nr_tiers_now)" 3 "add/commit: tiers"
 	no_stale "add/commit"
 	expect_eq "$(tierctl probe /dev/mapper/hotL --json | jget '["nr_tiers"]')" 2 "add/commit: tier 0's hint"
@@ -114,7 +114,7 @@ guest_main() {
 	[ "$(tier_mapped $DEV 2)" -ge 16 ] || fail "migrate to tier 2: $(tier_summary $DEV)"
 	dmsetup message $DEV 0 commit
 	sleep 2 # the worker commits; the periodic commit too
-	cut "moved"
+	power_cut "moved"
 	[ "$(tier_mapped $DEV 2)" -ge 16 ] || fail "after the cut, tier 2 maps $(tier_mapped $DEV 2)"
 	tier_sane $DEV final
 	tierctl remove $DEV >/dev/null
