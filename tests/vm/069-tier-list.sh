@@ -92,6 +92,7 @@ guest_first() {
 	[ ! -e /tmp/fio.failed ] || fail "fio verify failed in run(s) $(tr '\n' ' ' </tmp/fio.failed)"
 	echo "fio: $(cat /tmp/fio.runs) write+verify runs, 0 verify errors"
 	check_files $MNT/a /tmp/sums
+	cp /tmp/sums $MNT/sums # for the second boot
 	tier_sane $DEV again
 	umount $MNT
 
@@ -105,7 +106,6 @@ guest_first() {
 	tier_sane $DEV activate
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "clean" tierctl check $DEV
-	cp /tmp/sums /dmt-out/sums
 	echo "boot 1: add, refuse, remove, add again with fio verifying; activate and check clean"
 }
 
@@ -116,7 +116,7 @@ guest_second() {
 	[[ $out != *"does not list"* ]] || fail "stale label after the wipe: $out"
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the reboot"
 	mount $D $MNT
-	check_files $MNT/a /dmt-out/sums
+	check_files $MNT/a $MNT/sums
 	umount $MNT
 	xfs_repair -n $D >/tmp/xfs_repair.out 2>&1 || { cat /tmp/xfs_repair.out; fail "xfs_repair -n after the reboot"; }
 	tier_sane $DEV reboot
