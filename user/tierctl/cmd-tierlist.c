@@ -332,8 +332,7 @@ out:
  * cut before its last step left the removed device's label; wipe every
  * tier label of this device that the superblock does not list.
  */
-static int wipe_stale(const char *name, u32 tier, const struct live *lv,
-		      bool json)
+static int wipe_stale(const char *name, u32 tier, struct live *lv, bool json)
 {
 	struct tl_blockdev *bd;
 	struct tl_err err = { "" };
@@ -362,6 +361,9 @@ static int wipe_stale(const char *name, u32 tier, const struct live *lv,
 		wiped++;
 	}
 	print_arr_end();
+	/* A remove-tier cut before its end: the hints too. */
+	rewrite_hints("remove-tier", lv->path, lv->nr,
+		      lv->tt.t.metadata_dev ? lv->meta_path : NULL, &lv->sb);
 	print_text("%s\n", wiped ? "" : " (nothing to do)");
 	print_obj_end();
 	print_close();
