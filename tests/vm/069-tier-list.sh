@@ -37,7 +37,7 @@ fio_loop() {
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 
 guest_first() {
-	local n2 out fio_pid
+	local n2 out fio_pid id tbl
 	mkdir -p $MNT
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
 	mkfs.xfs -q $D
@@ -84,6 +84,18 @@ guest_first() {
 	# again: the same disk comes back as tier 2.
 	tierctl add-tier $DEV "$DMT_NVME2" >/dev/null
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the second add-tier"
+	# A queued move: removing the tier is refused by tierctl, and
+	# by the kernel for a table loaded without tierctl.
+	tier_set $DEV migration_bandwidth 1
+	id=$(tierctl migrate $DEV --range all --tier 2 --json | jget '["move_id"]')
+	expect_status 1 "moves are queued" tierctl remove-tier $DEV 2
+	tbl=$(dmsetup table $DEV | awk '{ n = 5 + $5; out = ""; for (i = 1; i <= NF; i++) if (i != n) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
+	! dmsetup reload $DEV --table "0 $(blockdev --getsz $D) tier $tbl" 2>/dev/null ||
+		fail "the kernel loaded a table without tier 2 while a move was queued"
+	dmesg | grep -q "Moves are queued" || fail "no 'Moves are queued' in the kernel log"
+	tierctl cancel $DEV "$id" >/dev/null || true
+	tier_set $DEV migration_bandwidth 0
+	expect_eq "$(nr_tiers_now)" 3 "tiers after the refused removal"
 	tierctl migrate $DEV --range 0:8M --tier 2 --wait >/dev/null
 	[ "$(tier_mapped $DEV 2)" -gt 0 ] || fail "nothing moved to the re-added tier"
 	sleep 3

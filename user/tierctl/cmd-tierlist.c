@@ -437,6 +437,12 @@ int cmd_remove_tier(int argc, char **argv)
 		goto out;
 	}
 	held = stat.tier[tier].mapped_extents;
+	/* A queued move may target the tier: the kernel refuses too. */
+	if (stat.mig.manual_pending) {
+		rc = fail("remove-tier: moves are queued (%llu extents to go): wait for them or cancel them ('tierctl status %s' lists them), then run remove-tier again",
+			  (unsigned long long)stat.mig.manual_pending, name);
+		goto out;
+	}
 	if (held) {
 		u64 b = held << (lv.sb.extent_shift + TIER_SECTOR_SHIFT);
 
