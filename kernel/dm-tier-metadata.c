@@ -307,11 +307,14 @@ static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 					"A tier's label is corrupt or unknown (see dmesg)";
 			return r;
 		}
-		if (labels[i].tier_index != i ||
-		    labels[i].nr_tiers != md->nr_tiers) {
-			DMERR("%s: label says tier %u of %u, table says tier %u of %u",
-			      md->tier_name[i], labels[i].tier_index,
-			      labels[i].nr_tiers, i, md->nr_tiers);
+		/*
+		 * The label's tier index and count are hints; the position
+		 * is checked against the superblock's list once it is read.
+		 */
+		if (labels[i].tier_index == TIER_META_DEV ||
+		    (i && (labels[i].flags & TIER_LABEL_F_META))) {
+			DMERR("%s: holds the metadata, given as tier %u",
+			      md->tier_name[i], i);
 			*error = "Tier devices are not in their label's order";
 			return -EINVAL;
 		}
@@ -473,7 +476,23 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		r = -EINVAL;
 		goto out;
 	}
+	if (md->sb.nr_tiers != md->nr_tiers) {
+		DMERR("%s: the table gives %u tiers, the superblock lists %u",
+		      md->tier_name[0], md->nr_tiers, md->sb.nr_tiers);
+		*error = "The table's tier count differs from the superblock's";
+		r = -EINVAL;
+		goto out;
+	}
 	for (i = 0; i < md->nr_tiers; i++) {
+		int pos = tier_label_sb_index(&labels[i], &md->sb);
+
+		if (pos >= 0 && pos != i) {
+			DMERR("%s: the superblock lists it as tier %d, the table gives tier %u",
+			      md->tier_name[i], pos, i);
+			*error = "Tier devices are not in their label's order";
+			r = -EINVAL;
+			goto out;
+		}
 		r = tier_label_check_sb(&labels[i], &md->sb, i, &err);
 		if (r) {
 			tier_log_check("label vs superblock", md->tier_name[i],
@@ -585,21 +604,22 @@ static int tier_md_write_map(struct tier_md *md, struct tier_map *m,
 	return 0;
 }
 
-int tier_md_commit(struct tier_md *md, struct tier_map *map,
-		   spinlock_t *map_lock, const u64 *used)
+/* Commit @nsb (a copy of md->sb with its changes) with the map. */
+static int tier_md_commit_sb(struct tier_md *md, struct tier_map *map,
+			     spinlock_t *map_lock, struct tier_sb *nsb_in,
+			     const u64 *used)
 {
-	struct tier_sb nsb;
+	struct tier_sb nsb = *nsb_in;
 	unsigned long flags;
 	sector_t sb_sector;
 	u32 copy, i;
 	int r;
 
-	nsb = md->sb;
 	nsb.generation++;
 	nsb.commit_time = ktime_get_real_seconds();
 	copy = md->sb.active_copy ^ 1;
 	nsb.active_copy = copy;
-	for (i = 0; i < md->nr_tiers; i++)
+	for (i = 0; i < nsb.nr_tiers; i++)
 		nsb.tier[i].used_extents = used[i];
 	nsb.settings = md->settings;
 
@@ -629,4 +649,78 @@ fail:
 	tier_map_mark_all_dirty(map, copy);
 	spin_unlock_irqrestore(map_lock, flags);
 	return r;
+}
+
+int tier_md_commit(struct tier_md *md, struct tier_map *map,
+		   spinlock_t *map_lock, const u64 *used)
+{
+	return tier_md_commit_sb(md, map, map_lock, &md->sb, used);
+}
+
+int tier_md_check_new_tier(struct tier_md *md, u32 tier,
+			   struct block_device *bdev, const char *name,
+			   struct tier_sb_tier *rec, char **error)
+{
+	struct tier_err err = {};
+	struct tier_label label;
+	void *buf;
+	int r;
+
+	buf = kmalloc(TIER_BLOCK_SIZE, GFP_KERNEL);
+	if (!buf) {
+		*error = "Cannot allocate a label buffer";
+		return -ENOMEM;
+	}
+	r = tier_md_io(md, bdev, REQ_OP_READ, 0, buf, 1);
+	if (r) {
+		DMERR("%s: cannot read the label: %d", name, r);
+		*error = "Cannot read the new tier's label";
+		goto out;
+	}
+	r = tier_label_decode(buf, &label, &err);
+	if (r) {
+		tier_log_check("label", name, 0, &err);
+		*error = "The new tier device carries no valid dm-tier label";
+		r = -EINVAL;
+		goto out;
+	}
+	if (tier_label_check_new(&label, &md->sb, tier, bdev_nr_sectors(bdev),
+				 &err)) {
+		tier_log_check("new tier's label", name, 0, &err);
+		DMERR("%s is not labelled as a new tier %u of %s", name, tier,
+		      md->tier_name[0]);
+		*error =
+			"The new tier device carries no label for this position";
+		r = -EINVAL;
+		goto out;
+	}
+	tier_sb_tier_from_label(&label, rec);
+out:
+	kfree(buf);
+	return r;
+}
+
+int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
+			 spinlock_t *map_lock, const u64 *used, u32 nr_tiers,
+			 const struct tier_sb_tier *added,
+			 struct block_device *bdev, const char *name)
+{
+	struct tier_sb nsb = md->sb;
+	u32 old = md->nr_tiers;
+	int r;
+
+	if (tier_sb_set_tier_count(&nsb, nr_tiers, added))
+		return -EINVAL;
+	r = tier_md_commit_sb(md, map, map_lock, &nsb, used);
+	if (r)
+		return r;
+	md->nr_tiers = nr_tiers;
+	if (nr_tiers > old) {
+		md->tier_bdev[old] = bdev;
+		md->tier_name[old] = name;
+	} else {
+		md->tier_bdev[nr_tiers] = NULL;
+		md->tier_name[nr_tiers] = NULL;
+	}
+	return 0;
 }

@@ -103,6 +103,45 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		   spinlock_t *map_lock, const u64 *used);
 
 /**
+ * tier_md_check_new_tier() - whether @bdev carries the label tierctl
+ * add-tier writes for a new tier @tier of this device (docs/ARCHITECTURE.md
+ * "Tier list changes"): tier_label_check_new().
+ * @md:    a loaded handle.
+ * @tier:  the new position (the current tier count: appending).
+ * @bdev:  the device.
+ * @name:  its name, for the log.
+ * @rec:   out; the superblock record the change will commit.
+ * @error: out; a static message for ti->error.
+ *
+ * Context: process, may sleep (reads the label with a buffer of its own);
+ * caller holds pool->md_lock (the tier list does not change meanwhile).
+ * Return: 0, -ENOMEM, -EIO, -EINVAL.
+ */
+int tier_md_check_new_tier(struct tier_md *md, u32 tier,
+			   struct block_device *bdev, const char *name,
+			   struct tier_sb_tier *rec, char **error);
+
+/**
+ * tier_md_commit_tiers() - a commit (as tier_md_commit()) whose superblock
+ * has the tier list one longer (@added appended) or one shorter (the last
+ * tier dropped): the one write that changes the list, so a crash leaves
+ * either list. On success the handle uses the new list (@bdev and @name
+ * for an added tier).
+ * @md, @map, @map_lock: as tier_md_commit().
+ * @used:     per tier of the new list, its mapped extents.
+ * @nr_tiers: the new count, the current one plus or minus one.
+ * @added:    the new tier's record when growing.
+ * @bdev:     its device; @name: its name (outlives the handle).
+ *
+ * Context: process, may sleep; caller holds pool->md_lock.
+ * Return: 0 or a negative errno (the list is unchanged).
+ */
+int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
+			 spinlock_t *map_lock, const u64 *used, u32 nr_tiers,
+			 const struct tier_sb_tier *added,
+			 struct block_device *bdev, const char *name);
+
+/**
  * tier_md_get_settings() - the persisted settings: as loaded, or as last
  * set by tier_md_set_settings() (not yet committed, perhaps).
  * @md: a loaded handle.

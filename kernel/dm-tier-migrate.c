@@ -330,6 +330,26 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id)
 	return r;
 }
 
+u32 tier_mig_queued(struct tier_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	return pool->mig->movq.nr;
+}
+
+void tier_mig_tiers_changed(struct tier_pool *pool)
+{
+	struct tier_mig *mg = pool->mig;
+
+	spin_lock_irq(&pool->lock);
+	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
+	mg->nr_cand = 0;
+	mg->cand_pos = 0;
+	mg->nr_swap = 0;
+	mg->swap_pos = 0;
+	memset(mg->out, 0, sizeof(mg->out));
+	spin_unlock_irq(&pool->lock);
+}
+
 u32 tier_mig_moves(struct tier_pool *pool, struct tier_move *out)
 {
 	struct tier_mig *mg = pool->mig;

@@ -73,6 +73,26 @@ void tier_mig_start(struct tier_pool *pool);
 void tier_mig_stop(struct tier_pool *pool);
 
 /**
+ * tier_mig_queued() - how many explicit requests are queued (the running
+ * one included); a tier-list change that renumbers or drops a tier is
+ * refused while any is.
+ * @pool: the pool.
+ *
+ * Context: caller holds pool->lock.
+ */
+u32 tier_mig_queued(struct tier_pool *pool);
+
+/**
+ * tier_mig_tiers_changed() - the tier list changed (pool->nr_tiers): the
+ * plan starts again for the new list and the candidates of the last scan
+ * are dropped (they may name a tier that is gone).
+ * @pool: the pool.
+ *
+ * Context: process; migration stopped (the device is suspended).
+ */
+void tier_mig_tiers_changed(struct tier_pool *pool);
+
+/**
  * tier_mig_set_cfg() - new settings (pool->cfg); the tick takes them at
  * once.
  * @pool: the pool.

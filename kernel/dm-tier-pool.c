@@ -508,7 +508,8 @@ void tier_pool_sync_noalloc(struct tier_pool *pool)
 
 	lockdep_assert_held(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++) {
-		if (tier_offline(pool, i) || (pool->evac & BIT(i)))
+		if (tier_offline(pool, i) || (pool->evac & BIT(i)) ||
+		    test_bit(i, &pool->noalloc_hold))
 			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
 		else
 			pool->alloc[i].flags &= ~TIER_ALLOC_F_NOALLOC;
@@ -599,6 +600,167 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 	DMINFO("%s: tier %u re-bound from %s to %s (%pg) by its label",
 	       tier_pool_log_name(pool), tier, old, pool->tier_name[tier],
 	       dev->bdev);
+}
+
+int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
+{
+	struct tier_alloc *a = &pool->alloc[tier];
+
+	lockdep_assert_held(&pool->lock);
+	if (!tier || tier >= pool->nr_tiers ||
+	    test_bit(tier, &pool->noalloc_hold)) {
+		*err = "Another table without this tier is loaded already";
+		return -EBUSY;
+	}
+	/* Frees awaiting a commit are no data: the map points elsewhere. */
+	if (pool->mapped[tier] ||
+	    a->nr_used != a->nr_pending + a->nr_committing) {
+		*err = "The tier to remove holds extents: evacuate it first (tierctl evacuate)";
+		return -EBUSY;
+	}
+	set_bit(tier, &pool->noalloc_hold);
+	a->flags |= TIER_ALLOC_F_NOALLOC;
+	return 0;
+}
+
+void tier_pool_release_tier(struct tier_pool *pool, u32 tier)
+{
+	spin_lock_irq(&pool->lock);
+	if (test_and_clear_bit(tier, &pool->noalloc_hold) &&
+	    tier < pool->nr_tiers)
+		tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
+}
+
+/* Per-tier state of a tier position that is (re)used: as at creation. */
+static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
+{
+	int cpu;
+
+	atomic64_set(&pool->io_errors[tier], 0);
+	atomic_set(&pool->health[tier], TIER_HEALTH_OK);
+	atomic_set(&pool->err_run[tier], 0);
+	clear_bit(tier, &pool->flush_dirty);
+	clear_bit(tier, &pool->near_full);
+	clear_bit(tier, &pool->noalloc_hold);
+	pool->mapped[tier] = 0;
+	for_each_possible_cpu(cpu) {
+		struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats, cpu);
+
+		st->reads[tier] = 0;
+		st->writes[tier] = 0;
+	}
+}
+
+/* The used counts a tier-list commit records; under pool->lock. */
+static void tier_pool_used(struct tier_pool *pool, u64 *used, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		used[i] = i < pool->nr_tiers ? pool->mapped[i] : 0;
+}
+
+int tier_pool_add_tier(struct tier_pool *pool, struct dm_dev *dev,
+		       const struct tier_sb_tier *rec, struct tier_alloc *alloc)
+{
+	u64 used[TIER_MAX_TIERS];
+	u32 n = pool->nr_tiers;
+	int r;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+		return -EROFS;
+	if (n >= TIER_MAX_TIERS)
+		return -EBUSY;
+	mutex_lock(&pool->md_lock);
+	strscpy(pool->tier_name[n], dev->name, BDEVNAME_SIZE);
+	spin_lock_irq(&pool->lock);
+	tier_pool_used(pool, used, n + 1);
+	spin_unlock_irq(&pool->lock);
+	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
+				 n + 1, rec, dev->bdev, pool->tier_name[n]);
+	if (r) {
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: committing the tier list with %s as tier %u failed: %d",
+		      tier_pool_log_name(pool), dev->name, n, r);
+		return r;
+	}
+	pool->commits++;
+	tier_pool_tier_reset(pool, n);
+	spin_lock_irq(&pool->lock);
+	pool->alloc[n] = *alloc;
+	memset(alloc, 0, sizeof(*alloc));
+	pool->tier_bdev[n] = dev->bdev;
+	pool->tier_dev_id[n] = dev->bdev->bd_dev;
+	pool->data_start[n] = rec->data_start;
+	pool->tier_class[n] = rec->tier_class;
+	WRITE_ONCE(pool->nr_tiers, n + 1);
+	tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
+	mutex_unlock(&pool->md_lock);
+	DMINFO("%s: tier %u added: %s (%pg), %llu extents",
+	       tier_pool_log_name(pool), n, pool->tier_name[n], dev->bdev,
+	       (unsigned long long)rec->nr_extents);
+	return 0;
+}
+
+int tier_pool_remove_last_tier(struct tier_pool *pool)
+{
+	u64 used[TIER_MAX_TIERS];
+	u32 n = pool->nr_tiers - 1;
+	struct tier_alloc old;
+	char name[BDEVNAME_SIZE];
+	char *why;
+	int r;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+		return -EROFS;
+	if (!n || !test_bit(n, &pool->noalloc_hold))
+		return -EBUSY;
+	mutex_lock(&pool->md_lock);
+	spin_lock_irq(&pool->lock);
+	/* Held since the load: still empty, unless a job was under way. */
+	clear_bit(n, &pool->noalloc_hold);
+	r = tier_pool_hold_tier(pool, n, &why);
+	if (r)
+		set_bit(n, &pool->noalloc_hold);
+	tier_pool_used(pool, used, n);
+	spin_unlock_irq(&pool->lock);
+	if (r) {
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: tier %u is not empty: not removed",
+		      tier_pool_log_name(pool), n);
+		return r;
+	}
+	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used, n,
+				 NULL, NULL, NULL);
+	if (r) {
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: committing the tier list without tier %u failed: %d",
+		      tier_pool_log_name(pool), n, r);
+		return r;
+	}
+	pool->commits++;
+	spin_lock_irq(&pool->lock);
+	WRITE_ONCE(pool->nr_tiers, n);
+	/* An evacuated tier's state goes with it: a tier added later is new. */
+	pool->evac &= ~BIT(n);
+	old = pool->alloc[n];
+	memset(&pool->alloc[n], 0, sizeof(pool->alloc[n]));
+	pool->tier_bdev[n] = NULL;
+	pool->tier_dev_id[n] = 0;
+	pool->data_start[n] = 0;
+	pool->tier_class[n] = 0;
+	spin_unlock_irq(&pool->lock);
+	tier_pool_tier_reset(pool, n);
+	strscpy(name, pool->tier_name[n], sizeof(name));
+	memset(pool->tier_name[n], 0, BDEVNAME_SIZE);
+	mutex_unlock(&pool->md_lock);
+	tier_alloc_destroy(&old);
+	DMINFO("%s: tier %u (%s) removed", tier_pool_log_name(pool), n, name);
+	return 0;
 }
 
 int tier_pool_dm_name(struct tier_pool *pool, char *name)

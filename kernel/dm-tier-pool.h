@@ -113,7 +113,13 @@ struct tier_pool {
 	bool meta_ext;
 	char meta_name[BDEVNAME_SIZE]; /* the metadata device, for logs */
 
-	/* Geometry, fixed once loaded. */
+	/*
+	 * Geometry, fixed once loaded, except the tier list: nr_tiers and the
+	 * per-tier fields below change only while the device is suspended,
+	 * at preresume of a table with one tier more or less, under
+	 * tier_pools_mutex, pool->md_lock and pool->lock
+	 * (tier_pool_add_tier(), tier_pool_remove_last_tier()).
+	 */
 	u32 nr_tiers;
 	u32 extent_shift;
 	sector_t extent_sectors;
@@ -173,6 +179,12 @@ struct tier_pool {
 	 * bit each: they take no new extents (tier_pool_sync_noalloc()).
 	 */
 	u32 evac;
+	/*
+	 * Tiers a loaded table without them (tierctl remove-tier) keeps from
+	 * taking extents until it resumes or is destroyed; bit per tier.
+	 * tier_pool_sync_noalloc() keeps their TIER_ALLOC_F_NOALLOC.
+	 */
+	unsigned long noalloc_hold;
 	/*
 	 * The map is dirty while change_seq != durable_seq: change_seq counts
 	 * map changes (bumped before a new mapping becomes visible), and a
@@ -704,6 +716,64 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask);
  * Context: under pool->lock, before an allocation.
  */
 void tier_pool_sync_noalloc(struct tier_pool *pool);
+
+/**
+ * tier_pool_hold_tier() - keep an empty tier from taking extents from now
+ * on: a table without it was loaded (tierctl remove-tier), and it must
+ * still be empty when that table resumes. Undone by
+ * tier_pool_release_tier().
+ * @pool: the pool.
+ * @tier: the last tier, >= 1.
+ * @err:  out; a static message for ti->error.
+ *
+ * Context: caller holds pool->lock.
+ * Return: 0; -EBUSY when the tier holds extents or some are being
+ * prepared or moved there, or it is held already.
+ */
+int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err);
+
+/**
+ * tier_pool_release_tier() - undo tier_pool_hold_tier() (the table without
+ * the tier was destroyed without resuming).
+ * @pool: the pool.
+ * @tier: the tier.
+ *
+ * Context: process; takes pool->lock.
+ */
+void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
+
+/**
+ * tier_pool_add_tier() - append a tier: commit the superblock with the
+ * longer tier list (tier_md_commit_tiers()), then use it in memory: its
+ * device, allocator (prepared by the caller), data area and class, health
+ * ok, no counts. New allocations and migration may use it from the resume.
+ * @pool:  the pool.
+ * @dev:   its device (the resuming table holds it).
+ * @rec:   its superblock record (tier_md_check_new_tier()).
+ * @alloc: its allocator, sized for @rec; moved into the pool on success
+ *         (zeroed), left to the caller on failure.
+ *
+ * Context: process, may sleep; the device is suspended (postsuspend ran),
+ * at preresume under tier_pools_mutex; takes pool->md_lock, then
+ * pool->lock.
+ * Return: 0; -EROFS (read-only activation, metadata not rw); -EBUSY (the
+ * list changed meanwhile); the commit's error (the list is unchanged).
+ */
+int tier_pool_add_tier(struct tier_pool *pool, struct dm_dev *dev,
+		       const struct tier_sb_tier *rec,
+		       struct tier_alloc *alloc);
+
+/**
+ * tier_pool_remove_last_tier() - drop the last tier, held empty by
+ * tier_pool_hold_tier(): commit the superblock with the shorter list, then
+ * forget it in memory (allocator freed, health and counts cleared).
+ * @pool: the pool.
+ *
+ * Context: as tier_pool_add_tier().
+ * Return: 0; -EROFS; -EBUSY (not held, or extents appeared on it); the
+ * commit's error (the list is unchanged).
+ */
+int tier_pool_remove_last_tier(struct tier_pool *pool);
 
 /**
  * tier_tier_ok() - whether a tier's state is "ok". Every other state

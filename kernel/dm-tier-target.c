@@ -62,6 +62,18 @@ struct tier_c {
 	 * label (re-bind, checked at load): swapped in at resume.
 	 */
 	unsigned long rebind;
+	/*
+	 * A table with one tier more (+1: tierctl add-tier) or less (-1:
+	 * remove-tier) than the pool had at load (@list_base): applied at
+	 * preresume (docs/ARCHITECTURE.md "Tier list changes"). For +1 the
+	 * new tier's record and allocator are prepared here; for -1 the
+	 * tier is held empty (tier_pool_hold_tier()) from the load on.
+	 */
+	int list_change;
+	u32 list_base;
+	bool held;
+	struct tier_sb_tier new_rec;
+	struct tier_alloc new_alloc;
 };
 
 static inline struct tier_bio *tier_bio(struct bio *bio)
@@ -1151,18 +1163,28 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 				return ERR_PTR(-EBUSY);
 			}
 		}
-		if (pool->nr_tiers != tc->tbl.nr_tiers ||
+		/* One tier more or less: a tier-list change (preresume). */
+		if (tc->tbl.nr_tiers == pool->nr_tiers + 1)
+			tc->list_change = 1;
+		else if (tc->tbl.nr_tiers + 1 == pool->nr_tiers)
+			tc->list_change = -1;
+		if ((pool->nr_tiers != tc->tbl.nr_tiers && !tc->list_change) ||
 		    pool->extent_shift != tc->tbl.extent_shift ||
 		    pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev) {
 			*error =
 				"Device is active with another tier count, extent size or tier 0";
 			return ERR_PTR(-EBUSY);
 		}
+		if (tc->list_change && pool->read_only) {
+			*error = TIER_MSG_READ_ONLY;
+			return ERR_PTR(-EROFS);
+		}
+		tc->list_base = pool->nr_tiers;
 		/*
 		 * Tier 0 is the pool's key; another device for a later tier
 		 * is a re-bind, its label checked by the constructor.
 		 */
-		for (i = 1; i < pool->nr_tiers; i++)
+		for (i = 1; i < min(pool->nr_tiers, tc->tbl.nr_tiers); i++)
 			if (pool->tier_dev_id[i] !=
 			    tc->tier_dev[i]->bdev->bd_dev)
 				tc->rebind |= BIT(i);
@@ -1215,14 +1237,71 @@ static int tier_check_rebind(struct tier_c *tc, char **error)
 	u32 i;
 	int r;
 
-	for (i = 1; i < tc->pool->nr_tiers; i++) {
+	for (i = 1; i < TIER_MAX_TIERS; i++) {
 		if (!(tc->rebind & BIT(i)))
 			continue;
+		mutex_lock(&tc->pool->md_lock);
 		r = tier_md_check_member(tc->pool->meta, i,
 					 tc->tier_dev[i]->bdev,
 					 tc->tier_dev[i]->name, error);
+		mutex_unlock(&tc->pool->md_lock);
 		if (r)
 			return r;
+	}
+	return 0;
+}
+
+/*
+ * A table with one tier more or less than the pool (tc->list_change): the
+ * added device must carry the label tierctl add-tier wrote (its allocator
+ * is prepared now, where sleeping and failing are allowed); the removed
+ * tier must be empty and stays so (no allocation) until the resume.
+ */
+static int tier_prepare_list_change(struct tier_c *tc, char **error)
+{
+	struct tier_pool *pool = tc->pool;
+	u32 n = tc->list_base;
+	int r;
+
+	if (tc->list_change > 0) {
+		struct dm_dev *dev = tc->tier_dev[n];
+
+		mutex_lock(&pool->md_lock);
+		r = pool->nr_tiers == n ?
+			    tier_md_check_new_tier(pool->meta, n, dev->bdev,
+						   dev->name, &tc->new_rec,
+						   error) :
+			    -EBUSY;
+		mutex_unlock(&pool->md_lock);
+		if (r == -EBUSY)
+			*error =
+				"The tier list changed while the table was loaded";
+		if (r)
+			return r;
+		r = tier_alloc_init(&tc->new_alloc, tc->new_rec.nr_extents);
+		if (r) {
+			*error = "Cannot allocate the new tier's allocator";
+			return r;
+		}
+		tier_alloc_set_reserve_pct(&tc->new_alloc, tc->tbl.reserve_pct);
+		return 0;
+	}
+	if (tc->list_change < 0) {
+		spin_lock_irq(&pool->lock);
+		if (pool->nr_tiers != n) {
+			*error =
+				"The tier list changed while the table was loaded";
+			r = -EBUSY;
+		} else if (tier_mig_queued(pool)) {
+			*error =
+				"Moves are queued: wait or cancel them before removing a tier";
+			r = -EBUSY;
+		} else {
+			r = tier_pool_hold_tier(pool, n - 1, error);
+		}
+		spin_unlock_irq(&pool->lock);
+		tc->held = !r;
+		return r;
 	}
 	return 0;
 }
@@ -1233,7 +1312,7 @@ static void tier_apply_rebind(struct tier_c *tc)
 	struct tier_pool *pool = tc->pool;
 	u32 i;
 
-	for (i = 1; i < pool->nr_tiers; i++)
+	for (i = 1; i < min(pool->nr_tiers, tc->tbl.nr_tiers); i++)
 		if ((tc->rebind & BIT(i)) &&
 		    pool->tier_dev_id[i] != tc->tier_dev[i]->bdev->bd_dev)
 			tier_pool_rebind(pool, i, tc->tier_dev[i]);
@@ -1260,6 +1339,7 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 	u32 i;
 
 	tier_memtier_destroy(tc->mem_new);
+	tier_alloc_destroy(&tc->new_alloc);
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		if (tc->tier_dev[i])
 			dm_put_device(ti, tc->tier_dev[i]);
@@ -1402,6 +1482,8 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	tc->pool = pool;
 	r = tier_check_rebind(tc, &error);
+	if (!r)
+		r = tier_prepare_list_change(tc, &error);
 	if (r) {
 		ti->error = error;
 		goto bad_pool;
@@ -1439,6 +1521,8 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	return 0;
 
 bad_pool:
+	if (tc->held)
+		tier_pool_release_tier(tc->pool, tc->list_base - 1);
 	mutex_lock(&tier_pools_mutex);
 	last = tier_pool_put(tc->pool, tc);
 	mutex_unlock(&tier_pools_mutex);
@@ -1455,6 +1539,9 @@ static void tier_dtr(struct dm_target *ti)
 	struct tier_pool *pool = tc->pool;
 	bool last;
 
+	/* A table without a tier, destroyed before it resumed. */
+	if (tc->held)
+		tier_pool_release_tier(pool, tc->list_base - 1);
 	mutex_lock(&tier_pools_mutex);
 	if (pool->ti == ti)
 		pool->ti = NULL;
@@ -1532,6 +1619,43 @@ static void tier_postsuspend(struct dm_target *ti)
 	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
 		tier_pool_commit(pool);
 	mutex_unlock(&pool->md_lock);
+}
+
+/*
+ * A table with one tier more or less: the superblock with the new tier
+ * list is committed now, suspended (no map(), worker, commit, migration or
+ * fill), where a failure can still refuse the resume; then the pool uses
+ * the new list. device-mapper has swapped the table in already: after a
+ * failure the device stays suspended with it, and the previous table
+ * (reloaded) resumes as before (tierctl does that).
+ */
+static int tier_preresume(struct dm_target *ti)
+{
+	struct tier_c *tc = ti->private;
+	struct tier_pool *pool = tc->pool;
+	int r = 0;
+
+	if (!tc->list_change)
+		return 0;
+	mutex_lock(&tier_pools_mutex);
+	if (pool->nr_tiers != tc->list_base)
+		r = -EBUSY;
+	else if (tc->list_change > 0)
+		r = tier_pool_add_tier(pool, tc->tier_dev[tc->list_base],
+				       &tc->new_rec, &tc->new_alloc);
+	else
+		r = tier_pool_remove_last_tier(pool);
+	if (!r) {
+		tc->list_change = 0;
+		tc->held = false;
+		tier_mig_tiers_changed(pool);
+	}
+	mutex_unlock(&tier_pools_mutex);
+	if (r)
+		DMERR("%s: tier list change %u -> %u failed: %d; reload the previous table",
+		      tier_pool_log_name(pool), tc->list_base, tc->tbl.nr_tiers,
+		      r);
+	return r;
 }
 
 static void tier_resume(struct dm_target *ti)
@@ -2219,6 +2343,7 @@ static struct target_type tier_target = {
 	.presuspend = tier_presuspend,
 	.presuspend_undo = tier_presuspend_undo,
 	.postsuspend = tier_postsuspend,
+	.preresume = tier_preresume,
 	.resume = tier_resume,
 	.status = tier_status,
 	.message = tier_message,

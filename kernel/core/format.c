@@ -747,12 +747,21 @@ bool tier_sb_needs_ro(const struct tier_sb *sb)
 int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 			u32 expect_index, struct tier_err *err)
 {
+	bool expect_meta = expect_index == TIER_META_DEV;
+	bool label_meta = l->tier_index == TIER_META_DEV;
 	const struct tier_sb_tier *t;
 	u32 idx = expect_index;
 
+	/*
+	 * The superblock is authoritative for the tier list: a tier's label
+	 * matches by member UUID and geometry at its position; its tier index
+	 * and tier count are hints (docs/FORMAT.md "Tier list changes").
+	 */
 	if (memcmp(l->uuid, sb->uuid, TIER_UUID_LEN) ||
-	    l->tier_index != expect_index || l->nr_tiers != sb->nr_tiers ||
 	    l->extent_shift != sb->extent_shift)
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
+				    l->tier_index);
+	if (expect_meta != label_meta)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
 				    l->tier_index);
 	if (expect_index == TIER_META_DEV) {
@@ -775,6 +784,78 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 	if ((l->flags & TIER_LABEL_F_META) && l->meta_start != sb->meta_start)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
 				    l->meta_start);
+	return 0;
+}
+
+int tier_label_sb_index(const struct tier_label *l, const struct tier_sb *sb)
+{
+	u32 i;
+
+	if (memcmp(l->uuid, sb->uuid, TIER_UUID_LEN) ||
+	    l->tier_index == TIER_META_DEV)
+		return -1;
+	for (i = 0; i < sb->nr_tiers && i < TIER_MAX_TIERS; i++)
+		if (!memcmp(l->member_uuid, sb->tier[i].member_uuid,
+			    TIER_UUID_LEN))
+			return i;
+	return -1;
+}
+
+int tier_label_check_new(const struct tier_label *l, const struct tier_sb *sb,
+			 u32 index, sector_t dev_sectors, struct tier_err *err)
+{
+	if (memcmp(l->uuid, sb->uuid, TIER_UUID_LEN) ||
+	    l->extent_shift != sb->extent_shift ||
+	    l->tier_index == TIER_META_DEV)
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
+				    l->tier_index);
+	/* Only appended: an insertion renumbers, which is not done yet. */
+	if (index != sb->nr_tiers || index >= TIER_MAX_TIERS ||
+	    l->tier_index != index)
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
+				    l->tier_index);
+	if ((l->flags & TIER_LABEL_F_META) ||
+	    !!(l->flags & TIER_LABEL_F_META_EXT) !=
+		    !!(sb->flags & TIER_SB_F_META_EXT) ||
+	    tier_label_sb_index(l, sb) >= 0 ||
+	    !memcmp(l->member_uuid, sb->meta_uuid, TIER_UUID_LEN))
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
+				    l->flags);
+	if (!l->nr_extents || l->data_start < TIER_DATA_ALIGN ||
+	    l->dev_sectors > dev_sectors ||
+	    !tier_extents_fit(l->data_start, l->nr_extents, l->extent_shift,
+			      l->dev_sectors))
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
+				    l->nr_extents);
+	return 0;
+}
+
+void tier_sb_tier_from_label(const struct tier_label *l, struct tier_sb_tier *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nr_extents = l->nr_extents;
+	t->data_start = l->data_start;
+	t->dev_sectors = l->dev_sectors;
+	t->tier_class = l->tier_class;
+	memcpy(t->member_uuid, l->member_uuid, TIER_UUID_LEN);
+}
+
+int tier_sb_set_tier_count(struct tier_sb *sb, u32 nr_tiers,
+			   const struct tier_sb_tier *added)
+{
+	if (nr_tiers < 1 || nr_tiers > TIER_MAX_TIERS)
+		return -EINVAL;
+	if (nr_tiers == sb->nr_tiers + 1) {
+		if (!added)
+			return -EINVAL;
+		sb->tier[sb->nr_tiers] = *added;
+		sb->tier[sb->nr_tiers].used_extents = 0;
+	} else if (nr_tiers + 1 == sb->nr_tiers) {
+		memset(&sb->tier[nr_tiers], 0, sizeof(sb->tier[nr_tiers]));
+	} else {
+		return -EINVAL;
+	}
+	sb->nr_tiers = nr_tiers;
 	return 0;
 }
 

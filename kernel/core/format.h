@@ -870,11 +870,66 @@ bool tier_sb_needs_ro(const struct tier_sb *sb);
  * @err: out, optional; @err->item is the device index.
  *
  * Context: any.
- * Return: 0, or -EUCLEAN when UUIDs, index, tier count, extent size or data
- * geometry disagree.
+ * Return: 0, or -EUCLEAN when the device UUID, the member UUID at
+ * @expect_index, the extent size or the data geometry disagree (the
+ * label's tier index and tier count are hints; only a metadata device's
+ * index is checked).
  */
 int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 			u32 expect_index, struct tier_err *err);
+
+/**
+ * tier_label_sb_index() - the position the superblock lists a tier's
+ * label at (by device and member UUID), whatever the label's own tier index
+ * (a hint, docs/FORMAT.md "Tier list changes").
+ * @l:  decoded label.
+ * @sb: chosen superblock.
+ *
+ * Context: any.
+ * Return: the tier index, or -1 when the superblock does not list it (a
+ * label of another device, the metadata device's, or a stale one left by
+ * an interrupted add-tier or remove-tier).
+ */
+int tier_label_sb_index(const struct tier_label *l, const struct tier_sb *sb);
+
+/**
+ * tier_label_check_new() - whether a labelled device may be appended to
+ * the tier list as tier @index (tierctl add-tier wrote its label).
+ * @l:           its decoded label.
+ * @sb:          the current superblock.
+ * @index:       the new position: @sb->nr_tiers (appending only).
+ * @dev_sectors: the device's size now.
+ * @err:         out, optional.
+ *
+ * Context: any.
+ * Return: 0, or -EUCLEAN when the label is of another device or extent
+ * size, names another position, holds metadata, has a member UUID the
+ * superblock already lists, or a data area that does not fit.
+ */
+int tier_label_check_new(const struct tier_label *l, const struct tier_sb *sb,
+			 u32 index, sector_t dev_sectors, struct tier_err *err);
+
+/**
+ * tier_sb_tier_from_label() - the superblock's record of a new tier.
+ * @l: its label (checked with tier_label_check_new()).
+ * @t: out; no extent used, no flags.
+ *
+ * Context: any.
+ */
+void tier_sb_tier_from_label(const struct tier_label *l, struct tier_sb_tier *t);
+
+/**
+ * tier_sb_set_tier_count() - the tier list one longer (@added appended)
+ * or one shorter (the last record cleared).
+ * @sb:       superblock to change.
+ * @nr_tiers: @sb->nr_tiers + 1 or - 1, within 1..TIER_MAX_TIERS.
+ * @added:    the new record when growing.
+ *
+ * Context: any.
+ * Return: 0 or -EINVAL (@sb unchanged).
+ */
+int tier_sb_set_tier_count(struct tier_sb *sb, u32 nr_tiers,
+			   const struct tier_sb_tier *added);
 
 /* ---- map blocks -------------------------------------------------------- */
 

@@ -1571,10 +1571,19 @@ static void tier_label_check_sb_fields_test(CASE_CTX)
 	u32 i;
 
 	tier_fresh_sb(f, sb);
+	/* Tier index and count are hints after a tier-list change. */
 	tier_fresh_label(f, 1, l);
 	l->nr_tiers = 2;
+	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), 0);
+	l->nr_tiers = 4;
+	l->tier_index = 3;
+	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), 0);
+	CASE_EQ(tier_label_sb_index(l, sb), 1);
+	/* ... but a tier is never the metadata device, nor the converse. */
+	l->tier_index = TIER_META_DEV;
 	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
-		   TIER_E_LABEL_SB_MISMATCH, "nr_tiers");
+		   TIER_E_LABEL_SB_MISMATCH, "metadata index as a tier");
+	CASE_EQ(tier_label_sb_index(l, sb), -1);
 	tier_fresh_label(f, 1, l);
 	l->data_start += 8;
 	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
@@ -1605,6 +1614,100 @@ static void tier_label_check_sb_fields_test(CASE_CTX)
 	expect_err(test, tier_label_check_sb(l, sb, TIER_META_DEV, &err), &err,
 		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH,
 		   "superblock without META_EXT");
+}
+
+/*
+ * Tier-list changes: a new member's label (tierctl add-tier) checked for
+ * the append, the superblock's list grown and shrunk, stale labels found.
+ */
+static void tier_list_change_test(CASE_CTX)
+{
+	struct tier_fresh *f = fixture(test, false);
+	struct tier_label *l = fmt_zalloc(test, sizeof(*l));
+	struct tier_label *nl = fmt_zalloc(test, sizeof(*nl));
+	struct tier_sb *sb = fmt_zalloc(test, sizeof(*sb));
+	struct tier_sb *sb2 = fmt_zalloc(test, sizeof(*sb2));
+	struct tier_sb_tier *rec = fmt_zalloc(test, sizeof(*rec));
+	struct tier_err err = { 0 };
+	sector_t size = 1ULL << 21;
+	u32 i;
+
+	tier_fresh_sb(f, sb);
+	CASE_ASSERT_EQ(sb->nr_tiers, 3);
+	/* A label tierctl add-tier would write for tier 3. */
+	tier_fresh_label(f, 2, nl);
+	nl->tier_index = 3;
+	nl->nr_tiers = 4;
+	nl->member_uuid[0] ^= 0x5a;
+	nl->dev_sectors = size;
+	nl->data_start = TIER_DATA_ALIGN;
+	nl->nr_extents = (size - TIER_DATA_ALIGN) >> sb->extent_shift;
+	CASE_EQ(tier_label_check_new(nl, sb, 3, size, &err), 0);
+	CASE_EQ(tier_label_sb_index(nl, sb), -1);
+	/* Wrong position, a device that shrank, a listed member, a foreign one. */
+	expect_err(test, tier_label_check_new(nl, sb, 2, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "new tier not appended");
+	expect_err(test, tier_label_check_new(nl, sb, 3, size - 8, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "new tier shrank");
+	memcpy(l, nl, sizeof(*l));
+	memcpy(l->member_uuid, sb->tier[1].member_uuid, TIER_UUID_LEN);
+	expect_err(test, tier_label_check_new(l, sb, 3, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "a listed member again");
+	memcpy(l, nl, sizeof(*l));
+	l->uuid[0] ^= 1;
+	expect_err(test, tier_label_check_new(l, sb, 3, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH,
+		   "another device's label");
+	memcpy(l, nl, sizeof(*l));
+	l->nr_extents++;
+	expect_err(test, tier_label_check_new(l, sb, 3, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH,
+		   "data area past the end");
+	memcpy(l, nl, sizeof(*l));
+	l->flags |= TIER_LABEL_F_META;
+	expect_err(test, tier_label_check_new(l, sb, 3, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH,
+		   "new tier holding metadata");
+
+	/* Grown: the old members match with their old hints, the new one. */
+	memcpy(sb2, sb, sizeof(*sb2));
+	tier_sb_tier_from_label(nl, rec);
+	CASE_EQ(tier_sb_set_tier_count(sb2, 4, rec), 0);
+	CASE_EQ(sb2->nr_tiers, 4);
+	CASE_EQ(sb2->tier[3].nr_extents, nl->nr_extents);
+	CASE_EQ(sb2->tier[3].used_extents, 0);
+	for (i = 0; i < 3; i++) {
+		tier_fresh_label(f, i, l);
+		CASE_EQ(tier_label_check_sb(l, sb2, i, &err), 0);
+	}
+	CASE_EQ(tier_label_check_sb(nl, sb2, 3, &err), 0);
+	CASE_EQ(tier_label_sb_index(nl, sb2), 3);
+	/* The encoded superblock decodes to the same list. */
+	{
+		u8 *blk = fmt_blk(test);
+		struct tier_sb *dec = fmt_zalloc(test, sizeof(*dec));
+
+		tier_sb_encode(sb2, blk);
+		CASE_EQ(tier_sb_decode(blk, tier_sb_slot(sb2->generation), dec,
+				       &err),
+			0);
+		CASE_EQ(dec->nr_tiers, 4);
+		CASE_EQ(memcmp(dec->tier[3].member_uuid, nl->member_uuid,
+			       TIER_UUID_LEN),
+			0);
+	}
+	/* Shrunk again: the removed member's label is stale. */
+	CASE_EQ(tier_sb_set_tier_count(sb2, 3, NULL), 0);
+	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
+	CASE_EQ(tier_label_sb_index(nl, sb2), -1);
+	expect_err(test, tier_label_check_sb(nl, sb2, 3, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_SB_MISMATCH, "removed tier's label");
+	/* Only one step at a time, within 1..TIER_MAX_TIERS. */
+	CASE_EQ(tier_sb_set_tier_count(sb2, 5, rec), -EINVAL);
+	CASE_EQ(tier_sb_set_tier_count(sb2, 4, NULL), -EINVAL);
+	sb2->nr_tiers = 1;
+	CASE_EQ(tier_sb_set_tier_count(sb2, 0, NULL), -EINVAL);
+	CASE_EQ(sb2->nr_tiers, 1);
 }
 
 /* The item and value that errors report, beyond their code. */
@@ -2253,6 +2356,7 @@ static struct case_entry format_cases[] = {
 	CASE_RUN(tier_sb_pick_decoded_test),
 	CASE_RUN(tier_label_check_sb_test),
 	CASE_RUN(tier_label_check_sb_fields_test),
+	CASE_RUN(tier_list_change_test),
 	CASE_RUN(tier_format_err_values_test),
 	CASE_RUN(tier_map_block_roundtrip_test),
 	CASE_RUN_PARAMS(tier_map_entry_test, entry),

@@ -823,6 +823,76 @@ static void check_settings_test(CASE_CTX)
 	CASE_NOT_NULL(strstr(err.msg, "twice"));
 }
 
+static void stale_close(void *arg)
+{
+	int *fd = arg;
+
+	close(*fd);
+}
+
+/*
+ * After a tier-list change the labels' tier index and count are hints
+ * (here tier 1's count is out of date, as between add-tier's commit and
+ * its rewrite of the hints): clean. A label of this device the superblock
+ * does not list (a removed tier's, not wiped yet) is a warning naming it.
+ */
+static void check_tier_list_hints_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	char path[64] = "/tmp/tl-check-XXXXXX";
+	struct tier_label l;
+	struct tl_md *md;
+	int *fd = case_alloc(test, sizeof(*fd));
+
+	pr(test, im, 1, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	l.nr_tiers = 2;
+	tier_label_encode(&l, blk);
+	pw(test, im, 1, 0, blk);
+	expect_clean(test, im, "stale tier count hint");
+
+	/* A fourth device with a stale label of tier 3. */
+	pr(test, im, 2, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	l.tier_index = 3;
+	l.nr_tiers = 4;
+	memset(l.member_uuid, 0x77, TIER_UUID_LEN);
+	tier_label_encode(&l, blk);
+	*fd = mkstemp(path);
+	CASE_ASSERT_TRUE(*fd >= 0);
+	unlink(path);
+	case_defer(test, stale_close, fd);
+	CASE_ASSERT_EQ(ftruncate(*fd, l.dev_sectors << 9), 0);
+	CASE_ASSERT_EQ(tl_pwrite_full(*fd, blk, TIER_BLOCK_SIZE, 0), 0);
+	md = case_alloc(test, sizeof(*md));
+	tl_md_init(md);
+	case_defer(test, md_free, md);
+	for (u32 i = 0; i < NR; i++) {
+		md->dev[i].path = im->path[i];
+		md->dev[i].fd = im->fd[i];
+		md->dev[i].sectors = im->f->lo.tier[i].dev_sectors;
+	}
+	md->dev[NR].path = "/dev/stale";
+	md->dev[NR].fd = *fd;
+	md->dev[NR].sectors = l.dev_sectors;
+	md->nr_devs = NR + 1;
+	{
+		struct tl_err err = { "" };
+
+		CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
+	}
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_EQ(md->nr_tiers, NR);
+	CASE_EQ(md->devof[3], -1);
+	CASE_ASSERT_TRUE(md->nr_problems >= 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "carries a label of tier 3 of fast0 that the superblock does not list"));
+	CASE_EQ(md->problems[0].dev, NR);
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -840,6 +910,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_dump_restore_test),
 	CASE_RUN(check_restore_bad_test),
 	CASE_RUN(check_settings_test),
+	CASE_RUN(check_tier_list_hints_test),
 	{}
 };
 

@@ -11,6 +11,7 @@
 #include "tl-create.h"
 #include "tl-group.h"
 #include "tl-status.h"
+#include "tl-tierlist.h"
 
 #define MiB_SECTORS 2048ULL
 
@@ -231,6 +232,130 @@ static void test_alloc_failure(void **state)
 	tl_groups_free(&gs);
 }
 
+
+/* A decoded copy of @l added as @path. */
+static void add_label(struct tl_groups *gs, const struct tier_label *l,
+		      const char *path)
+{
+	static u8 blk[TIER_BLOCK_SIZE];
+	struct tl_member m;
+
+	memset(&m, 0, sizeof(m));
+	tier_label_encode(l, blk);
+	assert_int_equal(tier_label_decode(blk, &m.label, NULL), 0);
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	assert_int_equal(tl_groups_add(gs, &m), 0);
+}
+
+/*
+ * add-tier, then remove-tier, as activate sees the disks at each crash
+ * point: the superblock's list wins over the labels' hints, and a label it
+ * does not list is stale.
+ */
+static void test_tier_list_change(void **state)
+{
+	struct tier_label l0, nl, hint;
+	struct tier_sb sb, sb2, sb3;
+	struct tier_sb_tier rec;
+	struct tl_err err = { "" };
+	struct tl_groups gs;
+	struct tier_fresh f;
+	char params[512];
+	u8 mu[TIER_UUID_LEN];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "grow", 2, false, 0x90);
+	tier_fresh_sb(&f, &sb);
+	tier_fresh_label(&f, 0, &l0);
+	memset(mu, 0xee, sizeof(mu));
+	assert_int_equal(tl_tierlist_new_label(&l0, &sb, 256 * MiB_SECTORS,
+					       TIER_CLASS_NVMF, mu, &nl, &err),
+			 TL_OK);
+	assert_int_equal(nl.tier_index, 2);
+	assert_int_equal(nl.nr_tiers, 3);
+	assert_int_equal(nl.data_start, TIER_DATA_ALIGN);
+	assert_int_equal(nl.nr_extents,
+			 (256 * MiB_SECTORS - TIER_DATA_ALIGN) >> sb.extent_shift);
+	assert_int_equal(tier_label_check_new(&nl, &sb, 2, 256 * MiB_SECTORS,
+					      NULL),
+			 0);
+	/* Too small for one extent after the first MiB. */
+	assert_int_equal(tl_tierlist_new_label(&l0, &sb, TIER_DATA_ALIGN + 8,
+					       TIER_CLASS_NVMF, mu, &hint,
+					       &err),
+			 TL_USAGE);
+
+	/* Crash before the commit: the old list, the new label is stale. */
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	add(&gs, &f, 1, "/dev/b");
+	add_label(&gs, &nl, "/dev/new");
+	assert_int_equal(gs.nr_groups, 1);
+	assert_int_equal(gs.group[0].conflict, -1);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb);
+	assert_int_equal(gs.group[0].nr_tiers, 2);
+	assert_int_equal(gs.group[0].nr_stale, 1);
+	assert_string_equal(gs.member[gs.group[0].stale[0]].path, "/dev/new");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+
+	/* After the commit: three tiers, old hints on tiers 0 and 1. */
+	sb2 = sb;
+	tier_sb_tier_from_label(&nl, &rec);
+	assert_int_equal(tier_sb_set_tier_count(&sb2, 3, &rec), 0);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb2);
+	assert_int_equal(gs.group[0].nr_tiers, 3);
+	assert_int_equal(gs.group[0].nr_stale, 0);
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], sb2.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_non_null(strstr(params, " 3 /dev/a /dev/b /dev/new"));
+	/* The hints to rewrite: tier 0's count; the new label is right. */
+	assert_int_equal(tl_tierlist_hint(&l0, &sb2, &hint), 1);
+	assert_int_equal(hint.nr_tiers, 3);
+	assert_int_equal(hint.tier_index, 0);
+	assert_int_equal(tier_label_check_sb(&hint, &sb2, 0, NULL), 0);
+	assert_int_equal(tl_tierlist_hint(&nl, &sb2, &hint), 0);
+
+	/* remove-tier committed, the label not wiped: stale again. */
+	sb3 = sb2;
+	assert_int_equal(tier_sb_set_tier_count(&sb3, 2, NULL), 0);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb3);
+	assert_int_equal(gs.group[0].nr_tiers, 2);
+	assert_int_equal(gs.group[0].nr_stale, 1);
+	assert_int_equal(tl_tierlist_hint(&nl, &sb3, &hint), -1);
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	tl_groups_free(&gs);
+}
+
+static void test_table_tier_list(void **state)
+{
+	const char *line = "2048 2 8:0 8:16 2 commit_interval_ms 500";
+	char out[512], back[512];
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_table_add_tier(line, "8:32", out, sizeof(out), &err),
+			 TL_OK);
+	assert_string_equal(out, "2048 3 8:0 8:16 8:32 2 commit_interval_ms 500");
+	assert_int_equal(tl_table_drop_last_tier(out, back, sizeof(back), &err),
+			 TL_OK);
+	assert_string_equal(back, line);
+	assert_int_equal(tl_table_drop_last_tier("2048 1 8:0", back,
+						 sizeof(back), &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "single tier"));
+	assert_int_equal(tl_table_add_tier("2048 8 a b c d e f g h", "i", out,
+					   sizeof(out), &err),
+			 TL_FAIL);
+	assert_int_equal(tl_table_add_tier("2048 3 a b", "i", out, sizeof(out),
+					   &err),
+			 TL_FAIL);
+	assert_int_equal(tl_table_add_tier("2048 1 8:0", "8:16", out, 12, &err),
+			 TL_FAIL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_two_devices_and_conflict),
 		cmocka_unit_test(test_bad_virt),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_tier_list_change),
+		cmocka_unit_test(test_table_tier_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,10 +214,14 @@ static void load_labels(struct tl_md *md)
 			continue;
 		}
 		idx = l->tier_index;
-		if (l->nr_tiers != md->nr_tiers ||
-		    l->extent_shift != md->extent_shift ||
+		/*
+		 * The tier index and count are hints (the superblock has the
+		 * list, apply_sb_list()); the index only places the device
+		 * until the superblock is read.
+		 */
+		if (l->extent_shift != md->extent_shift ||
 		    !!(l->flags & TIER_LABEL_F_META_EXT) != md->meta_ext ||
-		    (idx != TIER_META_DEV && idx >= md->nr_tiers) ||
+		    (idx != TIER_META_DEV && idx >= TIER_MAX_TIERS) ||
 		    (idx == TIER_META_DEV && !md->meta_ext)) {
 			p = problem(md, TL_SEV_ERROR, i, "label",
 				    "disagrees with the other labels (tier %u of %u, extent shift %u)",
@@ -449,6 +453,45 @@ out:
 }
 
 /* ---- labels against the superblock ------------------------------------- */
+
+/*
+ * The superblock is authoritative for the tier list: members with a valid
+ * label go to the position the superblock lists their member UUID at; a
+ * label of this device it does not list is stale (an interrupted add-tier
+ * or remove-tier), reported and left out.
+ */
+static void apply_sb_list(struct tl_md *md)
+{
+	u32 i;
+	int pos;
+
+	md->nr_tiers = md->sb.nr_tiers;
+	for (i = 0; i < md->nr_devs; i++) {
+		struct tl_chk_dev *d = &md->dev[i];
+		const struct tier_label *l = &d->label;
+
+		if (d->label_ret || d->index < 0 || d->index == TIER_META_DEV ||
+		    memcmp(l->uuid, md->uuid, TIER_UUID_LEN))
+			continue;
+		pos = tier_label_sb_index(l, &md->sb);
+		if (pos == d->index)
+			continue;
+		if (md->devof[d->index] == (int)i)
+			md->devof[d->index] = -1;
+		d->index = -1;
+		if (pos < 0) {
+			problem(md, TL_SEV_WARN, i, "label",
+				"carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?): not a member; 'tierctl remove-tier %s %u' wipes it",
+				l->tier_index, md->name, md->name,
+				md->sb.nr_tiers);
+			continue;
+		}
+		if (md->devof[pos] < 0) {
+			md->devof[pos] = i;
+			d->index = pos;
+		}
+	}
+}
 
 static void check_labels_sb(struct tl_md *md)
 {
@@ -823,6 +866,8 @@ int tl_md_load(struct tl_md *md, struct tl_err *err)
 		return rc;
 	if (md->sb_rebuilt)
 		rebuild_pick_copy(md);
+	else
+		apply_sb_list(md);
 	md->nr_blocks = tier_map_blocks_for(md->sb.virt_extents);
 	check_labels_sb(md);
 	check_blocks(md);

@@ -19,8 +19,8 @@ void tl_groups_free(struct tl_groups *gs)
 
 static bool label_matches(const struct tl_group *g, const struct tier_label *l)
 {
+	/* The tier count is a hint: the superblock has the list. */
 	return !strncmp(g->name, l->name, TIER_NAME_LEN) &&
-	       g->nr_tiers == l->nr_tiers &&
 	       g->extent_shift == l->extent_shift &&
 	       g->meta_ext == !!(l->flags & TIER_LABEL_F_META_EXT);
 }
@@ -76,8 +76,7 @@ int tl_groups_add(struct tl_groups *gs, const struct tl_member *m)
 		g = &gs->group[gs->nr_groups++];
 		group_start(g, &m->label);
 	}
-	if (!label_matches(g, &m->label) ||
-	    (idx != TIER_META_DEV && idx >= g->nr_tiers)) {
+	if (!label_matches(g, &m->label)) {
 		if (g->conflict < 0)
 			g->conflict = mi;
 		return 0;
@@ -88,6 +87,40 @@ int tl_groups_add(struct tl_groups *gs, const struct tl_member *m)
 	else if (g->dup[idx] < 0)
 		g->dup[idx] = mi;
 	return 0;
+}
+
+void tl_group_apply_sb(const struct tl_groups *gs, struct tl_group *g,
+		       const struct tier_sb *sb)
+{
+	size_t mi;
+	u32 i;
+	int pos;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++) {
+		g->slot[i] = -1;
+		g->dup[i] = -1;
+		g->count[i] = 0;
+	}
+	g->nr_stale = 0;
+	g->nr_tiers = sb->nr_tiers;
+	for (mi = 0; mi < gs->nr_members; mi++) {
+		const struct tier_label *l = &gs->member[mi].label;
+
+		if (memcmp(l->uuid, g->uuid, TIER_UUID_LEN) ||
+		    l->tier_index == TIER_META_DEV)
+			continue;
+		pos = tier_label_sb_index(l, sb);
+		if (pos < 0) {
+			if (g->nr_stale < TIER_MAX_DEVS)
+				g->stale[g->nr_stale++] = mi;
+			continue;
+		}
+		g->count[pos]++;
+		if (g->slot[pos] < 0)
+			g->slot[pos] = mi;
+		else if (g->dup[pos] < 0)
+			g->dup[pos] = mi;
+	}
 }
 
 static void dev_index_name(u32 idx, char *buf, size_t len)

@@ -29,8 +29,14 @@ struct tl_member {
  * @count:    members found per device index (> 1: duplicates).
  * @dup:      member index of the second member of a duplicated index.
  * @conflict: member index of the first member whose label disagrees with
- *            the group's (name, tier count, extent size, metadata
- *            placement), -1 when none.
+ *            the group's (name, extent size, metadata placement), -1 when
+ *            none.
+ * @stale:    after tl_group_apply_sb(), members labelled for this device
+ *            that the superblock does not list (an interrupted add-tier or
+ *            remove-tier); @nr_stale of them.
+ *
+ * Until tl_group_apply_sb(), @nr_tiers and @slot follow the labels' tier
+ * indexes and counts, which are hints: enough to find the metadata holder.
  */
 struct tl_group {
 	u8 uuid[TIER_UUID_LEN];
@@ -42,6 +48,8 @@ struct tl_group {
 	u32 count[TIER_MAX_DEVS];
 	int dup[TIER_MAX_DEVS];
 	int conflict;
+	int stale[TIER_MAX_DEVS];
+	u32 nr_stale;
 };
 
 struct tl_groups {
@@ -56,6 +64,15 @@ void tl_groups_free(struct tl_groups *gs);
 
 /* Add a member (copied); 0 or -ENOMEM. */
 int tl_groups_add(struct tl_groups *gs, const struct tl_member *m);
+
+/**
+ * tl_group_apply_sb() - the superblock is authoritative for the tier list:
+ * place the members by their member UUIDs at the positions @sb lists them
+ * (whatever their labels' tier indexes say), take its tier count, and note
+ * the members it does not list in @g->stale.
+ */
+void tl_group_apply_sb(const struct tl_groups *gs, struct tl_group *g,
+		       const struct tier_sb *sb);
 
 /**
  * tl_group_check() - whether a group can be activated: no conflicting

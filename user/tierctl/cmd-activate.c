@@ -73,14 +73,13 @@ static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
 	return TIERCTL_EXIT_OK;
 }
 
-/* Superblock of a complete group; members checked against it. */
+/* The superblock, from the metadata holder the labels name. */
 static int read_group_sb(const struct tl_groups *gs, const struct tl_group *g,
 			 struct tier_sb *sb, struct tl_err *err)
 {
 	const struct tl_member *mm = tl_group_meta_member(gs, g);
 	struct tier_err terr;
 	char why[128];
-	u32 i, idx;
 	int fd, ret;
 
 	if (!mm)
@@ -97,6 +96,23 @@ static int read_group_sb(const struct tl_groups *gs, const struct tl_group *g,
 			       "device '%s': cannot use the superblock on %s: %s",
 			       g->name, mm->path,
 			       tl_tier_err_text(&terr, ret, why, sizeof(why)));
+	return TL_OK;
+}
+
+/* Every member checked against the superblock (after tl_group_apply_sb()). */
+static int check_group_sb(const struct tl_groups *gs, const struct tl_group *g,
+			  const struct tier_sb *sb, struct tl_err *err)
+{
+	struct tier_err terr;
+	u32 i, idx;
+
+	for (i = 0; i < g->nr_stale; i++) {
+		const struct tl_member *m = &gs->member[g->stale[i]];
+
+		warn("device %s carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?); it is not used: run the command again, or wipe the label with 'tierctl remove-tier %s %u'",
+		     m->path, m->label.tier_index, g->name, g->name,
+		     sb->nr_tiers);
+	}
 	for (i = 0; i < g->nr_tiers + (g->meta_ext ? 1 : 0); i++) {
 		const struct tl_member *m;
 
@@ -145,7 +161,7 @@ static void add_mem_tier(const struct tl_group *g, char *params, size_t len,
 	}
 }
 
-static int activate_group(const struct tl_groups *gs, const struct tl_group *g,
+static int activate_group(const struct tl_groups *gs, struct tl_group *g,
 			  bool read_only)
 {
 	char dm_uuid[TL_DM_UUID_LEN + 1], params[4096], size[TL_SIZE_STR_LEN];
@@ -183,9 +199,13 @@ static int activate_group(const struct tl_groups *gs, const struct tl_group *g,
 	 * below then says what is missing. */
 	if (ret != -ENXIO && tl_dm_available())
 		return report(TIERCTL_EXIT_FAIL, &err);
-	if (tl_group_check(gs, g, &err))
+	/* The superblock, from the metadata holder the labels name. */
+	if (!tl_group_meta_member(gs, g) && tl_group_check(gs, g, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
 	if (read_group_sb(gs, g, &sb, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	tl_group_apply_sb(gs, g, &sb);
+	if (tl_group_check(gs, g, &err) || check_group_sb(gs, g, &sb, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
 	if (!tl_dm_query(g->name, NULL, false, &d, NULL)) {
 		ret = fail("cannot activate '%s': another device-mapper device (uuid '%s') already has that name",

@@ -72,6 +72,13 @@ static const struct tierctl_cmd commands[] = {
 	  "evacuate NAME TIER [--wait | --cancel] [--json]",
 	  "move every extent off a tier (to faster tiers first) and keep it\n"
 	  "      empty; --cancel stops that and lets it take extents again" },
+	{ "add-tier", cmd_add_tier,
+	  "add-tier NAME DEV [--class CLASS] [--position N] [--json]",
+	  "label DEV and append it to the device's tiers (online: a table\n"
+	  "      reload; nothing is moved); --position must be the end yet" },
+	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
+	  "drop an empty tier (the last one) from the device (online) and\n"
+	  "      wipe its label" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"

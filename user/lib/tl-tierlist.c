@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libtier: changing the tier list (see tl-tierlist.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tl-disk.h"
+#include "tl-tierlist.h"
+
+#define TL_TABLE_WORDS 64
+
+/* Split @params into at most TL_TABLE_WORDS words of @buf. */
+static int split_words(const char *params, char *buf, size_t len,
+		       char **w, u32 *n, struct tl_err *err)
+{
+	char *p, *save = NULL;
+
+	if (snprintf(buf, len, "%s", params) >= (int)len)
+		return tl_fail(err, TL_FAIL, "table line too long");
+	*n = 0;
+	for (p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		if (*n == TL_TABLE_WORDS)
+			return tl_fail(err, TL_FAIL, "table line too long");
+		w[(*n)++] = p;
+	}
+	return TL_OK;
+}
+
+static int table_tiers(char **w, u32 n, const char *params, u32 *nr,
+		       struct tl_err *err)
+{
+	char *end;
+	unsigned long v;
+
+	if (n < 3)
+		goto bad;
+	v = strtoul(w[1], &end, 10);
+	if (*end || v < 1 || v > TIER_MAX_TIERS || 2 + v > n)
+		goto bad;
+	*nr = v;
+	return TL_OK;
+bad:
+	return tl_fail(err, TL_FAIL, "not a dm-tier table line: '%s'", params);
+}
+
+/* Join @w[0..n) with @nr as the tier count into @out. */
+static int join_words(char **w, u32 n, u32 nr, char *out, size_t len,
+		      struct tl_err *err)
+{
+	size_t pos = 0;
+	u32 i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		if (i == 1)
+			r = snprintf(out + pos, len - pos, "%s%u", " ", nr);
+		else
+			r = snprintf(out + pos, len - pos, "%s%s",
+				     i ? " " : "", w[i]);
+		if (r < 0 || (size_t)r >= len - pos)
+			return tl_fail(err, TL_FAIL, "table line too long");
+		pos += r;
+	}
+	return TL_OK;
+}
+
+int tl_table_add_tier(const char *params, const char *dev, char *out,
+		      size_t len, struct tl_err *err)
+{
+	char buf[4096], *w[TL_TABLE_WORDS + 1];
+	u32 n, nr, i;
+	int rc;
+
+	rc = split_words(params, buf, sizeof(buf), w, &n, err);
+	if (!rc)
+		rc = table_tiers(w, n, params, &nr, err);
+	if (rc)
+		return rc;
+	if (nr == TIER_MAX_TIERS)
+		return tl_fail(err, TL_FAIL, "the device has %d tiers already",
+			       TIER_MAX_TIERS);
+	if (n == TL_TABLE_WORDS)
+		return tl_fail(err, TL_FAIL, "table line too long");
+	for (i = n; i > 2 + nr; i--)
+		w[i] = w[i - 1];
+	w[2 + nr] = (char *)dev;
+	return join_words(w, n + 1, nr + 1, out, len, err);
+}
+
+int tl_table_drop_last_tier(const char *params, char *out, size_t len,
+			    struct tl_err *err)
+{
+	char buf[4096], *w[TL_TABLE_WORDS];
+	u32 n, nr, i;
+	int rc;
+
+	rc = split_words(params, buf, sizeof(buf), w, &n, err);
+	if (!rc)
+		rc = table_tiers(w, n, params, &nr, err);
+	if (rc)
+		return rc;
+	if (nr == 1)
+		return tl_fail(err, TL_FAIL, "the device has a single tier");
+	for (i = 1 + nr; i + 1 < n; i++)
+		w[i] = w[i + 1];
+	return join_words(w, n - 1, nr - 1, out, len, err);
+}
+
+int tl_tierlist_new_label(const struct tier_label *ref,
+			  const struct tier_sb *sb, u64 dev_sectors,
+			  u32 tier_class, const u8 *member_uuid,
+			  struct tier_label *l, struct tl_err *err)
+{
+	u64 nr;
+
+	if (sb->nr_tiers >= TIER_MAX_TIERS)
+		return tl_fail(err, TL_USAGE, "the device has %d tiers already",
+			       TIER_MAX_TIERS);
+	nr = dev_sectors > TIER_DATA_ALIGN ?
+		     (dev_sectors - TIER_DATA_ALIGN) >> sb->extent_shift :
+		     0;
+	if (!nr)
+		return tl_fail(err, TL_USAGE,
+			       "the device is too small: it must hold a 1 MiB offset and at least one extent");
+	if (nr > TIER_MAX_PEXTS)
+		return tl_fail(err, TL_USAGE,
+			       "the device has more than 2^48 extents of this device's size");
+	memset(l, 0, sizeof(*l));
+	memcpy(l->uuid, sb->uuid, TIER_UUID_LEN);
+	memcpy(l->member_uuid, member_uuid, TIER_UUID_LEN);
+	memcpy(l->name, ref->name, TIER_NAME_LEN);
+	l->name[TIER_NAME_LEN - 1] = '\0';
+	l->flags = ref->flags & TIER_LABEL_F_META_EXT;
+	l->tier_index = sb->nr_tiers;
+	l->nr_tiers = sb->nr_tiers + 1;
+	l->tier_class = tier_class;
+	l->extent_shift = sb->extent_shift;
+	l->dev_sectors = dev_sectors;
+	l->data_start = TIER_DATA_ALIGN;
+	l->nr_extents = nr;
+	l->virt_extents = sb->virt_extents;
+	l->ctime = sb->ctime;
+	return TL_OK;
+}
+
+int tl_tierlist_hint(const struct tier_label *l, const struct tier_sb *sb,
+		     struct tier_label *out)
+{
+	int pos;
+
+	*out = *l;
+	if (memcmp(l->uuid, sb->uuid, TIER_UUID_LEN))
+		return -1;
+	if (l->tier_index == TIER_META_DEV) {
+		out->nr_tiers = sb->nr_tiers;
+		return out->nr_tiers != l->nr_tiers;
+	}
+	pos = tier_label_sb_index(l, sb);
+	if (pos < 0)
+		return -1;
+	out->tier_index = pos;
+	out->nr_tiers = sb->nr_tiers;
+	return out->tier_index != l->tier_index || out->nr_tiers != l->nr_tiers;
+}
+
+int tl_tierlist_read_label(const char *path, struct tier_label *l)
+{
+	struct tier_err terr;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = tl_read_label(fd, l, &terr);
+	close(fd);
+	return ret;
+}
+
+static int write_block0(const char *path, const void *blk, struct tl_err *err)
+{
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return tl_fail(err, TL_FAIL, "cannot open %s: %s", path,
+			       strerror(errno));
+	ret = tl_pwrite_full(fd, blk, TIER_BLOCK_SIZE, 0);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return tl_fail(err, TL_FAIL, "writing the label of %s failed: %s",
+			       path, strerror(-ret));
+	return TL_OK;
+}
+
+int tl_tierlist_write_label(const char *path, const struct tier_label *l,
+			    struct tl_err *err)
+{
+	void *blk = tl_block_alloc(1);
+	int rc;
+
+	if (!blk)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	tier_label_encode(l, blk);
+	rc = write_block0(path, blk, err);
+	free(blk);
+	return rc;
+}
+
+int tl_tierlist_wipe_label(const char *path, struct tl_err *err)
+{
+	void *blk = tl_block_alloc(1);
+	int rc;
+
+	if (!blk)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	rc = write_block0(path, blk, err);
+	free(blk);
+	return rc;
+}
+
+int tl_tierlist_read_sb(const char *path, const struct tier_label *l,
+			struct tier_sb *sb, struct tl_err *err)
+{
+	struct tier_err terr;
+	char why[128];
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return tl_fail(err, TL_FAIL, "cannot open %s: %s", path,
+			       strerror(errno));
+	ret = tl_read_sb(fd, l->meta_start, sb, &terr);
+	close(fd);
+	if (ret)
+		return tl_fail(err, TL_FAIL, "cannot read the superblock on %s: %s",
+			       path, tl_tier_err_text(&terr, ret, why,
+						      sizeof(why)));
+	return TL_OK;
+}
