@@ -244,6 +244,8 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 			continue;
 		set_bit(i, &pool->flush_dirty);
 		failed |= BIT(i);
+		/* A failed flush is a failed I/O to the tier: counted too. */
+		atomic64_inc(&pool->io_errors[i]);
 		DMERR_LIMIT("%s: flushing tier %u (%s) failed: %d",
 			    tier_pool_log_name(pool), i, pool->tier_name[i], r);
 		tier_note_tier_event(pool, i, TIER_HEV_FLUSH_ERROR);
