@@ -26,7 +26,9 @@ D=/dev/mapper/$DEV
 
 ext_sum() { dd if=$D bs=1M skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 # "<queued> <expired>": the status line's last two fields.
-offq() { dmsetup status $DEV | awk '{ print $(NF - 1), $NF }'; }
+# <offline_queued> <offline_expired>: the status line's fields before the
+# last one (<evacuating>, docs/ARCHITECTURE.md "The status line").
+offq() { dmsetup status $DEV | awk '{ print $(NF - 2), $(NF - 1) }'; }
 shim_load() { # shim table-text
 	dmsetup suspend --noflush --nolockfs "$1"
 	dmsetup load "$1" <<<"$2"
