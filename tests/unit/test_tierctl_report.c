@@ -432,6 +432,81 @@ static void test_status_evacuation(void **state)
 	tl_table_free(&c.tt);
 }
 
+/* The move queue's table: "evacuate", the longest kind, keeps its columns
+ * aligned with the others. */
+static void test_status_moves(void **state)
+{
+	static struct tl_nl_dev nd;
+	struct status_case c;
+	const char *a, *b;
+
+	(void)state;
+	status_case(&c, "rw 7 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0",
+		    "2048 2 259:0 8:16");
+	memset(&nd, 0, sizeof(nd));
+	nd.nr_moves = 2;
+	nd.moves[0].id = 4;
+	snprintf(nd.moves[0].kind, sizeof(nd.moves[0].kind), "evacuate");
+	snprintf(nd.moves[0].state, sizeof(nd.moves[0].state), "running");
+	nd.moves[0].target_tier = 1;
+	nd.moves[1].id = 5;
+	snprintf(nd.moves[1].kind, sizeof(nd.moves[1].kind), "migrate");
+	snprintf(nd.moves[1].state, sizeof(nd.moves[1].state), "queued");
+	c.v.nd = &nd;
+	capture(false, do_status, &c.v);
+	a = strstr(out, "     4  evacuate  running ");
+	b = strstr(out, "     5  migrate   queued  ");
+	assert_non_null(a);
+	assert_non_null(b);
+	/* The header's "state" sits over the states. */
+	assert_non_null(strstr(out, "    id  kind      state "));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"kind\":\"evacuate\""));
+	tl_table_free(&c.tt);
+}
+
+/* The offline queue's counters after <meta_total>: text only when either is
+ * not 0, JSON always (null from an older module's line). */
+static void test_status_offline_queue(void **state)
+{
+	static const char *const head =
+		"rw 7 2048 1000 300 2 ok 200 150 11 12 offline 900 150 13 14 0 "
+		"0 0 0 0 idle 0 0 0 150 150 - 0 0 0 0 0 0 0 0 0 rw%s";
+	struct status_case c;
+	char line[256];
+
+	(void)state;
+	snprintf(line, sizeof(line), head, " 256 4096 3 5 0");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	assert_true(c.st.offline.present);
+	assert_int_equal(c.st.offline.queued, 3);
+	assert_int_equal(c.st.offline.expired, 5);
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "  offline queue: 3 writes waiting for an offline tier, 5 failed at their deadline\n"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"offline_queued\":3,\"offline_expired\":5"));
+	tl_table_free(&c.tt);
+
+	snprintf(line, sizeof(line), head, " 256 4096 0 0 0");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	capture(false, do_status, &c.v);
+	assert_null(strstr(out, "offline queue"));
+	capture(true, do_status, &c.v);
+	assert_non_null(strstr(out, "\"offline_queued\":0,\"offline_expired\":0"));
+	tl_table_free(&c.tt);
+
+	/* An older module: not reported. */
+	snprintf(line, sizeof(line), head, " 256 4096");
+	status_case(&c, line, "2048 2 259:0 8:16");
+	assert_false(c.st.offline.present);
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"offline_queued\":null,\"offline_expired\":null"));
+	tl_table_free(&c.tt);
+}
+
 /* A read-only activation: said on the metadata line and in JSON; the
  * status line's appended <activation> field does not upset the parser. */
 static void test_status_read_only(void **state)
@@ -581,6 +656,8 @@ int main(void)
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_meta_use),
 		cmocka_unit_test(test_status_evacuation),
+		cmocka_unit_test(test_status_offline_queue),
+		cmocka_unit_test(test_status_moves),
 		cmocka_unit_test(test_status_read_only),
 		cmocka_unit_test(test_status_mem),
 		cmocka_unit_test(test_status_lost),

@@ -76,6 +76,8 @@ static void put_full_dev(struct nl_msg *msg, const char *name)
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_COMMITS, 77), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_NOSPC_ERRORS, 2), 0);
 	assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_NR_TIERS, 2), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_OFFLINE_QUEUED, 4), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_OFFLINE_EXPIRED, 6), 0);
 	put_tier(msg, 0, "nvme0n1", 128, 100);
 	put_tier(msg, 1, "nvme1n1", 896, 200);
 	nest = nla_nest_start(msg, DM_TIER_A_DEV_MIGRATION);
@@ -102,6 +104,9 @@ static void check_full_dev(const struct tl_nl_dev *dev, const char *name)
 	assert_string_equal(dev->metadata_mode, "rw");
 	assert_int_equal(dev->commits, 77);
 	assert_int_equal(dev->nospc_errors, 2);
+	assert_true(dev->has_offline);
+	assert_int_equal(dev->offline_queued, 4);
+	assert_int_equal(dev->offline_expired, 6);
 	assert_int_equal(dev->nr_tiers, 2);
 	assert_int_equal(dev->tiers[0].index, 0);
 	assert_string_equal(dev->tiers[0].device, "nvme0n1");

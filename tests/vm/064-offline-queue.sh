@@ -25,7 +25,6 @@ DEV=oq64
 D=/dev/mapper/$DEV
 
 ext_sum() { dd if=$D bs=1M skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
-# "<queued> <expired>": the status line's last two fields.
 # <offline_queued> <offline_expired>: the status line's fields before the
 # last one (<evacuating>, docs/ARCHITECTURE.md "The status line").
 offq() { dmsetup status $DEV | awk '{ print $(NF - 2), $(NF - 1) }'; }
@@ -106,6 +105,11 @@ guest_main() {
 	dd "${W[@]}" "$(at 13)" 2>/tmp/q.err &
 	pid=$!
 	wait_for 10 '[ "$(offq)" = "1 0" ]' || fail "queue: the write is not queued: $(offq)"
+	# tierctl status shows the parked write (netlink), text and JSON.
+	tierctl status $DEV | grep -q "offline queue: 1 writes waiting for an offline tier, 0 failed" ||
+		fail "queue: tierctl status does not show the parked write: $(tierctl status $DEV)"
+	tierctl status --json $DEV | grep -q '"offline_queued":1,"offline_expired":0' ||
+		fail "queue: tierctl status --json: $(tierctl status --json $DEV)"
 	sleep 2
 	kill -0 $pid 2>/dev/null || fail "queue: the write ended while tier 2 was offline: $(cat /tmp/q.err)"
 	shim_load te2 "$(linear2)"

@@ -257,6 +257,14 @@ int tl_nl_parse_dev(struct nlattr **tb, struct tl_nl_dev *dev)
 		return ret;
 	if (nr_tiers > TIER_MAX_TIERS)
 		return -EINVAL;
+	if (tb[DM_TIER_A_DEV_OFFLINE_QUEUED]) {
+		if (get_u64(tb[DM_TIER_A_DEV_OFFLINE_QUEUED],
+			    &dev->offline_queued) ||
+		    OPT_U64(tb, DM_TIER_A_DEV_OFFLINE_EXPIRED,
+			    &dev->offline_expired))
+			return -EINVAL;
+		dev->has_offline = true;
+	}
 	if (tb[DM_TIER_A_DEV_EVENT_TIER]) {
 		if (get_u32(tb[DM_TIER_A_DEV_EVENT_TIER], &dev->event_tier))
 			return -EINVAL;
@@ -371,6 +379,9 @@ void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st)
 		o->evacuating = t->evacuating;
 	}
 	st->nospc_errors = dev->nospc_errors;
+	st->offline.present = dev->has_offline;
+	st->offline.queued = dev->offline_queued;
+	st->offline.expired = dev->offline_expired;
 	st->has_io_errors = true;
 	st->mig.present = dev->has_migration;
 	if (dev->has_migration) {

@@ -92,6 +92,11 @@ struct tl_nl_dev {
 	char metadata_mode[16];
 	uint64_t commits;
 	uint64_t nospc_errors;
+	/* Writes parked for an offline tier now / failed at their deadline;
+	 * @has_offline: the module reports them. */
+	bool has_offline;
+	uint64_t offline_queued;
+	uint64_t offline_expired;
 	uint32_t nr_tiers;
 	struct tl_nl_tier tiers[TIER_MAX_TIERS];
 	bool has_migration;

@@ -241,14 +241,14 @@ static void print_moves(const struct tl_nl_dev *nd)
 	print_text("  moves:     %u queued (at most %u)\n", nd->nr_moves,
 		   TL_NL_MOVES_MAX);
 	print_arr_begin("moves", nd->nr_moves ?
-			"    id  kind     state              start +length          tier  done / left extents\n" :
+			"    id  kind      state              start +length          tier  done / left extents\n" :
 			NULL);
 	for (i = 0; i < nd->nr_moves; i++) {
 		const struct tl_nl_move *m = &nd->moves[i];
 
 		print_obj_begin(NULL);
 		print_u64("id", "  %4llu", m->id);
-		print_str("kind", "  %-7s", m->kind);
+		print_str("kind", "  %-8s", m->kind);
 		print_str("state", "  %-10s", m->state);
 		print_u64_text("range_start", "  %10s", m->range_start,
 			       tl_size_str(m->range_start, a));
@@ -331,6 +331,21 @@ void tl_print_status(const struct tl_status_view *v)
 		print_mem_tier(st);
 	print_arr_end();
 	print_evacuations(v, ext);
+	if (st->offline.present) {
+		/* Text only when something waits or waited: it is rare. */
+		bool any = st->offline.queued || st->offline.expired;
+
+		print_u64("offline_queued",
+			  any ? "  offline queue: %llu writes waiting for an offline tier" :
+				NULL,
+			  st->offline.queued);
+		print_u64("offline_expired",
+			  any ? ", %llu failed at their deadline\n" : NULL,
+			  st->offline.expired);
+	} else {
+		print_null("offline_queued", NULL);
+		print_null("offline_expired", NULL);
+	}
 	print_u64("nospc_errors", "  nospc errors: %llu\n", st->nospc_errors);
 	if (v->lost && v->nd && v->lost->tier_lost) {
 		/* At most 16 ranges in text; `where --lost` lists all. */

@@ -318,7 +318,14 @@ int tl_status_parse(const char *line, struct tl_status *st,
 		parse_meta(argc - used, argv + used, &out.meta);
 		/* <meta_used> <meta_total> <offline_queued> <offline_expired>,
 		 * then <evacuating> (a bit per tier; absent from older modules). */
-		used += 4;
+		used += 2;
+		if (out.meta.present && argc >= used + 2 &&
+		    parse_u64(argv[used], &out.offline.queued) &&
+		    parse_u64(argv[used + 1], &out.offline.expired))
+			out.offline.present = true;
+		else
+			memset(&out.offline, 0, sizeof(out.offline));
+		used += 2;
 		if (argc > used && parse_u64(argv[used], &evac))
 			for (i = 0; i < (int)out.nr_tiers; i++)
 				out.tier[i].evacuating = evac & (1ULL << i);

@@ -22,7 +22,7 @@
  *   then <meta_used_blocks> <meta_total_blocks>: the metadata device's
  *   use and size in 4 KiB blocks (struct tl_status_meta; absent from
  *   older modules),
- *   then <offline_queued> <offline_expired> (ignored here) and
+ *   then <offline_queued> <offline_expired> (struct tl_status_offline) and
  *   <evacuating>: a bit per tier being evacuated (tl_status_tier
  *   @evacuating; absent from older modules).
  * A line that ends after <nospc_errors> (an older module) parses with the
@@ -146,6 +146,20 @@ struct tl_status_meta {
 };
 
 /**
+ * struct tl_status_offline - writes waiting for an offline tier
+ * (offline_queue_s; docs/ARCHITECTURE.md "Offline queue").
+ * @present: the module reports them.
+ * @queued:  writes parked now.
+ * @expired: parked writes failed with EIO at their deadline since
+ *           activation.
+ */
+struct tl_status_offline {
+	bool present;
+	u64 queued;
+	u64 expired;
+};
+
+/**
  * struct tl_status - what the kernel reports about a device, from either
  * source: the status line (tl_status_parse()) or netlink's dev-get
  * (tl_nl_dev_to_status()). One printer (tl_print_status()) serves both.
@@ -166,6 +180,7 @@ struct tl_status {
 	struct tl_status_migration mig;
 	struct tl_mem_stats mem;
 	struct tl_status_meta meta;
+	struct tl_status_offline offline;
 };
 
 /**

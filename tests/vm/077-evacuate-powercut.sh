@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
+# shellcheck source=tests/vm/lib.sh disable=SC2154
+# Power cuts in the middle of tierctl evacuate (issue 18: "a power cut in
+# the middle of each operation"). Three null_blk disks with a volatile write
+# cache under dm-linear shims (as 070); 32 MiB of the data on tier 2.
+#   mid     tier 2 is evacuated at 1 MiB/s; the power is cut after some
+#           extents moved and a commit recorded them, with copies still in
+#           flight. The device activates with every byte intact; tier 2 is
+#           "stopped" (the evacuate flag is in the superblock, the request
+#           is not), holds fewer extents than before and takes no new ones;
+#           'tierctl evacuate' again empties it.
+#   done    a cut right after the evacuation ended: tier 2 is "empty" after
+#           activation, and remove-tier drops it.
+# Then tierctl check is clean and used = mapped.
+. "$(dirname "$0")/lib.sh"
+DEV=ev
+D=/dev/mapper/$DEV
+SHIMS="hotL:hot0 midL:mid0 coldL:cold0"
+
+sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+tier2_state() { tierctl status $DEV --json | jget '["tiers"][2]["evacuation"]'; }
+moves() { tierctl status $DEV --json | jget "$1"; }
+
+# Cut the power, deactivate, power on, activate; the data must be intact.
+power_cut() { # what mib sum
+	# shellcheck disable=SC2086 # the pairs
+	shims_cut $SHIMS
+	tierctl remove $DEV >/dev/null 2>&1 || dmsetup remove --force $DEV >/dev/null 2>&1 || true
+	# shellcheck disable=SC2086
+	shims_restore $SHIMS
+	tierctl activate $DEV >/tmp/act.out 2>/tmp/act.err ||
+		{ cat /tmp/act.err; fail "$1: activate after the cut"; }
+	expect_eq "$(sha_dev "$2")" "$3" "$1: data after the cut"
+}
+
+guest_main() {
+	local p before left id
+	"$TOP/tools/nullb" create hot0 96 32
+	"$TOP/tools/nullb" create mid0 96 32
+	"$TOP/tools/nullb" create cold0 256 32
+	for p in $SHIMS; do
+		dmsetup create "${p%%:*}" --table "0 $(blockdev --getsz "/dev/${p#*:}") linear /dev/${p#*:} 0"
+	done
+	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/midL \
+		--tier /dev/mapper/coldL --extent-size 1M >/dev/null
+	tier_set $DEV auto_migrate 0
+	head -c $((48 << 20)) /dev/urandom >/tmp/data
+	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
+	tierctl migrate $DEV --range 0:32M --tier 2 --wait >/dev/null || fail "migrate to tier 2"
+	dmsetup message $DEV 0 commit
+	before=$(tier_mapped $DEV 2)
+	[ "$before" -ge 32 ] || fail "setup: tier 2 maps $before extents: $(tier_summary $DEV)"
+	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+
+	# ---- mid: cut with the evacuation under way
+	tier_set $DEV migration_bandwidth 1
+	id=$(tierctl evacuate $DEV 2 --json | jget '["move_id"]') || fail "mid: evacuate"
+	wait_for 60 "[ \$(moves '[\"moves\"][0][\"done_extents\"]') -ge 3 ]" ||
+		fail "mid: nothing moved in 60 s: $(tierctl status $DEV)"
+	sleep 2 # a periodic commit records the moved extents and the flag
+	expect_eq "$(moves '["moves"].__len__()')" 1 "mid: request $id still queued at the cut"
+	power_cut "mid" 48 "$SUM"
+	left=$(tier_mapped $DEV 2)
+	if [ "$left" -eq 0 ] || [ "$left" -ge "$before" ]; then
+		fail "mid: tier 2 maps $left extents after the cut (had $before; want fewer, not 0)"
+	fi
+	expect_eq "$(tier2_state)" stopped "mid: tier 2 after activation"
+	expect_eq "$(moves '["moves"].__len__()')" 0 "mid: requests after activation"
+	tier_sane $DEV "mid"
+	echo "mid: cut during the evacuation: data intact, tier 2 stopped with $left of $before extents"
+	# It takes nothing new: 8 MiB more land elsewhere.
+	head -c $((8 << 20)) /dev/urandom >>/tmp/data
+	dd if=/tmp/data of=$D bs=1M skip=48 seek=48 count=8 oflag=direct conv=fsync status=none
+	dmsetup message $DEV 0 commit
+	expect_eq "$(tier_mapped $DEV 2)" "$left" "mid: tier 2 extents after more writes"
+	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	# Resumed at full speed: empty.
+	tier_set $DEV migration_bandwidth 0
+	tierctl evacuate $DEV 2 --wait >/dev/null || fail "mid: evacuate again"
+	expect_eq "$(tier_mapped $DEV 2)" 0 "mid: tier 2 extents after evacuate again"
+	expect_eq "$(tier2_state)" empty "mid: tier 2 after evacuate again"
+	expect_eq "$(sha_dev 56)" "$SUM" "mid: data after evacuate again"
+	echo "mid: evacuate again emptied tier 2"
+
+	# ---- done: cut right after the end
+	dmsetup message $DEV 0 commit
+	power_cut "done" 56 "$SUM"
+	expect_eq "$(tier_mapped $DEV 2)" 0 "done: tier 2 extents after the cut"
+	expect_eq "$(tier2_state)" empty "done: tier 2 after activation"
+	tierctl remove-tier $DEV 2 >/dev/null || fail "done: remove-tier 2"
+	expect_eq "$(tier_stat $DEV nr_tiers)" 2 "done: tiers after remove-tier"
+	expect_eq "$(sha_dev 56)" "$SUM" "done: data after remove-tier"
+	tier_sane $DEV final
+	tierctl remove $DEV >/dev/null
+	expect_status 0 "clean" tierctl check $DEV
+	echo "done: cut after the evacuation: tier 2 empty, removed; check clean"
+	no_kernel_warning "077"
+}
+run_guest_phase "$@"
+
+vm --mem 2048 -- "$0" main
