@@ -541,6 +541,35 @@ static struct tier_pool *tier_nl_find(struct nlattr *attr,
 }
 
 /*
+ * tier_nl_admin_pool() - the start of a change to one device: the caller
+ * has CAP_SYS_ADMIN, the request names the device and carries @attr, and
+ * the device is found.
+ * Context: process; takes tier_pools_mutex.
+ * Return: the pool, with tier_pools_mutex held (the caller unlocks), or an
+ * ERR_PTR (-EPERM, -EINVAL, -ENOENT, extack set) with it not held.
+ */
+static struct tier_pool *tier_nl_admin_pool(struct sk_buff *skb,
+					    struct genl_info *info, int attr)
+{
+	struct tier_pool *pool;
+	int r;
+
+	r = tier_nl_sys_admin(skb, info->extack);
+	if (r)
+		return ERR_PTR(r);
+	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, attr))
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&tier_pools_mutex);
+	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
+	if (!pool) {
+		mutex_unlock(&tier_pools_mutex);
+		return ERR_PTR(-ENOENT);
+	}
+	return pool;
+}
+
+/*
  * A reply of @cmd for @pool: the name, then what @fill adds. Under
  * tier_pools_mutex.
  */
@@ -978,19 +1007,10 @@ static int tier_nl_move_cancel_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int r;
 
-	r = tier_nl_sys_admin(skb, info->extack);
-	if (r)
-		return r;
-	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_MOVE_ID))
-		return -EINVAL;
+	pool = tier_nl_admin_pool(skb, info, DM_TIER_A_DEV_MOVE_ID);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
 	id = nla_get_u32(info->attrs[DM_TIER_A_DEV_MOVE_ID]);
-	mutex_lock(&tier_pools_mutex);
-	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
-	if (!pool) {
-		r = -ENOENT;
-		goto out;
-	}
 	r = tier_mig_cancel(pool, id);
 	if (r) {
 		struct nlattr *bad = info->attrs[DM_TIER_A_DEV_MOVE_ID];
@@ -1027,15 +1047,10 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	u32 tier;
 	int r;
 
-	r = tier_nl_sys_admin(skb, info->extack);
-	if (r)
-		return r;
-	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
-		return -EINVAL;
-	mutex_lock(&tier_pools_mutex);
-	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
-	r = pool ? tier_nl_target_tier(info, pool, &tier) : -ENOENT;
+	pool = tier_nl_admin_pool(skb, info, DM_TIER_A_DEV_TARGET_TIER);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	r = tier_nl_target_tier(info, pool, &tier);
 	if (!r) {
 		r = tier_tier_recover(pool, tier);
 		if (r)
@@ -1057,18 +1072,9 @@ static int tier_nl_tier_forget_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 tier;
 	int r;
 
-	r = tier_nl_sys_admin(skb, info->extack);
-	if (r)
-		return r;
-	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
-		return -EINVAL;
-	mutex_lock(&tier_pools_mutex);
-	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
-	if (!pool) {
-		r = -ENOENT;
-		goto out;
-	}
+	pool = tier_nl_admin_pool(skb, info, DM_TIER_A_DEV_TARGET_TIER);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
 	tier = nla_get_u32(info->attrs[DM_TIER_A_DEV_TARGET_TIER]);
 	r = tier_forget_tier(pool, tier, &done, &err);
 	if (r) {
@@ -1096,18 +1102,9 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int r;
 
-	r = tier_nl_sys_admin(skb, info->extack);
-	if (r)
-		return r;
-	if (GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_NAME) ||
-	    GENL_REQ_ATTR_CHECK(info, DM_TIER_A_DEV_TARGET_TIER))
-		return -EINVAL;
-	mutex_lock(&tier_pools_mutex);
-	pool = tier_nl_find(info->attrs[DM_TIER_A_DEV_NAME], info->extack);
-	if (!pool) {
-		r = -ENOENT;
-		goto out;
-	}
+	pool = tier_nl_admin_pool(skb, info, DM_TIER_A_DEV_TARGET_TIER);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
 	r = tier_nl_check_writable(info, pool);
 	if (r)
 		goto out;

@@ -607,12 +607,25 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
 {
 	struct tier_alloc *a = &pool->alloc[tier];
+	u64 cap = 0;
+	u32 i;
 
 	lockdep_assert_held(&pool->lock);
 	if (!tier || tier >= pool->nr_tiers ||
 	    test_bit(tier, &pool->noalloc_hold)) {
 		*err = "Another table without this tier is loaded already";
 		return -EBUSY;
+	}
+	/*
+	 * A superblock whose virtual size exceeds its tiers' capacity does not
+	 * decode (tier_sb_decode()): the device would not activate again.
+	 */
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (i != tier)
+			cap += pool->alloc[i].nr_extents;
+	if (cap < pool->virt_extents) {
+		*err = "Without this tier the device would be larger than its tiers: shrink it or add a tier first";
+		return -ENOSPC;
 	}
 	/* Frees awaiting a commit are no data: the map points elsewhere. */
 	if (pool->mapped[tier] ||

@@ -728,7 +728,9 @@ void tier_pool_sync_noalloc(struct tier_pool *pool);
  *
  * Context: caller holds pool->lock.
  * Return: 0; -EBUSY when the tier holds extents or some are being
- * prepared or moved there, or it is held already.
+ * prepared or moved there, or it is held already; -ENOSPC when the other
+ * tiers' capacity is below the virtual size (the superblock would not
+ * decode).
  */
 int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err);
 

@@ -379,6 +379,7 @@ int cmd_remove_tier(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
+	char size2[TL_SIZE_STR_LEN];
 	struct tl_err err = { "" };
 	bool json = tierctl_json;
 	struct tl_status stat;
@@ -386,8 +387,8 @@ int cmd_remove_tier(int argc, char **argv)
 	struct tl_dm_dev d;
 	struct live lv;
 	const char *name;
-	u64 held = 0;
-	u32 tier;
+	u64 held = 0, cap;
+	u32 tier, i;
 	int c, rc;
 
 	opts_reset();
@@ -449,6 +450,19 @@ int cmd_remove_tier(int argc, char **argv)
 		rc = fail("remove-tier: tier %u holds %llu extents (%s): run tierctl evacuate %s %u first",
 			  tier, (unsigned long long)held, tl_size_str(b, size),
 			  name, tier);
+		goto out;
+	}
+	/* The device is never larger than its tiers (the superblock would
+	 * not decode): the kernel refuses too. */
+	for (i = 0, cap = 0; i < lv.sb.nr_tiers; i++)
+		if (i != tier)
+			cap += lv.sb.tier[i].nr_extents;
+	if (cap < lv.sb.virt_extents) {
+		u64 shift = lv.sb.extent_shift + TIER_SECTOR_SHIFT;
+
+		rc = fail("remove-tier: without tier %u, %s has %s of capacity for a virtual size of %s; shrink the device or add a tier first",
+			  tier, name, tl_size_str(cap << shift, size),
+			  tl_size_str(lv.sb.virt_extents << shift, size2));
 		goto out;
 	}
 	snprintf(removed, sizeof(removed), "%s", lv.path[tier]);
