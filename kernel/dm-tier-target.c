@@ -2050,8 +2050,8 @@ static void tier_evac_persist(struct tier_pool *pool, u32 tier, bool on)
 	tier_request_commit(pool);
 }
 
-int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
-		  u64 *mapped, u64 *missing, const char **err)
+int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
+		  u32 *id, u64 *mapped, u64 *missing, const char **err)
 {
 	int r;
 
@@ -2084,7 +2084,22 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
 		*err = TIER_MSG_EVAC_OFFLINE;
 		return -EINVAL;
 	}
-	r = tier_mig_evacuate(pool, tier, id, missing);
+	if (pref != TIER_MOVE_NO_PREF) {
+		if (pref >= pool->nr_tiers) {
+			*err = "the destination (to) is not a tier of the device";
+			return -EINVAL;
+		}
+		if (pref == tier) {
+			*err = "the destination (to) is the tier being evacuated";
+			return -EINVAL;
+		}
+		if (tier_offline(pool, pref) ||
+		    (READ_ONCE(pool->evac) & BIT(pref))) {
+			*err = "the destination (to) is offline or being evacuated: it takes no extents";
+			return -EINVAL;
+		}
+	}
+	r = tier_mig_evacuate(pool, tier, pref, id, missing);
 	if (r == -ENOSPC)
 		*err = "the other tiers lack room for the extents of the tier";
 	else if (r == -EBUSY)
@@ -2097,24 +2112,28 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
 	return 0;
 }
 
-/* "evacuate <tier> [stop]" */
+/* "evacuate <tier> [stop | to <tier>]" */
 static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 				 char **argv)
 {
 	struct tier_pool *pool = tc->pool;
 	const char *err = "bad arguments";
+	unsigned int tier, pref = TIER_MOVE_NO_PREF;
 	u64 mapped, missing;
-	unsigned int tier;
-	bool stop = false;
+	bool stop = false, ok;
 	char dummy;
 	int r = -EINVAL;
 	u32 id;
 
 	if (argc == 3 && !strcasecmp(argv[2], "stop"))
 		stop = true;
-	if ((argc == 2 || stop) && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
-		r = tier_evacuate(pool, tier, stop, &id, &mapped, &missing,
-				  &err);
+	ok = argc == 2 || stop;
+	if (argc == 4 && !strcasecmp(argv[2], "to"))
+		ok = sscanf(argv[3], "%u%c", &pref, &dummy) == 1 &&
+		     pref != TIER_MOVE_NO_PREF;
+	if (ok && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
+		r = tier_evacuate(pool, tier, stop, pref, &id, &mapped,
+				  &missing, &err);
 	if (r == -ENOSPC)
 		DMWARN_LIMIT("%s: evacuate %s: %s (%llu extents missing)",
 			     tier_pool_log_name(pool), argv[1], err, missing);
@@ -2225,6 +2244,8 @@ static int tier_message_forget(struct tier_c *tc, char **argv)
  *                                  every extent off it (asynchronous);
  *                                  "stop" cancels that and lets the tier
  *                                  take extents again
+ *   evacuate <tier> to <dest>      the same, extents going to tier <dest>
+ *                                  while it has room (then as usual)
  */
 static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
@@ -2287,7 +2308,7 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return tier_message_migrate(tc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))
 		return tier_message_forget(tc, argv);
-	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "evacuate"))
+	if (argc >= 2 && argc <= 4 && !strcasecmp(argv[0], "evacuate"))
 		return tier_message_evacuate(tc, argc, argv);
 	DMWARN_LIMIT("%s: unrecognised message: %s%s", tier_pool_log_name(pool),
 		     argc ? argv[0] : "(none)", argc > 1 ? " ..." : "");
