@@ -138,6 +138,19 @@ struct replace_opts {
  * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
  */
 int replace_parse(int argc, char **argv, struct replace_opts *o);
+
+/*
+ * The add-tier and remove-tier operations after argument parsing (other
+ * commands build on them, e.g. replace-tier). tierctl_add_tier(): @dev
+ * joins @name at tier @position (1..count; -1 appends; 0 is refused),
+ * class @tier_class (TL_CLASS_AUTO detects it). tierctl_remove_tier(): the
+ * empty tier @tier (1..count - 1) leaves @name. Each prints its result (or
+ * errors on stderr) and returns a TIERCTL_EXIT_* code; re-running either
+ * after a crash completes the label work (docs/tierctl.md).
+ */
+int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
+		     int position, bool json);
+int tierctl_remove_tier(const char *name, u32 tier, bool json);
 int cmd_remove_tier(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
