@@ -1094,6 +1094,7 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *toattr = info->attrs[DM_TIER_A_DEV_EVACUATE_TO];
 	bool stop = nla_get_flag(info->attrs[DM_TIER_A_DEV_EVACUATE_STOP]);
 	u32 pref = toattr ? nla_get_u32(toattr) : TIER_MOVE_NO_PREF;
+	struct nlattr *bad = tattr;
 	const char *err = NULL;
 	struct tier_pool *pool;
 	u64 mapped, missing;
@@ -1118,12 +1119,13 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 	r = tier_evacuate(pool, nla_get_u32(tattr), stop, pref, &id, &mapped,
 			  &missing, &err);
 	if (r) {
-		/* A bad destination names its attribute, else the tier's. */
-		tier_nl_err_attr(info->extack,
-				 r != -EINVAL ? NULL :
-				 toattr && err && strstr(err, "(to)") ? toattr :
-									 tattr,
-				 err);
+		/*
+		 * EINVAL names the attribute at fault: the destination when
+		 * the message is about it ("(to)"), else the tier.
+		 */
+		if (toattr && err && strstr(err, "(to)"))
+			bad = toattr;
+		tier_nl_err_attr(info->extack, r == -EINVAL ? bad : NULL, err);
 		goto out;
 	}
 	r = tier_nl_reply_done_id(info, pool, mapped, id);

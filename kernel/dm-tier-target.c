@@ -2165,7 +2165,7 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		}
 		if (tier_offline(pool, pref) ||
 		    (READ_ONCE(pool->evac) & BIT(pref))) {
-			*err = "the destination (to) is offline or being evacuated: it takes no extents";
+			*err = "the destination (to) is offline or evacuating";
 			return -EINVAL;
 		}
 	}

@@ -179,16 +179,21 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(why, "moving the metadata to another device is not built yet"));
 	assert_non_null(strstr(why, "--metadata-dev"));
 	assert_int_equal(s, 99);
-	/* With a separate metadata device tier 0 can be replaced. */
+	/* With a separate metadata device: remove-tier takes no tier 0. */
 	sb_n(&sb, 3, true);
-	assert_int_equal(next(&sb, 0, 0, 5, &s, why), TL_OK);
-	assert_int_equal(s, TL_REPLACE_ADD);
+	assert_int_equal(next(&sb, 0, 0, 5, &s, why), TL_FAIL);
+	assert_non_null(strstr(why, "remove-tier does not take tier 0"));
 	/* No such tier. */
+	sb_n(&sb, 3, false);
 	assert_int_equal(next(&sb, 3, 0, 0, &s, why), TL_USAGE);
 	assert_non_null(strstr(why, "tiers 0 to 2"));
-	/* NEWDEV is another member already (tier 2 of 0x12). */
-	assert_int_equal(next(&sb, 0, 0x12, 0, &s, why), TL_USAGE);
-	assert_non_null(strstr(why, "tier 2 of this device already"));
+	/* NEWDEV is another member already (tier 0, or tier 3 of four). */
+	assert_int_equal(next(&sb, 1, 0x10, 0, &s, why), TL_USAGE);
+	assert_non_null(strstr(why, "tier 0 of this device already"));
+	sb_n(&sb, 4, false);
+	assert_int_equal(next(&sb, 1, 0x13, 0, &s, why), TL_USAGE);
+	assert_non_null(strstr(why, "tier 3 of this device already"));
+	sb_n(&sb, 3, false);
 	/* NEWDEV is the tier itself: nothing to do. */
 	assert_int_equal(next(&sb, 1, 0x11, 9, &s, why), TL_OK);
 	assert_int_equal(s, TL_REPLACE_DONE);

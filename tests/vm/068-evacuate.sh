@@ -22,8 +22,8 @@
 #   cancel   an evacuation at 1 MiB/s cancelled by 'tierctl cancel ID': the
 #            request ends "cancelled" (one migration-done event), the tier is
 #            "stopped" with extents left and still takes nothing new; a
-#            second 'evacuate --to 2' resumes and empties it, every extent
-#            to tier 2 although tier 0 has room; --to the tier itself or
+#            second 'evacuate --to 2' resumes and empties it, tier 2 filled
+#            first although tier 0 has room; --to the tier itself or
 #            past the last tier refused (CLI and message)
 #   end      xfs_repair -n clean, 'tierctl check' of the inactive members
 #            clean (used = mapped), no kernel warning
@@ -227,19 +227,25 @@ step_cancel() {
 	write_files $MNT/d 2 4 /tmp/sums_d
 	commit
 	expect_eq "$(tier_mapped $DEV 1)" "$left" "cancel: tier 1 extents after more writes"
-	# Resumed with a preferred destination (--to 2): every extent goes to
-	# tier 2 although the faster tier 0 has room.
-	local m0 m2
+	# Resumed with a preferred destination (--to 2): tier 2 takes extents
+	# first, although the faster tier 0 has room; only once tier 2 has
+	# no free extent above its reserve do the rest go the usual way.
+	local m0 m2 g0 g2
 	m0=$(tier_mapped $DEV 0)
 	m2=$(tier_mapped $DEV 2)
 	out=$(tierctl evacuate $DEV 1 --to 2 --wait --json) || fail "cancel: the second evacuate (--to 2) failed: $out"
 	expect_eq "$(jget '["to_tier"]' <<<"$out")" 2 "cancel: to_tier of the resumed evacuation"
 	commit
 	expect_eq "$(tier_mapped $DEV 1)" 0 "cancel: tier 1 extents after the resumed evacuation"
-	# New allocations (an XFS log or inode write) land on tier 0: a few.
-	[ "$(tier_mapped $DEV 0)" -le $((m0 + 2)) ] ||
-		fail "cancel: tier 0 got extents of the evacuation --to 2: $m0 -> $(tier_mapped $DEV 0)"
-	expect_eq "$(tier_mapped $DEV 2)" "$((m2 + left))" "cancel: tier 2 extents after an evacuation --to 2"
+	tier_eval $DEV
+	g0=$((mapped0 - m0)) g2=$((mapped2 - m2))
+	echo "cancel: --to 2: $left extents: $g2 to tier 2, $g0 to tier 0; $(tier_summary $DEV)"
+	[ "$g2" -gt 0 ] || fail "cancel: evacuate --to 2 put nothing on tier 2"
+	# Tier 0 got more than a stray XFS allocation: tier 2 must be full
+	# above its 2% reserve (the fallback, docs/tierctl.md).
+	if [ "$g0" -gt 2 ] && [ $((total2 - used2)) -gt $((total2 * 2 / 100 + 1)) ]; then
+		fail "cancel: evacuate --to 2 sent $g0 extents to tier 0 while tier 2 had $((total2 - used2)) free"
+	fi
 	expect_eq "$(tier1_state)" empty "cancel: tier 1 state after the resumed evacuation"
 	check_files $MNT/a /tmp/sums
 	check_files $MNT/c /tmp/sums_c

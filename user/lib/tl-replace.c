@@ -42,6 +42,11 @@ int tl_replace_next(const struct tier_sb *sb, u32 tier, const u8 *new_member,
 			 "tier 0 holds the metadata (the device has no separate metadata device) and moving the metadata to another device is not built yet, so tier 0 cannot be replaced; replace the other tiers, or create a new device with --metadata-dev and copy the data over");
 		return TL_FAIL;
 	}
+	if (!tier) {
+		snprintf(why, len,
+			 "tier 0 cannot be replaced yet: its data could move (the metadata is on the separate metadata device) but remove-tier does not take tier 0 out of the list; replace the other tiers");
+		return TL_FAIL;
+	}
 	/* Checked first: a finished replacement answers "done" even when
 	 * the list is full or the old numbering had one tier more. */
 	if (pos >= 0 && (u32)pos == tier) {

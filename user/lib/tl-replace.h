@@ -44,8 +44,9 @@ const char *tl_replace_step_name(enum tl_replace_step s);
  * @why:        out: the reason of a refusal.
  * @len:        size of @why.
  *
- * Tier 0 is refused when it holds the metadata (no TIER_SB_F_META_EXT):
- * moving the metadata to another device is not built.
+ * Tier 0 is refused: when it holds the metadata (no TIER_SB_F_META_EXT)
+ * because moving the metadata to another device is not built, else because
+ * remove-tier takes only tiers >= 1 out of the list.
  *
  * Return: TL_OK with *@step; TL_USAGE (no such tier, NEWDEV already
  * another tier of the device); TL_FAIL (tier 0 holding the metadata, the

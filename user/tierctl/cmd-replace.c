@@ -75,6 +75,25 @@ int replace_parse(int argc, char **argv, struct replace_opts *o)
 	return TIERCTL_EXIT_OK;
 }
 
+/*
+ * Tests only (VM test 076): TIERCTL_TEST_STOP=replace:STEP makes
+ * replace-tier stop right after STEP (add, evacuate, remove), as a crash
+ * would; TIERCTL_TEST_STOP=commit stops add-tier or remove-tier right
+ * after the kernel's commit (cmd-tierlist.c) and replace-tier after that
+ * step. Exit 0 after saying so, so that a power cut can follow.
+ */
+static bool replace_test_stop(const char *step)
+{
+	const char *s = getenv("TIERCTL_TEST_STOP");
+
+	if (!s || (strcmp(s, "commit") &&
+		   (strncmp(s, "replace:", 8) || strcmp(s + 8, step))))
+		return false;
+	fprintf(stderr, "tierctl: TIERCTL_TEST_STOP: replace-tier stopped after the %s step\n",
+		step);
+	return true;
+}
+
 /* What replace-tier reads before each step. */
 struct rstate {
 	struct tier_sb sb;
@@ -151,49 +170,71 @@ static int read_state(const struct replace_opts *o, const char *dpath,
 }
 
 /*
- * Run tierctl command @argv (its code, in this process). With --json the
- * step's own output would break the one JSON object replace-tier prints:
- * its stdout goes to /dev/null then (errors stay on stderr).
+ * With --json the steps' own output would break the one JSON object
+ * replace-tier prints: their stdout goes to /dev/null then (errors stay on
+ * stderr). quiet_begin() returns the saved stdout, or -1 (not quiet, or
+ * it failed: the step then prints, which is harmless).
  */
-static int run_step(bool quiet, char **argv)
+static int quiet_begin(bool quiet)
 {
-	int argc = 0, saved = -1, fd, rc;
+	int saved, fd;
 
-	while (argv[argc])
-		argc++;
 	fflush(stdout);
-	if (quiet) {
-		saved = dup(STDOUT_FILENO);
-		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (saved < 0 || fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
-			if (fd >= 0)
-				close(fd);
-			if (saved >= 0)
-				close(saved);
-			return fail("replace-tier: cannot redirect the output of a step");
-		}
+	if (!quiet)
+		return -1;
+	saved = dup(STDOUT_FILENO);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		saved = -1;
+	}
+	if (fd >= 0)
 		close(fd);
-	}
-	rc = find_cmd(argv[0])->fn(argc, argv);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
 	fflush(stdout);
-	if (quiet) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
+	if (saved < 0)
+		return;
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+}
+
+/* The evacuate step: "tierctl evacuate NAME TIER --to TIER+1 --wait". */
+static int evacuate_step(const struct replace_opts *o, bool json)
+{
+	char tbuf[16], nbuf[16];
+	char *a[] = { "evacuate", (char *)o->name, tbuf, "--to", nbuf, "--wait",
+		      NULL };
+	struct tl_err err = { "" };
+	int rc;
+
+	snprintf(tbuf, sizeof(tbuf), "%u", o->tier);
+	snprintf(nbuf, sizeof(nbuf), "%u", o->tier + 1);
+	(void)json;
+	rc = cmd_evacuate(6, a);
+	/* The evacuate flag reaches the superblock at a commit; the next
+	 * turn reads it from there. */
+	if (!rc && tl_dm_message(o->name, "commit", &err))
+		rc = report(TIERCTL_EXIT_FAIL, &err);
 	return rc;
 }
 
 int cmd_replace_tier(int argc, char **argv)
 {
-	char dpath[TL_PATH_LEN], tbuf[16], nbuf[16], why[512];
+	enum tl_replace_step step = TL_REPLACE_ADD, first = TL_REPLACE_DONE;
+	enum tl_replace_step prev = TL_REPLACE_DONE;
+	char dpath[TL_PATH_LEN], why[512];
 	const char *steps_done[8];
-	enum tl_replace_step step, first = TL_REPLACE_DONE;
 	struct replace_opts o;
 	struct rstate st;
 	struct stat sb;
-	u32 nr_done = 0, i, guard;
+	u32 nr_done = 0, i, guard, repeats = 0;
 	bool json, started = false;
-	int rc;
+	int rc, saved;
 
 	rc = replace_parse(argc, argv, &o);
 	if (rc || o.help)
@@ -205,9 +246,7 @@ int cmd_replace_tier(int argc, char **argv)
 	if (tl_sysfs_devname(TL_SYSROOT, major(sb.st_rdev), minor(sb.st_rdev),
 			     dpath, sizeof(dpath)))
 		snprintf(dpath, sizeof(dpath), "%s", o.dev);
-	snprintf(tbuf, sizeof(tbuf), "%u", o.tier);
-	snprintf(nbuf, sizeof(nbuf), "%u", o.tier + 1);
-	/* Four steps at most; one more turn only to see "done". */
+	/* Three steps, one repeated at most, and a turn to see "done". */
 	for (guard = 0; guard < 6; guard++) {
 		rc = read_state(&o, dpath, &st);
 		if (rc)
@@ -228,62 +267,58 @@ int cmd_replace_tier(int argc, char **argv)
 			else if (!json && step != TL_REPLACE_ADD)
 				printf("%s: replace-tier %u: resuming at the %s step (the superblock shows the earlier steps done)\n",
 				       o.name, o.tier, tl_replace_step_name(step));
-		} else if (nr_done && !strcmp(steps_done[nr_done - 1],
-					      tl_replace_step_name(step)) &&
-			   step != TL_REPLACE_DONE) {
-			/* The step ran and the superblock does not show it. */
+		} else if (step == prev && ++repeats > 1) {
+			/*
+			 * Once is normal: a remove-tier that finds an earlier
+			 * change cut after its commit only completes that
+			 * change's label work. Twice, the step does nothing.
+			 */
 			return fail("replace-tier: the %s step did not take effect; 'tierctl status %s' shows the state, run replace-tier again",
 				    tl_replace_step_name(step), o.name);
 		}
 		if (step == TL_REPLACE_DONE)
 			break;
+		if (step != prev)
+			repeats = 0;
+		prev = step;
 		if (!json)
 			printf("%s: replace-tier %u: step %s\n", o.name, o.tier,
 			       tl_replace_step_name(step));
-		if (step == TL_REPLACE_ADD) {
-			char *a[] = { "add-tier", (char *)o.name, (char *)o.dev,
-				      "--position", nbuf, "--class",
-				      (char *)tl_class_name(
-					      o.class_arg ? o.tier_class :
-							    st.sb.tier[o.tier]
-								    .tier_class),
-				      NULL };
-			rc = run_step(json, a);
-		} else if (step == TL_REPLACE_EVACUATE) {
-			char *a[] = { "evacuate", (char *)o.name, tbuf, "--to",
-				      nbuf, "--wait", NULL };
-			struct tl_err err = { "" };
-
-			rc = run_step(json, a);
-			/*
-			 * The evacuate flag reaches the superblock at a
-			 * commit; the next turn reads it from there.
-			 */
-			if (!rc && tl_dm_message(o.name, "commit", &err))
-				rc = report(TIERCTL_EXIT_FAIL, &err);
-		} else {
-			char *a[] = { "remove-tier", (char *)o.name, tbuf,
-				      NULL };
-			rc = run_step(json, a);
-		}
+		saved = quiet_begin(json);
+		if (step == TL_REPLACE_ADD)
+			rc = tierctl_add_tier(o.name, o.dev,
+					      o.class_arg ?
+						      o.tier_class :
+						      st.sb.tier[o.tier].tier_class,
+					      (int)o.tier + 1, json);
+		else if (step == TL_REPLACE_EVACUATE)
+			rc = evacuate_step(&o, json);
+		else
+			rc = tierctl_remove_tier(o.name, o.tier, json);
+		quiet_end(saved);
 		if (rc)
 			return fail("replace-tier: the %s step failed (above); fix that and run 'tierctl replace-tier %s %u %s' again: it resumes there",
 				    tl_replace_step_name(step), o.name, o.tier,
 				    o.dev);
-		steps_done[nr_done++] = tl_replace_step_name(step);
+		if (nr_done < ARRAY_SIZE(steps_done))
+			steps_done[nr_done++] = tl_replace_step_name(step);
+		if (replace_test_stop(tl_replace_step_name(step)))
+			return TIERCTL_EXIT_OK;
 	}
 	if (step != TL_REPLACE_DONE)
 		return fail("replace-tier: no end after %u steps; 'tierctl status %s' shows the state",
 			    guard, o.name);
-	/* A run cut after the removal's commit left the old label: wipe it. */
-	if (!nr_done) {
-		char *a[] = { "remove-tier", (char *)o.name, nbuf, NULL };
-
-		snprintf(nbuf, sizeof(nbuf), "%u", st.sb.nr_tiers);
-		rc = run_step(json, a);
-		if (rc)
-			return rc;
-	}
+	/*
+	 * The removed member's label: wiped by the remove step, unless a
+	 * crash cut it after its commit. remove-tier of the tier after the
+	 * last wipes every label of this device the superblock does not list
+	 * (its "tier N is not in the list" line would only confuse here).
+	 */
+	saved = quiet_begin(true);
+	rc = tierctl_remove_tier(o.name, st.sb.nr_tiers, json);
+	quiet_end(saved);
+	if (rc)
+		return rc;
 	print_open(json);
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", o.name);
