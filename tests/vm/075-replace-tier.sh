@@ -11,7 +11,8 @@
 #             extents), remove 1: NEWDEV is tier 1, the old disk's label is
 #             wiped, three tiers; run again: "nothing to do"
 #   tierd     'replace_tier = 2 OLD1' in a policy file, tierd --once runs
-#             the replacement of tier 2 by the freed disk and exits 0
+#             the replacement of tier 2 (16 MiB migrated there) by the
+#             freed disk, which then holds them, and exits 0
 # Then fio 0 verify errors, files intact, used = mapped, xfs_repair -n
 # clean, remove/activate with the new list, tierctl check clean.
 . "$(dirname "$0")/lib.sh"
@@ -93,10 +94,14 @@ guest_main() {
 	# Again: nothing to do.
 	out=$(tierctl replace-tier $DEV 1 "$DMT_NVME3" --json) || fail "replace again: $out"
 	echo "again: $out"
-	expect_eq "$(jget '["resumed_at"]' <<<"$out")" done "again: resumed_at"
+	expect_eq "$(jget '["resumed_at"]' <<<"$out")" "done" "again: resumed_at"
 	expect_eq "$(jget '["steps"].__len__()' <<<"$out")" 0 "again: steps run"
 
-	# tierd: replace tier 2 by the freed old tier-1 disk, from policy.
+	# tierd: replace tier 2 (holding extents) by the freed old tier-1
+	# disk, from policy.
+	tierctl migrate $DEV --range 0:16M --tier 2 --wait >/dev/null || fail "tierd: migrate to tier 2"
+	n1=$(tier_mapped $DEV 2)
+	[ "$n1" -gt 0 ] || fail "tierd: nothing on tier 2: $(tier_summary $DEV)"
 	mkdir -p /tmp/tierd-rt/policies.d
 	printf '[device %s]\nreplace_tier = 2 %s\n' $DEV "$DMT_NVME1" >/tmp/tierd-rt/policies.d/r.conf
 	tierd --once --foreground --log-level info --config-dir /tmp/tierd-rt >/tmp/tierd-rt.log 2>&1 || rc=$?
@@ -104,6 +109,7 @@ guest_main() {
 	expect_eq "$rc" 0 "tierd: --once exit status"
 	grep -q "replace_tier: done" /tmp/tierd-rt.log || fail "tierd: no 'replace_tier: done'"
 	expect_eq "$(probe_tier "$DMT_NVME1")" 2 "tierd: NVME1's label"
+	[ "$(tier_mapped $DEV 2)" -ge "$n1" ] || fail "tierd: the new tier 2 maps $(tier_mapped $DEV 2) of $n1 extents"
 	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$DMT_NVME2"
 	expect_eq "$(nr_tiers_now)" 3 "tierd: tiers"
 
