@@ -4,12 +4,13 @@
 # shellcheck source=tests/vm/lib.sh disable=SC2154
 # Power cuts in the middle of tierctl replace-tier (issue 18): four null_blk
 # disks with a volatile write cache (tools/nullb) under dm-linear shims;
-# three tiers, 24 MiB of data all on tier 1, which is replaced by newL. Cut
+# three tiers, 48 MiB of data all on tier 1, which is replaced by newL. Cut
 # (shims_cut: all I/O fails at once, unflushed writes lost) at each point:
 #   add    after the add step (TIERCTL_TEST_STOP=replace:add): four tiers,
 #          newL tier 2
-#   evac   during the evacuation (1 MiB/s, a few extents moved): tier 1
-#          flagged, extents on both
+#   evac   during the evacuation (1 MiB/s, a few extents moved; Ctrl-C of
+#          the command and the request cancelled, committed): tier 1
+#          flagged, extents on both, as committed
 #   moved  after the evacuate step (replace:evacuate): tier 1 empty
 #   commit after the remove step's commit (TIERCTL_TEST_STOP=commit): three
 #          tiers, the old disk's label stale (reported by activate)
@@ -20,6 +21,7 @@
 DEV=rp
 D=/dev/mapper/$DEV
 SHIMS="hotL:hot0 coldL:cold0 midL:mid0 newL:new0"
+MIB=48 # of data, all on tier 1: 48 s of evacuation at 1 MiB/s
 
 sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
@@ -33,7 +35,7 @@ power_cut() { # what
 	shims_restore $SHIMS
 	tierctl activate $DEV >/tmp/act.out 2>/tmp/act.err ||
 		{ cat /tmp/act.err; fail "$1: activate after the cut"; }
-	expect_eq "$(sha_dev 24)" "$SUM" "$1: data after the cut"
+	expect_eq "$(sha_dev $MIB)" "$SUM" "$1: data after the cut"
 	tier_sane $DEV "$1"
 }
 
@@ -47,7 +49,7 @@ resume() { # what step [env]
 }
 
 guest_main() {
-	local p pid n out
+	local p pid n out id
 	"$TOP/tools/nullb" create hot0 96 32
 	"$TOP/tools/nullb" create cold0 128 32
 	"$TOP/tools/nullb" create mid0 128 32
@@ -57,11 +59,11 @@ guest_main() {
 	done
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --tier /dev/mapper/midL --extent-size 1M >/dev/null
 	tier_set $DEV auto_migrate 0
-	head -c $((24 << 20)) /dev/urandom >/tmp/data
+	head -c $((MIB << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
 	tierctl migrate $DEV --range all --tier 1 --wait >/dev/null
-	expect_eq "$(tier_mapped $DEV 1)" 24 "extents on tier 1"
+	expect_eq "$(tier_mapped $DEV 1)" $MIB "extents on tier 1"
 
 	# add: cut between the add and the evacuation.
 	TIERCTL_TEST_STOP=replace:add tierctl replace-tier $DEV 1 /dev/mapper/newL >/dev/null 2>&1 ||
@@ -71,32 +73,36 @@ guest_main() {
 	expect_eq "$(probe_tier /dev/mapper/newL)" 2 "add: newL's tier"
 	echo "add: cut after the add step: 4 tiers, newL tier 2"
 
-	# evac: cut in the middle of the evacuation.
+	# evac: cut in the middle of the evacuation. Ctrl-C of the command
+	# once a few extents moved; the kernel's request is cancelled so that
+	# the state at the cut is known (flagged, extents on both disks).
 	tier_set $DEV migration_bandwidth 1
 	tierctl replace-tier $DEV 1 /dev/mapper/newL >/tmp/evac.out 2>&1 &
 	pid=$!
-	wait_for 60 "[ \$(tier_mapped $DEV 2) -ge 4 ]" || fail "evac: nothing moved: $(tier_summary $DEV)"
-	grep -q "resuming at the evacuate step" /tmp/evac.out || { cat /tmp/evac.out; fail "evac: not resumed at the evacuate step"; }
-	# The moves so far committed (the cut must not undo them all), then
-	# Ctrl-C of the command (the kernel goes on moving), then the cut.
-	tier_msg $DEV commit || fail "evac: commit"
+	wait_for 90 "tier_eval $DEV && [ \$mapped2 -ge 2 ]" || fail "evac: nothing moved: $(tier_summary $DEV)"
 	kill -INT "$pid"
 	wait "$pid" || true
-	power_cut evac
+	grep -q "resuming at the evacuate step" /tmp/evac.out || { cat /tmp/evac.out; fail "evac: not resumed at the evacuate step"; }
+	id=$(tierctl status $DEV --json | jget '["moves"][0]["id"]') || fail "evac: no evacuation queued: $(tierctl status $DEV)"
+	tierctl cancel $DEV "$id" >/dev/null || fail "evac: cancel $id"
+	tier_set $DEV migration_bandwidth 0
+	tier_msg $DEV commit || fail "evac: commit"
 	n=$(tier_mapped $DEV 1)
-	if [ "$n" -eq 0 ] || [ "$n" -ge 24 ]; then
+	if [ "$n" -eq 0 ] || [ "$n" -ge $MIB ]; then
 		fail "evac: $n extents left on tier 1: $(tier_summary $DEV)"
 	fi
+	power_cut evac
+	expect_eq "$(tier_mapped $DEV 1)" "$n" "evac: extents on tier 1 after the cut"
+	expect_eq "$(tier_mapped $DEV 2)" $((MIB - n)) "evac: extents on newL after the cut"
 	expect_eq "$(dmsetup status $DEV | awk '{ print $NF }')" 2 "evac: tier 1's evacuate flag after the cut"
-	echo "evac: cut with $n of 24 extents left on tier 1; flag kept"
-	tier_set $DEV migration_bandwidth 0
+	echo "evac: cut with $n of $MIB extents left on tier 1 (request cancelled after Ctrl-C); flag kept"
 
 	# moved: cut after the evacuate step.
 	resume moved evacuate TIERCTL_TEST_STOP=replace:evacuate
 	power_cut moved
 	expect_eq "$(tier_mapped $DEV 1)" 0 "moved: extents on tier 1"
-	expect_eq "$(tier_mapped $DEV 2)" 24 "moved: extents on newL (tier 2)"
-	echo "moved: cut after the evacuation: tier 1 empty, 24 extents on newL"
+	expect_eq "$(tier_mapped $DEV 2)" $MIB "moved: extents on newL (tier 2)"
+	echo "moved: cut after the evacuation: tier 1 empty, $MIB extents on newL"
 
 	# commit: cut after the remove step's commit (old label not wiped).
 	resume commit remove TIERCTL_TEST_STOP=commit
@@ -115,8 +121,8 @@ guest_main() {
 	tierctl remove $DEV >/dev/null
 	tierctl activate $DEV >/dev/null 2>/tmp/act.err
 	! grep -q "does not list" /tmp/act.err || { cat /tmp/act.err; fail "done: a stale label reported"; }
-	expect_eq "$(sha_dev 24)" "$SUM" "done: data"
-	expect_eq "$(tier_mapped $DEV 1)" 24 "done: extents on the new tier 1"
+	expect_eq "$(sha_dev $MIB)" "$SUM" "done: data"
+	expect_eq "$(tier_mapped $DEV 1)" $MIB "done: extents on the new tier 1"
 	tier_sane $DEV "done"
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "clean" tierctl check $DEV
