@@ -83,7 +83,8 @@ guest_main() {
 	wait_for 60 "[ \"\$(tierctl status $DEV --json | jget '[\"moves\"].__len__()')\" -ge 1 ]" ||
 		{ cat /tmp/evac.out; fail "evac: no evacuation queued: $(tierctl status $DEV)"; }
 	echo "evac: the evacuation queued: $(tier_summary $DEV)"
-	kill -INT "$pid"
+	# SIGTERM: a script's background job ignores SIGINT (Ctrl-C).
+	kill -TERM "$pid"
 	wait "$pid" || true
 	grep -q "resuming at the evacuate step" /tmp/evac.out || { cat /tmp/evac.out; fail "evac: not resumed at the evacuate step"; }
 	wait_for 60 "[ \$(tier_mapped $DEV 2) -ge 2 ]" || fail "evac: nothing moved: $(tier_summary $DEV)"
