@@ -74,11 +74,11 @@ static const struct tierctl_cmd commands[] = {
 	  "      empty; --cancel stops that and lets it take extents again" },
 	{ "add-tier", cmd_add_tier,
 	  "add-tier NAME DEV [--class CLASS] [--position N] [--json]",
-	  "label DEV and append it to the device's tiers (online: a table\n"
-	  "      reload; nothing is moved); --position must be the end yet" },
+	  "label DEV and add it to the device's tiers, last or as tier N\n"
+	  "      (--position N >= 1; online: a table reload, nothing copied)" },
 	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
-	  "drop an empty tier (the last one) from the device (online) and\n"
-	  "      wipe its label" },
+	  "drop an empty tier (1 or later; the tiers after it move down)\n"
+	  "      from the device (online) and wipe its label" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"
