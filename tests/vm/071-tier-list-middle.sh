@@ -66,7 +66,7 @@ guest_main() {
 	local out fio_pid n1 n2 cls
 	mkdir -p $MNT
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" \
-		--class nvme --class pmem --class nvmf --extent-size 1M --size 160M >/dev/null
+		--class nvme --class pmem --class nvmf --extent-size 1M --size 320M >/dev/null
 	expect_eq "$(classes)" "nvme pmem nvmf" "classes at creation"
 	mkfs.xfs -q $D
 	mount $D $MNT
@@ -161,4 +161,4 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 64M --nvme 256M --nvme 128M --nvme 128M -- "$0" main
+vm --fresh --nvme 64M --nvme 128M --nvme 384M --nvme 128M -- "$0" main
