@@ -92,6 +92,11 @@ guest_main() {
 	# remove: evacuate tier 1, then remove it; tier 2 becomes 1.
 	tierctl evacuate $DEV 1 --wait >/dev/null || fail "evacuate 1: $(tier_summary $DEV)"
 	tier_wait $DEV 30 "[ \$mapped1 = 0 ]" || fail "tier 1 not empty: $(tier_summary $DEV)"
+	# The counts per tier hold still from here (fio rewrites in place):
+	# no demotion to make room on tier 0, no redirected write.
+	tier_set $DEV auto_migrate 0
+	tier_set $DEV redirect_writes 0
+	sleep 2
 	n2=$(tier_mapped $DEV 2)
 	out=$(tierctl remove-tier $DEV 1 --json)
 	echo "remove-tier 1: $out"
@@ -121,6 +126,8 @@ guest_main() {
 	expect_eq "$(tierctl probe "$DMT_NVME3" --json | jget '["tier"]')" 1 "hint of the new tier"
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["tier"]')" 2 "hint of the moved tier"
 	expect_eq "$(tierctl probe "$DMT_NVME0" --json | jget '["nr_tiers"]')" 3 "count hint of tier 0"
+	tier_set $DEV auto_migrate 1
+	tier_set $DEV redirect_writes 1
 	tierctl migrate $DEV --range 0:24M --tier 1 --wait >/dev/null
 	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "nothing moved to the inserted tier: $(tier_summary $DEV)"
 	tier_sane $DEV insert
@@ -136,6 +143,7 @@ guest_main() {
 	umount $MNT
 
 	# remove/activate: the same list, classes per index.
+	tier_set $DEV auto_migrate 0
 	n1=$(tier_mapped $DEV 1)
 	n2=$(tier_mapped $DEV 2)
 	tierctl remove $DEV >/dev/null
