@@ -368,9 +368,14 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 		  l.nr_extents << (l.extent_shift + TIER_SECTOR_SHIFT));
 	print_u64("nr_tiers", "; %llu tiers now", lv.sb.nr_tiers);
 	if (pos < lv.nr) {
-		snprintf(params, sizeof(params),
-			 "the tiers after it moved up by one (now %u to %u)",
-			 pos + 1, lv.nr);
+		if (pos + 1 == lv.nr)
+			snprintf(params, sizeof(params),
+				 "the tier after it moved up by one (now tier %u)",
+				 lv.nr);
+		else
+			snprintf(params, sizeof(params),
+				 "the tiers after it moved up by one (now tiers %u to %u)",
+				 pos + 1, lv.nr);
 		print_str("note", "; %s", params);
 	} else {
 		print_null("note", NULL);
