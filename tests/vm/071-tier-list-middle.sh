@@ -82,7 +82,7 @@ guest_main() {
 	tierctl migrate $DEV --range 40M:80M --tier 1 --wait >/dev/null
 	n1=$(tier_mapped $DEV 1)
 	n2=$(tier_mapped $DEV 2)
-	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "place: $(tier_summary $DEV)"
+	{ [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ]; } || fail "place: $(tier_summary $DEV)"
 	echo "place: $(tier_summary $DEV)"
 
 	# refuse: tier 1 holds extents.
