@@ -682,7 +682,8 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
 	memcpy(pool->tier_name[to], pool->tier_name[from], BDEVNAME_SIZE);
 	pool->alloc[to] = pool->alloc[from];
 	pool->mapped[to] = pool->mapped[from];
-	atomic64_set(&pool->io_errors[to], atomic64_read(&pool->io_errors[from]));
+	atomic64_set(&pool->io_errors[to],
+		     atomic64_read(&pool->io_errors[from]));
 	atomic_set(&pool->health[to], atomic_read(&pool->health[from]));
 	atomic_set(&pool->err_run[to], atomic_read(&pool->err_run[from]));
 	for_each_possible_cpu(cpu) {
@@ -720,7 +721,8 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 	}
 	WRITE_ONCE(pool->flush_dirty, shift(READ_ONCE(pool->flush_dirty), pos));
 	WRITE_ONCE(pool->near_full, shift(READ_ONCE(pool->near_full), pos));
-	WRITE_ONCE(pool->noalloc_hold, shift(READ_ONCE(pool->noalloc_hold), pos));
+	WRITE_ONCE(pool->noalloc_hold,
+		   shift(READ_ONCE(pool->noalloc_hold), pos));
 	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
 }
 
@@ -861,7 +863,8 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
 	mutex_unlock(&pool->md_lock);
 	tier_alloc_destroy(&old);
 	DMINFO("%s: tier %u (%s) removed%s", tier_pool_log_name(pool), pos,
-	       name, pos + 1 < n ? "; the tiers after it moved down by one" : "");
+	       name,
+	       pos + 1 < n ? "; the tiers after it moved down by one" : "");
 	return 0;
 }
 

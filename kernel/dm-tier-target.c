@@ -1153,13 +1153,13 @@ static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
 		if (at >= tc->tbl.nr_tiers ||
 		    tc->tier_dev[at]->bdev->bd_dev != want) {
 			*error =
-				"The table's tiers are not the device's tiers with one inserted or removed";
+				"The table's tiers are not the device's plus or minus one";
 			return -EINVAL;
 		}
 	}
 	if (!pos) {
 		*error =
-			"Tier 0 cannot be inserted or removed: it identifies the device and may hold the metadata";
+			"Tier 0 cannot be inserted or removed (it identifies the device)";
 		return -EINVAL;
 	}
 	tc->list_pos = pos;
@@ -1301,6 +1301,21 @@ static int tier_check_rebind(struct tier_c *tc, char **error)
 }
 
 /*
+ * Whether the tiers other than @pos hold the virtual size: a superblock
+ * with less capacity is invalid (tier_sb_decode()). Under pool->lock.
+ */
+static bool tier_list_fits(struct tier_pool *pool, u32 pos)
+{
+	u64 cap = 0;
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (i != pos)
+			cap += pool->alloc[i].nr_extents;
+	return cap >= pool->virt_extents;
+}
+
+/*
  * A table with one tier more or less than the pool (tc->list_change): the
  * inserted device must carry the label tierctl add-tier wrote for its
  * position (its allocator is prepared now, where sleeping and failing are
@@ -1355,6 +1370,10 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 			*error =
 				"Moves are queued: wait or cancel them before removing a tier";
 			r = -EBUSY;
+		} else if (!tier_list_fits(pool, pos)) {
+			*error =
+				"The other tiers are smaller than the device's virtual size";
+			r = -ENOSPC;
 		} else {
 			r = tier_pool_hold_tier(pool, pos, error);
 		}
@@ -1711,8 +1730,8 @@ static int tier_preresume(struct dm_target *ti)
 	spin_unlock_irq(&pool->lock);
 	if (!r && tc->list_change > 0)
 		r = tier_pool_add_tier(pool, tc->list_pos,
-				       tc->tier_dev[tc->list_pos],
-				       &tc->new_rec, &tc->new_alloc);
+				       tc->tier_dev[tc->list_pos], &tc->new_rec,
+				       &tc->new_alloc);
 	else if (!r)
 		r = tier_pool_remove_tier(pool, tc->list_pos);
 	if (!r) {

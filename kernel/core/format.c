@@ -877,10 +877,17 @@ int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
 
 int tier_sb_remove_tier(struct tier_sb *sb, u32 pos)
 {
+	u64 cap = 0;
 	u32 i;
 
 	if (!pos || pos >= sb->nr_tiers || sb->nr_tiers > TIER_MAX_TIERS)
 		return -EINVAL;
+	/* The superblock's check: the virtual size fits the capacity. */
+	for (i = 0; i < sb->nr_tiers; i++)
+		if (i != pos)
+			cap += sb->tier[i].nr_extents;
+	if (cap < sb->virt_extents)
+		return -ENOSPC;
 	for (i = pos; i + 1 < sb->nr_tiers; i++)
 		sb->tier[i] = sb->tier[i + 1];
 	sb->nr_tiers--;

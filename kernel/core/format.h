@@ -953,7 +953,9 @@ int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
  * @pos: 1..@sb->nr_tiers - 1.
  *
  * Context: any.
- * Return: 0 or -EINVAL (@sb unchanged).
+ * Return: 0; -EINVAL (bad @pos); -ENOSPC when the other tiers' extents
+ * are fewer than the virtual size (tier_sb_decode() would reject the
+ * result). @sb is unchanged on error.
  */
 int tier_sb_remove_tier(struct tier_sb *sb, u32 pos);
 

@@ -1730,6 +1730,8 @@ static void tier_list_middle_test(CASE_CTX)
 
 	tier_fresh_sb(f, sb);
 	CASE_ASSERT_EQ(sb->nr_tiers, 3);
+	/* Overprovisioned no more than tier 0 holds: any tier may go. */
+	sb->virt_extents = sb->tier[0].nr_extents;
 	sb->tier[1].flags = TIER_SB_TIER_F_EVACUATE;
 	sb->tier[2].used_extents = 7;
 	tier_fresh_label(f, 2, nl);
@@ -1785,10 +1787,25 @@ static void tier_list_middle_test(CASE_CTX)
 	CASE_EQ(tier_label_check_sb(l, sb2, 1, &err), 0);
 	tier_fresh_label(f, 1, l);
 	CASE_EQ(tier_label_sb_index(l, sb2), -1);
+	/* The virtual size must fit what is left (decode checks it). */
+	sb2->virt_extents = sb2->tier[0].nr_extents + 1;
+	memcpy(sb, sb2, sizeof(*sb));
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), -ENOSPC);
+	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
+	sb2->virt_extents = sb2->tier[0].nr_extents;
 	CASE_EQ(tier_sb_remove_tier(sb2, 1), 0);
 	CASE_EQ(sb2->nr_tiers, 1);
 	CASE_EQ(tier_sb_remove_tier(sb2, 1), -EINVAL);
 	CASE_EQ(sb2->nr_tiers, 1);
+	{
+		u8 *blk = fmt_blk(test);
+		struct tier_sb *dec = fmt_zalloc(test, sizeof(*dec));
+
+		tier_sb_encode(sb2, blk);
+		CASE_EQ(tier_sb_decode(blk, tier_sb_slot(sb2->generation), dec,
+				       &err),
+			0);
+	}
 }
 
 /* The item and value that errors report, beyond their code. */

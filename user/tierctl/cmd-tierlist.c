@@ -368,9 +368,14 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 		  l.nr_extents << (l.extent_shift + TIER_SECTOR_SHIFT));
 	print_u64("nr_tiers", "; %llu tiers now", lv.sb.nr_tiers);
 	if (pos < lv.nr) {
-		snprintf(params, sizeof(params),
-			 "the tiers after it moved up by one (now %u to %u)",
-			 pos + 1, lv.nr);
+		if (pos + 1 == lv.nr)
+			snprintf(params, sizeof(params),
+				 "the tier after it moved up by one (now tier %u)",
+				 lv.nr);
+		else
+			snprintf(params, sizeof(params),
+				 "the tiers after it moved up by one (now tiers %u to %u)",
+				 pos + 1, lv.nr);
 		print_str("note", "; %s", params);
 	} else {
 		print_null("note", NULL);
@@ -484,8 +489,9 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	struct tl_err err = { "" };
 	struct tier_label l;
 	struct live lv;
-	u64 held = 0;
+	u64 held = 0, cap;
 	int rc;
+	u32 i;
 
 	if (!tier)
 		return usage_error("remove-tier: tier 0 cannot be removed (it identifies the device and holds the metadata)");
@@ -527,6 +533,24 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 		rc = fail("remove-tier: tier %u holds %llu extents (%s): run tierctl evacuate %s %u first",
 			  tier, (unsigned long long)held, tl_size_str(b, size),
 			  name, tier);
+		goto out;
+	}
+	/* The superblock demands capacity >= the virtual size. */
+	cap = 0;
+	for (i = 0; i < lv.sb.nr_tiers; i++)
+		if (i != tier)
+			cap += lv.sb.tier[i].nr_extents;
+	if (cap < lv.sb.virt_extents) {
+		char vs[TL_SIZE_STR_LEN];
+
+		rc = fail("remove-tier: without tier %u, %s has %s of capacity for a virtual size of %s; a device cannot be smaller than its virtual size: add a tier first (tierctl add-tier)",
+			  tier, name,
+			  tl_size_str(cap << (lv.sb.extent_shift + TIER_SECTOR_SHIFT),
+				      size),
+			  tl_size_str(lv.sb.virt_extents
+					      << (lv.sb.extent_shift +
+						  TIER_SECTOR_SHIFT),
+				      vs));
 		goto out;
 	}
 	snprintf(removed, sizeof(removed), "%s", lv.path[tier]);

@@ -75,11 +75,11 @@ static const struct tierctl_cmd commands[] = {
 	  "      lets it take extents again" },
 	{ "add-tier", cmd_add_tier,
 	  "add-tier NAME DEV [--class CLASS] [--position N] [--json]",
-	  "label DEV and append it to the device's tiers (online: a table\n"
-	  "      reload; nothing is moved); --position must be the end yet" },
+	  "label DEV and add it to the device's tiers, last or as tier N\n"
+	  "      (--position N >= 1; online: a table reload, nothing copied)" },
 	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
-	  "drop an empty tier (the last one) from the device (online) and\n"
-	  "      wipe its label" },
+	  "drop an empty tier (1 or later; the tiers after it move down)\n"
+	  "      from the device (online) and wipe its label" },
 	{ "replace-tier", cmd_replace_tier,
 	  "replace-tier NAME TIER NEWDEV [--class CLASS] [--json]",
 	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
