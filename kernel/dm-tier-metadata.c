@@ -701,26 +701,64 @@ out:
 }
 
 int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
-			 spinlock_t *map_lock, const u64 *used, u32 nr_tiers,
-			 const struct tier_sb_tier *added,
+			 spinlock_t *map_lock, const u64 *used, bool insert,
+			 u32 pos, const struct tier_sb_tier *added,
 			 struct block_device *bdev, const char *name)
 {
+	u8 table[TIER_MAX_TIERS], inv[TIER_MAX_TIERS];
 	struct tier_sb nsb = md->sb;
-	u32 old = md->nr_tiers;
+	u32 old = md->nr_tiers, i;
+	unsigned long flags;
+	u64 moved = 0;
 	int r;
 
-	if (tier_sb_set_tier_count(&nsb, nr_tiers, added))
+	if (old != nsb.nr_tiers ||
+	    tier_map_renumber_table(old, insert, pos, table))
 		return -EINVAL;
-	r = tier_md_commit_sb(md, map, map_lock, &nsb, used);
+	r = insert ? tier_sb_insert_tier(&nsb, pos, added) :
+		     tier_sb_remove_tier(&nsb, pos);
 	if (r)
 		return r;
-	md->nr_tiers = nr_tiers;
-	if (nr_tiers > old) {
-		md->tier_bdev[old] = bdev;
-		md->tier_name[old] = name;
-	} else {
-		md->tier_bdev[nr_tiers] = NULL;
-		md->tier_name[nr_tiers] = NULL;
+	/*
+	 * The map words follow the list in the same commit: renumbered in
+	 * memory (their blocks dirtied for both copies), written to the
+	 * inactive copy, switched to by the superblock with the new list.
+	 */
+	spin_lock_irqsave(map_lock, flags);
+	r = tier_map_renumber(map, table, old, &moved);
+	spin_unlock_irqrestore(map_lock, flags);
+	if (r) {
+		DMERR("%s: tier %u still maps extent %llu: list not changed",
+		      md->meta_name, pos, moved);
+		return r;
 	}
+	r = tier_md_commit_sb(md, map, map_lock, &nsb, used);
+	if (r) {
+		/* The superblock keeps the old list: the old numbers back. */
+		tier_map_renumber_inverse(table, old, inv);
+		spin_lock_irqsave(map_lock, flags);
+		WARN_ON(tier_map_renumber(map, inv, nsb.nr_tiers, NULL));
+		spin_unlock_irqrestore(map_lock, flags);
+		return r;
+	}
+	md->nr_tiers = nsb.nr_tiers;
+	if (insert) {
+		for (i = old; i > pos; i--) {
+			md->tier_bdev[i] = md->tier_bdev[i - 1];
+			md->tier_name[i] = md->tier_name[i - 1];
+		}
+		md->tier_bdev[pos] = bdev;
+		md->tier_name[pos] = name;
+	} else {
+		for (i = pos; i + 1 < old; i++) {
+			md->tier_bdev[i] = md->tier_bdev[i + 1];
+			md->tier_name[i] = md->tier_name[i + 1];
+		}
+		md->tier_bdev[old - 1] = NULL;
+		md->tier_name[old - 1] = NULL;
+	}
+	if (moved)
+		DMINFO("%s: %llu map entries renumbered for the new tier list",
+		       md->meta_name, moved);
 	return 0;
 }

@@ -107,7 +107,8 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
  * add-tier writes for a new tier @tier of this device (docs/ARCHITECTURE.md
  * "Tier list changes"): tier_label_check_new().
  * @md:    a loaded handle.
- * @tier:  the new position (the current tier count: appending).
+ * @tier:  the new position, 1..the current tier count (the count appends,
+ *         less inserts).
  * @bdev:  the device.
  * @name:  its name, for the log.
  * @rec:   out; the superblock record the change will commit.
@@ -123,22 +124,34 @@ int tier_md_check_new_tier(struct tier_md *md, u32 tier,
 
 /**
  * tier_md_commit_tiers() - a commit (as tier_md_commit()) whose superblock
- * has the tier list one longer (@added appended) or one shorter (the last
- * tier dropped): the one write that changes the list, so a crash leaves
- * either list. On success the handle uses the new list (@bdev and @name
- * for an added tier).
+ * has the tier list one longer (@added inserted at @pos) or one shorter
+ * (tier @pos dropped), and whose map has every mapped word's tier renumbered
+ * (tier_map_renumber()): the one write that changes the list, so a crash
+ * leaves either the old list with the old map or the new list with the new
+ * map (the commit writes the inactive copy, then the superblock that
+ * switches to it). The renumbered blocks stay dirty for the other copy, so
+ * the next commit rewrites it too. On success the handle uses the new list
+ * (@bdev and @name at @pos for an added tier; the caller re-points the
+ * names of the moved tiers with tier_md_rebind()). On failure the map is
+ * renumbered back.
  * @md, @map, @map_lock: as tier_md_commit().
- * @used:     per tier of the new list, its mapped extents.
- * @nr_tiers: the new count, the current one plus or minus one.
- * @added:    the new tier's record when growing.
- * @bdev:     its device; @name: its name (outlives the handle).
+ * @used:   per tier of the new list, its mapped extents.
+ * @insert: true: insert @added at @pos; false: remove tier @pos.
+ * @pos:    1..count for an insert (count appends), 1..count - 1 for a
+ *          removal.
+ * @added:  the new tier's record when inserting.
+ * @bdev:   its device; @name: its name (outlives the handle, or is
+ *          re-pointed).
  *
- * Context: process, may sleep; caller holds pool->md_lock.
- * Return: 0 or a negative errno (the list is unchanged).
+ * Context: process, may sleep; caller holds pool->md_lock, not @map_lock;
+ * no map word changes meanwhile (the device is suspended).
+ * Return: 0; -EINVAL (bad @pos); -EBUSY (a mapped extent is on the removed
+ * tier); or the commit's error. Except on success, the list and the map
+ * are unchanged.
  */
 int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
-			 spinlock_t *map_lock, const u64 *used, u32 nr_tiers,
-			 const struct tier_sb_tier *added,
+			 spinlock_t *map_lock, const u64 *used, bool insert,
+			 u32 pos, const struct tier_sb_tier *added,
 			 struct block_device *bdev, const char *name);
 
 /**

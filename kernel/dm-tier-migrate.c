@@ -238,7 +238,8 @@ static struct tier_move *tier_mig_find_evac(struct tier_movq *q, u32 tier)
 	return NULL;
 }
 
-int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing)
+int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 pref, u32 *id,
+		      u64 *missing)
 {
 	struct tier_mig *mg = pool->mig;
 	u64 free[TIER_MAX_TIERS];
@@ -252,6 +253,9 @@ int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing)
 	spin_lock_irq(&pool->lock);
 	m = tier_mig_find_evac(&mg->movq, tier);
 	if (m) {
+		/* Asked again with a destination: the next extents go there. */
+		if (pref != TIER_MOVE_NO_PREF)
+			m->pref = pref;
 		*id = m->id;
 		spin_unlock_irq(&pool->lock);
 		return 0;
@@ -271,6 +275,7 @@ int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing)
 		r = tier_movq_push(&mg->movq, TIER_MOVE_EVACUATE, 0,
 				   pool->virt_extents - 1, tier, id);
 	if (!r) {
+		tier_movq_find(&mg->movq, *id)->pref = pref;
 		pool->evac |= BIT(tier);
 		tier_pool_sync_noalloc(pool);
 	}
@@ -655,7 +660,7 @@ static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
 			free[i] = n > a->reserve ? n - a->reserve : 0;
 		}
 		to = tier_policy_evac_dest(pool->nr_tiers, m->tier, blocked,
-					   free, &full);
+					   free, m->pref, &full);
 		if (to == -ENOENT)
 			return false; /* every other tier offline: paused */
 		if (to < 0)

@@ -145,6 +145,10 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id);
  * evacuated (not the metadata's, not offline) and persists the flag.
  * @pool:    the pool.
  * @tier:    the tier, < nr_tiers.
+ * @pref:    the preferred destination (evacuate --to; the caller checked
+ *           it is another tier of the device), or TIER_MOVE_NO_PREF. A
+ *           request already queued takes a given @pref for its next
+ *           extents (a resumed replace-tier names its new tier again).
  * @id:      out: the request's id.
  * @missing: out: with -ENOSPC, the extents that do not fit.
  *
@@ -153,7 +157,8 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id);
  * room above their reserves for the extents mapped on @tier; -EBUSY when
  * the queue is full; -EROFS read-only. On error nothing changed.
  */
-int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 *id, u64 *missing);
+int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 pref, u32 *id,
+		      u64 *missing);
 
 /**
  * tier_mig_evacuate_stop() - cancel the evacuate requests of @tier and let

@@ -151,11 +151,13 @@ static const struct nla_policy
 
 /* evacuate */
 static const struct nla_policy
-	tier_nl_evacuate_policy[DM_TIER_A_DEV_EVACUATE_STOP + 1] = {
+	tier_nl_evacuate_policy[DM_TIER_A_DEV_EVACUATE_TO + 1] = {
 		TIER_NL_NAME_POLICY,
 		[DM_TIER_A_DEV_TARGET_TIER] =
 			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
 		[DM_TIER_A_DEV_EVACUATE_STOP] = { .type = NLA_FLAG },
+		[DM_TIER_A_DEV_EVACUATE_TO] =
+			NLA_POLICY_MAX(NLA_U32, TIER_MAX_TIERS - 1),
 	};
 
 /* unpin, extent-dump */
@@ -1095,7 +1097,10 @@ out:
 static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tattr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	struct nlattr *toattr = info->attrs[DM_TIER_A_DEV_EVACUATE_TO];
 	bool stop = nla_get_flag(info->attrs[DM_TIER_A_DEV_EVACUATE_STOP]);
+	u32 pref = toattr ? nla_get_u32(toattr) : TIER_MOVE_NO_PREF;
+	struct nlattr *bad = tattr;
 	const char *err = NULL;
 	struct tier_pool *pool;
 	u64 mapped, missing;
@@ -1108,11 +1113,16 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 	r = tier_nl_check_writable(info, pool);
 	if (r)
 		goto out;
-	r = tier_evacuate(pool, nla_get_u32(tattr), stop, &id, &mapped,
+	r = tier_evacuate(pool, nla_get_u32(tattr), stop, pref, &id, &mapped,
 			  &missing, &err);
 	if (r) {
-		tier_nl_err_attr(info->extack, r == -EINVAL ? tattr : NULL,
-				 err);
+		/*
+		 * EINVAL names the attribute at fault: the destination when
+		 * the message is about it ("(to)"), else the tier.
+		 */
+		if (toattr && err && strstr(err, "(to)"))
+			bad = toattr;
+		tier_nl_err_attr(info->extack, r == -EINVAL ? bad : NULL, err);
 		goto out;
 	}
 	r = tier_nl_reply_done_id(info, pool, mapped, id);

@@ -607,25 +607,12 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
 {
 	struct tier_alloc *a = &pool->alloc[tier];
-	u64 cap = 0;
-	u32 i;
 
 	lockdep_assert_held(&pool->lock);
 	if (!tier || tier >= pool->nr_tiers ||
 	    test_bit(tier, &pool->noalloc_hold)) {
 		*err = "Another table without this tier is loaded already";
 		return -EBUSY;
-	}
-	/*
-	 * A superblock whose virtual size exceeds its tiers' capacity does not
-	 * decode (tier_sb_decode()): the device would not activate again.
-	 */
-	for (i = 0; i < pool->nr_tiers; i++)
-		if (i != tier)
-			cap += pool->alloc[i].nr_extents;
-	if (cap < pool->virt_extents) {
-		*err = "Without this tier the device would be larger than its tiers: shrink it or add a tier first";
-		return -ENOSPC;
 	}
 	/* Frees awaiting a commit are no data: the map points elsewhere. */
 	if (pool->mapped[tier] ||
@@ -667,16 +654,110 @@ static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
 	}
 }
 
-/* The used counts a tier-list commit records; under pool->lock. */
-static void tier_pool_used(struct tier_pool *pool, u64 *used, u32 n)
+/* @x with a zero bit inserted at @pos (bits from @pos on move up). */
+static unsigned long tier_bits_insert(unsigned long x, u32 pos)
+{
+	unsigned long low = x & (BIT(pos) - 1);
+
+	return low | ((x & ~(BIT(pos) - 1)) << 1);
+}
+
+/* @x without bit @pos (bits above it move down). */
+static unsigned long tier_bits_remove(unsigned long x, u32 pos)
+{
+	unsigned long low = x & (BIT(pos) - 1);
+
+	return low | ((x >> 1) & ~(BIT(pos) - 1));
+}
+
+/* Per-tier state of tier @from moved to position @to (under pool->lock). */
+static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
+{
+	int cpu;
+
+	pool->tier_dev_id[to] = pool->tier_dev_id[from];
+	pool->tier_bdev[to] = pool->tier_bdev[from];
+	pool->data_start[to] = pool->data_start[from];
+	pool->tier_class[to] = pool->tier_class[from];
+	memcpy(pool->tier_name[to], pool->tier_name[from], BDEVNAME_SIZE);
+	pool->alloc[to] = pool->alloc[from];
+	pool->mapped[to] = pool->mapped[from];
+	atomic64_set(&pool->io_errors[to],
+		     atomic64_read(&pool->io_errors[from]));
+	atomic_set(&pool->health[to], atomic_read(&pool->health[from]));
+	atomic_set(&pool->err_run[to], atomic_read(&pool->err_run[from]));
+	for_each_possible_cpu(cpu) {
+		struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats, cpu);
+
+		st->reads[to] = st->reads[from];
+		st->writes[to] = st->writes[from];
+	}
+}
+
+/*
+ * Every per-tier piece of the pool follows its tier to its new index: the
+ * tier list changed in the middle (docs/ARCHITECTURE.md "Tier list
+ * changes"). @old_n tiers before; an insert leaves position @pos with a
+ * copy of what was there (the caller sets it up), a removal leaves the
+ * last position with a copy of the last tier (the caller clears it).
+ * Under pool->lock; the device is suspended: no I/O, job or fill touches
+ * a tier meanwhile.
+ */
+static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
+				  u32 old_n)
+{
+	unsigned long (*shift)(unsigned long x, u32 pos);
+	u32 i;
+
+	lockdep_assert_held(&pool->lock);
+	if (insert) {
+		for (i = old_n; i > pos; i--)
+			tier_pool_tier_move(pool, i, i - 1);
+		shift = tier_bits_insert;
+	} else {
+		for (i = pos; i + 1 < old_n; i++)
+			tier_pool_tier_move(pool, i, i + 1);
+		shift = tier_bits_remove;
+	}
+	WRITE_ONCE(pool->flush_dirty, shift(READ_ONCE(pool->flush_dirty), pos));
+	WRITE_ONCE(pool->near_full, shift(READ_ONCE(pool->near_full), pos));
+	WRITE_ONCE(pool->noalloc_hold,
+		   shift(READ_ONCE(pool->noalloc_hold), pos));
+	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
+}
+
+/*
+ * The used counts of the new list a tier-list commit records, under
+ * pool->lock: the counts of the old list through the change.
+ */
+static void tier_pool_used(struct tier_pool *pool, u64 *used, bool insert,
+			   u32 pos)
+{
+	u32 i, n = pool->nr_tiers;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		used[i] = 0;
+	for (i = 0; i < n; i++) {
+		if (i < pos)
+			used[i] = pool->mapped[i];
+		else if (insert && i + 1 < TIER_MAX_TIERS)
+			used[i + 1] = pool->mapped[i];
+		else if (!insert && i > pos)
+			used[i - 1] = pool->mapped[i];
+	}
+}
+
+/* Re-point the metadata handle's names at the pool's, after a shift. */
+static void tier_pool_md_names(struct tier_pool *pool)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
-		used[i] = i < pool->nr_tiers ? pool->mapped[i] : 0;
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_md_rebind(pool->meta, i, pool->tier_bdev[i],
+			       pool->tier_name[i]);
 }
 
-int tier_pool_add_tier(struct tier_pool *pool, struct dm_dev *dev,
+int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 		       const struct tier_sb_tier *rec, struct tier_alloc *alloc)
 {
 	u64 used[TIER_MAX_TIERS];
@@ -686,44 +767,49 @@ int tier_pool_add_tier(struct tier_pool *pool, struct dm_dev *dev,
 	lockdep_assert_held(&tier_pools_mutex);
 	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
 		return -EROFS;
-	if (n >= TIER_MAX_TIERS)
+	if (n >= TIER_MAX_TIERS || !pos || pos > n)
 		return -EBUSY;
 	mutex_lock(&pool->md_lock);
-	strscpy(pool->tier_name[n], dev->name, BDEVNAME_SIZE);
 	spin_lock_irq(&pool->lock);
-	tier_pool_used(pool, used, n + 1);
+	tier_pool_used(pool, used, true, pos);
 	spin_unlock_irq(&pool->lock);
 	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
-				 n + 1, rec, dev->bdev, pool->tier_name[n]);
+				 true, pos, rec, dev->bdev, dev->name);
 	if (r) {
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: committing the tier list with %s as tier %u failed: %d",
-		      tier_pool_log_name(pool), dev->name, n, r);
+		      tier_pool_log_name(pool), dev->name, pos, r);
 		return r;
 	}
 	pool->commits++;
-	tier_pool_tier_reset(pool, n);
 	spin_lock_irq(&pool->lock);
-	pool->alloc[n] = *alloc;
+	tier_pool_tiers_shift(pool, true, pos, n);
+	pool->alloc[pos] = *alloc;
 	memset(alloc, 0, sizeof(*alloc));
-	pool->tier_bdev[n] = dev->bdev;
-	pool->tier_dev_id[n] = dev->bdev->bd_dev;
-	pool->data_start[n] = rec->data_start;
-	pool->tier_class[n] = rec->tier_class;
+	pool->tier_bdev[pos] = dev->bdev;
+	pool->tier_dev_id[pos] = dev->bdev->bd_dev;
+	pool->data_start[pos] = rec->data_start;
+	pool->tier_class[pos] = rec->tier_class;
+	strscpy(pool->tier_name[pos], dev->name, BDEVNAME_SIZE);
 	WRITE_ONCE(pool->nr_tiers, n + 1);
+	spin_unlock_irq(&pool->lock);
+	tier_pool_tier_reset(pool, pos);
+	spin_lock_irq(&pool->lock);
 	tier_pool_sync_noalloc(pool);
 	spin_unlock_irq(&pool->lock);
+	tier_pool_md_names(pool);
 	mutex_unlock(&pool->md_lock);
-	DMINFO("%s: tier %u added: %s (%pg), %llu extents",
-	       tier_pool_log_name(pool), n, pool->tier_name[n], dev->bdev,
-	       (unsigned long long)rec->nr_extents);
+	DMINFO("%s: tier %u added: %s (%pg), %llu extents%s",
+	       tier_pool_log_name(pool), pos, pool->tier_name[pos], dev->bdev,
+	       (unsigned long long)rec->nr_extents,
+	       pos < n ? "; the tiers after it moved up by one" : "");
 	return 0;
 }
 
-int tier_pool_remove_last_tier(struct tier_pool *pool)
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
 {
 	u64 used[TIER_MAX_TIERS];
-	u32 n = pool->nr_tiers - 1;
+	u32 n = pool->nr_tiers;
 	struct tier_alloc old;
 	char name[BDEVNAME_SIZE];
 	char *why;
@@ -732,49 +818,53 @@ int tier_pool_remove_last_tier(struct tier_pool *pool)
 	lockdep_assert_held(&tier_pools_mutex);
 	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
 		return -EROFS;
-	if (!n || !test_bit(n, &pool->noalloc_hold))
+	if (!pos || pos >= n || !test_bit(pos, &pool->noalloc_hold))
 		return -EBUSY;
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);
 	/* Held since the load: still empty, unless a job was under way. */
-	clear_bit(n, &pool->noalloc_hold);
-	r = tier_pool_hold_tier(pool, n, &why);
+	clear_bit(pos, &pool->noalloc_hold);
+	r = tier_pool_hold_tier(pool, pos, &why);
 	if (r)
-		set_bit(n, &pool->noalloc_hold);
-	tier_pool_used(pool, used, n);
+		set_bit(pos, &pool->noalloc_hold);
+	tier_pool_used(pool, used, false, pos);
 	spin_unlock_irq(&pool->lock);
 	if (r) {
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: tier %u is not empty: not removed",
-		      tier_pool_log_name(pool), n);
+		      tier_pool_log_name(pool), pos);
 		return r;
 	}
-	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used, n,
-				 NULL, NULL, NULL);
+	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
+				 false, pos, NULL, NULL, NULL);
 	if (r) {
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: committing the tier list without tier %u failed: %d",
-		      tier_pool_log_name(pool), n, r);
+		      tier_pool_log_name(pool), pos, r);
 		return r;
 	}
 	pool->commits++;
+	strscpy(name, pool->tier_name[pos], sizeof(name));
 	spin_lock_irq(&pool->lock);
-	WRITE_ONCE(pool->nr_tiers, n);
+	old = pool->alloc[pos];
 	/* An evacuated tier's state goes with it: a tier added later is new. */
-	pool->evac &= ~BIT(n);
-	old = pool->alloc[n];
-	memset(&pool->alloc[n], 0, sizeof(pool->alloc[n]));
-	pool->tier_bdev[n] = NULL;
-	pool->tier_dev_id[n] = 0;
-	pool->data_start[n] = 0;
-	pool->tier_class[n] = 0;
+	tier_pool_tiers_shift(pool, false, pos, n);
+	WRITE_ONCE(pool->nr_tiers, n - 1);
+	memset(&pool->alloc[n - 1], 0, sizeof(pool->alloc[n - 1]));
+	pool->tier_bdev[n - 1] = NULL;
+	pool->tier_dev_id[n - 1] = 0;
+	pool->data_start[n - 1] = 0;
+	pool->tier_class[n - 1] = 0;
+	tier_pool_sync_noalloc(pool);
 	spin_unlock_irq(&pool->lock);
-	tier_pool_tier_reset(pool, n);
-	strscpy(name, pool->tier_name[n], sizeof(name));
-	memset(pool->tier_name[n], 0, BDEVNAME_SIZE);
+	tier_pool_tier_reset(pool, n - 1);
+	memset(pool->tier_name[n - 1], 0, BDEVNAME_SIZE);
+	tier_pool_md_names(pool);
 	mutex_unlock(&pool->md_lock);
 	tier_alloc_destroy(&old);
-	DMINFO("%s: tier %u (%s) removed", tier_pool_log_name(pool), n, name);
+	DMINFO("%s: tier %u (%s) removed%s", tier_pool_log_name(pool), pos,
+	       name,
+	       pos + 1 < n ? "; the tiers after it moved down by one" : "");
 	return 0;
 }
 

@@ -118,7 +118,8 @@ struct tier_pool {
 	 * per-tier fields below change only while the device is suspended,
 	 * at preresume of a table with one tier more or less, under
 	 * tier_pools_mutex, pool->md_lock and pool->lock
-	 * (tier_pool_add_tier(), tier_pool_remove_last_tier()).
+	 * (tier_pool_add_tier(), tier_pool_remove_tier()); a change in the
+	 * middle moves every per-tier field (tier_pool_tiers_shift()).
 	 */
 	u32 nr_tiers;
 	u32 extent_shift;
@@ -728,9 +729,7 @@ void tier_pool_sync_noalloc(struct tier_pool *pool);
  *
  * Context: caller holds pool->lock.
  * Return: 0; -EBUSY when the tier holds extents or some are being
- * prepared or moved there, or it is held already; -ENOSPC when the other
- * tiers' capacity is below the virtual size (the superblock would not
- * decode).
+ * prepared or moved there, or it is held already.
  */
 int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err);
 
@@ -745,11 +744,17 @@ int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err);
 void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
 
 /**
- * tier_pool_add_tier() - append a tier: commit the superblock with the
- * longer tier list (tier_md_commit_tiers()), then use it in memory: its
- * device, allocator (prepared by the caller), data area and class, health
- * ok, no counts. New allocations and migration may use it from the resume.
+ * tier_pool_add_tier() - insert a tier at @pos (@pos = count appends):
+ * commit the superblock with the longer tier list and the map renumbered
+ * (tier_md_commit_tiers()), then use it in memory: every per-tier piece of
+ * the tiers from @pos on moves up by one (tier_pool_tiers_shift()), the new
+ * tier gets its device, allocator (prepared by the caller), data area and
+ * class, health ok, no counts. New allocations and migration may use it
+ * from the resume. The caller refuses an insertion before the last tier
+ * while moves are queued (they name tiers by index) and restarts the
+ * migration plan (tier_mig_tiers_changed()).
  * @pool:  the pool.
+ * @pos:   1..nr_tiers.
  * @dev:   its device (the resuming table holds it).
  * @rec:   its superblock record (tier_md_check_new_tier()).
  * @alloc: its allocator, sized for @rec; moved into the pool on success
@@ -759,23 +764,27 @@ void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
  * at preresume under tier_pools_mutex; takes pool->md_lock, then
  * pool->lock.
  * Return: 0; -EROFS (read-only activation, metadata not rw); -EBUSY (the
- * list changed meanwhile); the commit's error (the list is unchanged).
+ * list is full or @pos out of range); the commit's error (the list and
+ * the map are unchanged).
  */
-int tier_pool_add_tier(struct tier_pool *pool, struct dm_dev *dev,
+int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 		       const struct tier_sb_tier *rec,
 		       struct tier_alloc *alloc);
 
 /**
- * tier_pool_remove_last_tier() - drop the last tier, held empty by
- * tier_pool_hold_tier(): commit the superblock with the shorter list, then
- * forget it in memory (allocator freed, health and counts cleared).
+ * tier_pool_remove_tier() - drop tier @pos, held empty by
+ * tier_pool_hold_tier(): commit the superblock with the shorter list and
+ * the map renumbered, then forget it in memory (allocator freed); the
+ * tiers after it move down by one with all their state. The caller
+ * refuses while moves are queued and restarts the migration plan.
  * @pool: the pool.
+ * @pos:  1..nr_tiers - 1.
  *
  * Context: as tier_pool_add_tier().
  * Return: 0; -EROFS; -EBUSY (not held, or extents appeared on it); the
- * commit's error (the list is unchanged).
+ * commit's error (the list and the map are unchanged).
  */
-int tier_pool_remove_last_tier(struct tier_pool *pool);
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos);
 
 /**
  * tier_tier_ok() - whether a tier's state is "ok". Every other state

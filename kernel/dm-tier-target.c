@@ -65,12 +65,15 @@ struct tier_c {
 	/*
 	 * A table with one tier more (+1: tierctl add-tier) or less (-1:
 	 * remove-tier) than the pool had at load (@list_base): applied at
-	 * preresume (docs/ARCHITECTURE.md "Tier list changes"). For +1 the
+	 * preresume (docs/ARCHITECTURE.md "Tier list changes"). @list_pos is
+	 * the table's index of the inserted tier (+1) or the pool's index of
+	 * the removed one (-1); the tiers after it move by one. For +1 the
 	 * new tier's record and allocator are prepared here; for -1 the
 	 * tier is held empty (tier_pool_hold_tier()) from the load on.
 	 */
 	int list_change;
 	u32 list_base;
+	u32 list_pos;
 	bool held;
 	struct tier_sb_tier new_rec;
 	struct tier_alloc new_alloc;
@@ -1126,6 +1129,44 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are active read-write; remove that device before loading a read-only table"
 
 /*
+ * A table with one tier more or less than the pool: where the list
+ * changes. The other tiers are the pool's devices in the pool's order
+ * (they were checked against the superblock's member UUIDs at load or
+ * re-bind; a list change does no re-bind): the first index where the
+ * table and the pool differ is the position, and the rest match shifted by
+ * one. An inserted device is checked by its label later
+ * (tier_prepare_list_change()).
+ */
+static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
+				char **error)
+{
+	u32 n = pool->nr_tiers, pos, i;
+	bool ins = tc->list_change > 0;
+
+	for (pos = 0; pos < min(n, tc->tbl.nr_tiers); pos++)
+		if (pool->tier_dev_id[pos] != tc->tier_dev[pos]->bdev->bd_dev)
+			break;
+	for (i = pos; i < min(n, tc->tbl.nr_tiers); i++) {
+		dev_t want = pool->tier_dev_id[ins ? i : i + 1];
+		u32 at = ins ? i + 1 : i;
+
+		if (at >= tc->tbl.nr_tiers ||
+		    tc->tier_dev[at]->bdev->bd_dev != want) {
+			*error =
+				"The table's tiers are not the device's plus or minus one";
+			return -EINVAL;
+		}
+	}
+	if (!pos) {
+		*error =
+			"Tier 0 cannot be inserted or removed (it identifies the device)";
+		return -EINVAL;
+	}
+	tc->list_pos = pos;
+	return 0;
+}
+
+/*
  * The pool of the device whose metadata is on @tc's metadata device (or
  * tier 0), shared with a table already loaded over the same devices (table
  * reload), else loaded.
@@ -1180,14 +1221,22 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			return ERR_PTR(-EROFS);
 		}
 		tc->list_base = pool->nr_tiers;
-		/*
-		 * Tier 0 is the pool's key; another device for a later tier
-		 * is a re-bind, its label checked by the constructor.
-		 */
-		for (i = 1; i < min(pool->nr_tiers, tc->tbl.nr_tiers); i++)
-			if (pool->tier_dev_id[i] !=
-			    tc->tier_dev[i]->bdev->bd_dev)
-				tc->rebind |= BIT(i);
+		if (tc->list_change) {
+			int r = tier_list_change_pos(tc, pool, error);
+
+			if (r)
+				return ERR_PTR(r);
+		} else {
+			/*
+			 * Tier 0 is the pool's key; another device for a
+			 * later tier is a re-bind, its label checked by the
+			 * constructor.
+			 */
+			for (i = 1; i < tc->tbl.nr_tiers; i++)
+				if (pool->tier_dev_id[i] !=
+				    tc->tier_dev[i]->bdev->bd_dev)
+					tc->rebind |= BIT(i);
+		}
 		pool->ref++;
 		list_add(&tc->pool_node, &pool->targets);
 		return pool;
@@ -1252,23 +1301,48 @@ static int tier_check_rebind(struct tier_c *tc, char **error)
 }
 
 /*
+ * Whether the tiers other than @pos hold the virtual size: a superblock
+ * with less capacity is invalid (tier_sb_decode()). Under pool->lock.
+ */
+static bool tier_list_fits(struct tier_pool *pool, u32 pos)
+{
+	u64 cap = 0;
+	u32 i;
+
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (i != pos)
+			cap += pool->alloc[i].nr_extents;
+	return cap >= pool->virt_extents;
+}
+
+/*
  * A table with one tier more or less than the pool (tc->list_change): the
- * added device must carry the label tierctl add-tier wrote (its allocator
- * is prepared now, where sleeping and failing are allowed); the removed
- * tier must be empty and stays so (no allocation) until the resume.
+ * inserted device must carry the label tierctl add-tier wrote for its
+ * position (its allocator is prepared now, where sleeping and failing are
+ * allowed); the removed tier must be empty and stays so (no allocation)
+ * until the resume. A change before the last tier renumbers the tiers
+ * after it: refused while moves are queued (they name tiers by index).
  */
 static int tier_prepare_list_change(struct tier_c *tc, char **error)
 {
 	struct tier_pool *pool = tc->pool;
-	u32 n = tc->list_base;
+	u32 n = tc->list_base, pos = tc->list_pos;
 	int r;
 
 	if (tc->list_change > 0) {
-		struct dm_dev *dev = tc->tier_dev[n];
+		struct dm_dev *dev = tc->tier_dev[pos];
 
+		spin_lock_irq(&pool->lock);
+		r = pos < n && tier_mig_queued(pool) ? -EAGAIN : 0;
+		spin_unlock_irq(&pool->lock);
+		if (r) {
+			*error =
+				"Moves are queued: wait or cancel them before inserting a tier";
+			return -EBUSY;
+		}
 		mutex_lock(&pool->md_lock);
 		r = pool->nr_tiers == n ?
-			    tier_md_check_new_tier(pool->meta, n, dev->bdev,
+			    tier_md_check_new_tier(pool->meta, pos, dev->bdev,
 						   dev->name, &tc->new_rec,
 						   error) :
 			    -EBUSY;
@@ -1296,8 +1370,12 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 			*error =
 				"Moves are queued: wait or cancel them before removing a tier";
 			r = -EBUSY;
+		} else if (!tier_list_fits(pool, pos)) {
+			*error =
+				"The other tiers are smaller than the device's virtual size";
+			r = -ENOSPC;
 		} else {
-			r = tier_pool_hold_tier(pool, n - 1, error);
+			r = tier_pool_hold_tier(pool, pos, error);
 		}
 		spin_unlock_irq(&pool->lock);
 		tc->held = !r;
@@ -1522,7 +1600,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_pool:
 	if (tc->held)
-		tier_pool_release_tier(tc->pool, tc->list_base - 1);
+		tier_pool_release_tier(tc->pool, tc->list_pos);
 	mutex_lock(&tier_pools_mutex);
 	last = tier_pool_put(tc->pool, tc);
 	mutex_unlock(&tier_pools_mutex);
@@ -1541,7 +1619,7 @@ static void tier_dtr(struct dm_target *ti)
 
 	/* A table without a tier, destroyed before it resumed. */
 	if (tc->held)
-		tier_pool_release_tier(pool, tc->list_base - 1);
+		tier_pool_release_tier(pool, tc->list_pos);
 	mutex_lock(&tier_pools_mutex);
 	if (pool->ti == ti)
 		pool->ti = NULL;
@@ -1633,18 +1711,29 @@ static int tier_preresume(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
+	bool middle;
 	int r = 0;
 
 	if (!tc->list_change)
 		return 0;
 	mutex_lock(&tier_pools_mutex);
-	if (pool->nr_tiers != tc->list_base)
+	middle = tc->list_change > 0 ? tc->list_pos < tc->list_base :
+				       tc->list_pos + 1 < tc->list_base;
+	spin_lock_irq(&pool->lock);
+	/*
+	 * A move queued since the load names tiers by index: the list may
+	 * not shift under it.
+	 */
+	if (pool->nr_tiers != tc->list_base ||
+	    (middle && tier_mig_queued(pool)))
 		r = -EBUSY;
-	else if (tc->list_change > 0)
-		r = tier_pool_add_tier(pool, tc->tier_dev[tc->list_base],
-				       &tc->new_rec, &tc->new_alloc);
-	else
-		r = tier_pool_remove_last_tier(pool);
+	spin_unlock_irq(&pool->lock);
+	if (!r && tc->list_change > 0)
+		r = tier_pool_add_tier(pool, tc->list_pos,
+				       tc->tier_dev[tc->list_pos], &tc->new_rec,
+				       &tc->new_alloc);
+	else if (!r)
+		r = tier_pool_remove_tier(pool, tc->list_pos);
 	if (!r) {
 		tc->list_change = 0;
 		tc->held = false;
@@ -2050,8 +2139,8 @@ static void tier_evac_persist(struct tier_pool *pool, u32 tier, bool on)
 	tier_request_commit(pool);
 }
 
-int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
-		  u64 *mapped, u64 *missing, const char **err)
+int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
+		  u32 *id, u64 *mapped, u64 *missing, const char **err)
 {
 	int r;
 
@@ -2084,7 +2173,22 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
 		*err = TIER_MSG_EVAC_OFFLINE;
 		return -EINVAL;
 	}
-	r = tier_mig_evacuate(pool, tier, id, missing);
+	if (pref != TIER_MOVE_NO_PREF) {
+		if (pref >= pool->nr_tiers) {
+			*err = "the destination (to) is not a tier of the device";
+			return -EINVAL;
+		}
+		if (pref == tier) {
+			*err = "the destination (to) is the tier being evacuated";
+			return -EINVAL;
+		}
+		if (tier_offline(pool, pref) ||
+		    (READ_ONCE(pool->evac) & BIT(pref))) {
+			*err = "the destination (to) is offline or evacuating";
+			return -EINVAL;
+		}
+	}
+	r = tier_mig_evacuate(pool, tier, pref, id, missing);
 	if (r == -ENOSPC)
 		*err = "the other tiers lack room for the extents of the tier";
 	else if (r == -EBUSY)
@@ -2097,24 +2201,28 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
 	return 0;
 }
 
-/* "evacuate <tier> [stop]" */
+/* "evacuate <tier> [stop | to <tier>]" */
 static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 				 char **argv)
 {
 	struct tier_pool *pool = tc->pool;
 	const char *err = "bad arguments";
+	unsigned int tier, pref = TIER_MOVE_NO_PREF;
 	u64 mapped, missing;
-	unsigned int tier;
-	bool stop = false;
+	bool stop = false, ok;
 	char dummy;
 	int r = -EINVAL;
 	u32 id;
 
 	if (argc == 3 && !strcasecmp(argv[2], "stop"))
 		stop = true;
-	if ((argc == 2 || stop) && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
-		r = tier_evacuate(pool, tier, stop, &id, &mapped, &missing,
-				  &err);
+	ok = argc == 2 || stop;
+	if (argc == 4 && !strcasecmp(argv[2], "to"))
+		ok = sscanf(argv[3], "%u%c", &pref, &dummy) == 1 &&
+		     pref != TIER_MOVE_NO_PREF;
+	if (ok && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
+		r = tier_evacuate(pool, tier, stop, pref, &id, &mapped,
+				  &missing, &err);
 	if (r == -ENOSPC)
 		DMWARN_LIMIT("%s: evacuate %s: %s (%llu extents missing)",
 			     tier_pool_log_name(pool), argv[1], err, missing);
@@ -2225,6 +2333,8 @@ static int tier_message_forget(struct tier_c *tc, char **argv)
  *                                  every extent off it (asynchronous);
  *                                  "stop" cancels that and lets the tier
  *                                  take extents again
+ *   evacuate <tier> to <dest>      the same, extents going to tier <dest>
+ *                                  while it has room (then as usual)
  */
 static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
@@ -2287,7 +2397,7 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return tier_message_migrate(tc, argv);
 	if (argc == 2 && !strcasecmp(argv[0], "forget-tier"))
 		return tier_message_forget(tc, argv);
-	if ((argc == 2 || argc == 3) && !strcasecmp(argv[0], "evacuate"))
+	if (argc >= 2 && argc <= 4 && !strcasecmp(argv[0], "evacuate"))
 		return tier_message_evacuate(tc, argc, argv);
 	DMWARN_LIMIT("%s: unrecognised message: %s%s", tier_pool_log_name(pool),
 		     argc ? argv[0] : "(none)", argc > 1 ? " ..." : "");

@@ -80,6 +80,10 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
  * @pool:    the pool.
  * @tier:    the tier.
  * @stop:    undo instead.
+ * @pref:    the preferred destination tier (evacuate --to): extents go
+ *           there while it has room above its reserve, then to the usual
+ *           choice (tier_policy_evac_dest()); TIER_MOVE_NO_PREF for none.
+ *           Ignored with @stop.
  * @id:      out: the request's id (0 for undo).
  * @mapped:  out: extents mapped on the tier now.
  * @missing: out: with -ENOSPC, the extents the other tiers lack room for.
@@ -87,11 +91,12 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
  *
  * Context: process; takes pool->md_lock and pool->lock.
  * Return: 0; -EINVAL (no such tier, the only tier, tier 0 holding the
- * metadata, an offline tier); -EROFS (metadata not rw); -ENOSPC (no room
+ * metadata, an offline tier; @pref not a tier, the tier itself, offline or
+ * evacuating); -EROFS (metadata not rw); -ENOSPC (no room
  * elsewhere); -EBUSY (the move queue is full).
  */
-int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 *id,
-		  u64 *mapped, u64 *missing, const char **err);
+int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
+		  u32 *id, u64 *mapped, u64 *missing, const char **err);
 
 /**
  * dm_tier_target_register() - register the "tier" target type.

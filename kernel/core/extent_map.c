@@ -204,3 +204,79 @@ int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 	}
 	return 0;
 }
+
+int tier_map_renumber_table(u32 old_n, bool insert, u32 pos, u8 *table)
+{
+	u32 i;
+
+	if (!old_n || old_n > TIER_MAX_TIERS)
+		return -EINVAL;
+	if (insert ? pos > old_n || old_n == TIER_MAX_TIERS :
+		     pos >= old_n || old_n == 1)
+		return -EINVAL;
+	for (i = 0; i < TIER_MAX_TIERS; i++) {
+		if (i >= old_n)
+			table[i] = TIER_RENUM_GONE;
+		else if (i < pos)
+			table[i] = i;
+		else if (insert)
+			table[i] = i + 1;
+		else
+			table[i] = i == pos ? TIER_RENUM_GONE : i - 1;
+	}
+	return 0;
+}
+
+void tier_map_renumber_inverse(const u8 *table, u32 nr_old, u8 *inv)
+{
+	u32 i;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		inv[i] = TIER_RENUM_GONE;
+	for (i = 0; i < nr_old && i < TIER_MAX_TIERS; i++)
+		if (table[i] < TIER_MAX_TIERS)
+			inv[table[i]] = i;
+}
+
+int tier_map_renumber(struct tier_map *m, const u8 *table, u32 nr_old,
+		      u64 *changed)
+{
+	u64 v, word, n = 0;
+	u32 t;
+
+	if (nr_old > TIER_MAX_TIERS)
+		return -EINVAL;
+	/* Check first: a refusal leaves the map as it was. */
+	for (v = 0; v < m->nr_extents; v++) {
+		word = m->words[v];
+		if (!(word & TIER_MAPW_MAPPED))
+			continue;
+		t = (word & TIER_MAPW_TIER_MASK) >> TIER_MAPW_TIER_SHIFT;
+		if (t >= nr_old)
+			return -EINVAL;
+		if (table[t] == TIER_RENUM_GONE) {
+			if (changed)
+				*changed = v;
+			return -EBUSY;
+		}
+		if (table[t] >= TIER_MAX_TIERS)
+			return -EINVAL;
+	}
+	for (v = 0; v < m->nr_extents; v++) {
+		word = m->words[v];
+		if (!(word & TIER_MAPW_MAPPED))
+			continue;
+		t = (word & TIER_MAPW_TIER_MASK) >> TIER_MAPW_TIER_SHIFT;
+		if (table[t] == t)
+			continue;
+		word &= ~TIER_MAPW_TIER_MASK;
+		word |= ((u64)table[t] << TIER_MAPW_TIER_SHIFT) &
+			TIER_MAPW_TIER_MASK;
+		WRITE_ONCE(m->words[v], word);
+		tier_map_mark_dirty(m, tier_vext(v));
+		n++;
+	}
+	if (changed)
+		*changed = n;
+	return 0;
+}

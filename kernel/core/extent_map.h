@@ -350,4 +350,58 @@ void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 			u64 index, const void *blk, struct tier_err *err);
 
+/* tier_map_renumber() table entry: the tier is removed from the list. */
+#define TIER_RENUM_GONE 0xff
+
+/**
+ * tier_map_renumber_table() - the old -> new tier index table of a tier
+ * list change by one tier (docs/ARCHITECTURE.md "Tier list changes").
+ * @old_n:  tiers before the change, 1..TIER_MAX_TIERS.
+ * @insert: true: a tier is inserted at @pos (tiers @pos.. move up by
+ *          one); false: tier @pos is removed (tiers after it move down).
+ * @pos:    insert: 0..@old_n (@old_n appends); remove: 0..@old_n - 1.
+ * @table:  out; TIER_MAX_TIERS entries, [i] = new index of old tier i,
+ *          TIER_RENUM_GONE for the removed tier and for i >= @old_n.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when @pos or the resulting count is out of range.
+ */
+int tier_map_renumber_table(u32 old_n, bool insert, u32 pos, u8 *table);
+
+/**
+ * tier_map_renumber() - rewrite the tier field of every mapped word through
+ * @table and mark each map block with a changed word dirty in both copies,
+ * so that every later commit, whichever copy it writes, writes the new
+ * numbers (neither copy keeps an old number a later commit could expose).
+ * @m:       the map.
+ * @table:   [old tier] = new tier, TIER_RENUM_GONE: that tier must hold
+ *           no mapped word (tier_map_renumber_table()).
+ * @nr_old:  entries of @table that are valid (tiers before the change).
+ * @changed: out, optional; words rewritten.
+ *
+ * All or nothing: when a mapped word is on a removed tier or a tier at or
+ * above @nr_old, nothing changes. Flags, pext and TIER_MAPW_BUSY are
+ * kept; heat and atime are per extent, not per tier, and stay. Applying
+ * the inverse table undoes it (a commit that failed).
+ *
+ * Context: any; caller serialises writers (no lookup may act on a word
+ * while the list changes: the device is suspended). Linear in the map.
+ * Return: 0; -EBUSY when a mapped word is on a removed tier (@changed is
+ * the virtual extent of the first such word); -EINVAL for a tier at or
+ * above @nr_old, or a table entry at or above TIER_MAX_TIERS.
+ */
+int tier_map_renumber(struct tier_map *m, const u8 *table, u32 nr_old,
+		      u64 *changed);
+
+/**
+ * tier_map_renumber_inverse() - the table that undoes @table.
+ * @table:  as for tier_map_renumber().
+ * @nr_old: its valid entries.
+ * @inv:    out; TIER_MAX_TIERS entries, TIER_RENUM_GONE where no old tier
+ *          maps (the inserted tier).
+ *
+ * Context: any.
+ */
+void tier_map_renumber_inverse(const u8 *table, u32 nr_old, u8 *inv);
+
 #endif /* DM_TIER_CORE_EXTENT_MAP_H */

@@ -809,8 +809,8 @@ int tier_label_check_new(const struct tier_label *l, const struct tier_sb *sb,
 	    l->tier_index == TIER_META_DEV)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
 				    l->tier_index);
-	/* Only appended: an insertion renumbers, which is not done yet. */
-	if (index != sb->nr_tiers || index >= TIER_MAX_TIERS ||
+	/* Appended or inserted; tier 0 is never replaced. */
+	if (!index || index > sb->nr_tiers || sb->nr_tiers >= TIER_MAX_TIERS ||
 	    l->tier_index != index)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, index,
 				    l->tier_index);
@@ -856,6 +856,42 @@ int tier_sb_set_tier_count(struct tier_sb *sb, u32 nr_tiers,
 		return -EINVAL;
 	}
 	sb->nr_tiers = nr_tiers;
+	return 0;
+}
+
+int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
+			const struct tier_sb_tier *added)
+{
+	u32 i;
+
+	if (!added || !pos || pos > sb->nr_tiers ||
+	    sb->nr_tiers >= TIER_MAX_TIERS)
+		return -EINVAL;
+	for (i = sb->nr_tiers; i > pos; i--)
+		sb->tier[i] = sb->tier[i - 1];
+	sb->tier[pos] = *added;
+	sb->tier[pos].used_extents = 0;
+	sb->nr_tiers++;
+	return 0;
+}
+
+int tier_sb_remove_tier(struct tier_sb *sb, u32 pos)
+{
+	u64 cap = 0;
+	u32 i;
+
+	if (!pos || pos >= sb->nr_tiers || sb->nr_tiers > TIER_MAX_TIERS)
+		return -EINVAL;
+	/* The superblock's check: the virtual size fits the capacity. */
+	for (i = 0; i < sb->nr_tiers; i++)
+		if (i != pos)
+			cap += sb->tier[i].nr_extents;
+	if (cap < sb->virt_extents)
+		return -ENOSPC;
+	for (i = pos; i + 1 < sb->nr_tiers; i++)
+		sb->tier[i] = sb->tier[i + 1];
+	sb->nr_tiers--;
+	memset(&sb->tier[sb->nr_tiers], 0, sizeof(sb->tier[sb->nr_tiers]));
 	return 0;
 }
 

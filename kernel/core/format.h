@@ -893,11 +893,13 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 int tier_label_sb_index(const struct tier_label *l, const struct tier_sb *sb);
 
 /**
- * tier_label_check_new() - whether a labelled device may be appended to
- * the tier list as tier @index (tierctl add-tier wrote its label).
- * @l:           its decoded label.
+ * tier_label_check_new() - whether a labelled device may join the tier
+ * list as tier @index (tierctl add-tier wrote its label): appended, or
+ * inserted with the tiers from @index on moving up by one.
+ * @l:           its decoded label (its tier index hint must be @index).
  * @sb:          the current superblock.
- * @index:       the new position: @sb->nr_tiers (appending only).
+ * @index:       the new position: 1..@sb->nr_tiers (tier 0 identifies
+ *               the device and may hold the metadata: never replaced).
  * @dev_sectors: the device's size now.
  * @err:         out, optional.
  *
@@ -930,6 +932,32 @@ void tier_sb_tier_from_label(const struct tier_label *l, struct tier_sb_tier *t)
  */
 int tier_sb_set_tier_count(struct tier_sb *sb, u32 nr_tiers,
 			   const struct tier_sb_tier *added);
+
+/**
+ * tier_sb_insert_tier() - the tier list with @added inserted at @pos; the
+ * records from @pos on (with their flags and used counts) move up by one.
+ * @sb:    superblock to change.
+ * @pos:   1..@sb->nr_tiers (@sb->nr_tiers appends).
+ * @added: the new record; its used count is set to 0.
+ *
+ * Context: any.
+ * Return: 0 or -EINVAL (@sb unchanged: bad @pos, or the list is full).
+ */
+int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
+			const struct tier_sb_tier *added);
+
+/**
+ * tier_sb_remove_tier() - the tier list without tier @pos; the records
+ * after it move down by one, the last slot is cleared.
+ * @sb:  superblock to change.
+ * @pos: 1..@sb->nr_tiers - 1.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL (bad @pos); -ENOSPC when the other tiers' extents
+ * are fewer than the virtual size (tier_sb_decode() would reject the
+ * result). @sb is unchanged on error.
+ */
+int tier_sb_remove_tier(struct tier_sb *sb, u32 pos);
 
 /* ---- map blocks -------------------------------------------------------- */
 

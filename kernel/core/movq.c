@@ -47,6 +47,7 @@ int tier_movq_push(struct tier_movq *q, u32 kind, u64 first, u64 last, u32 tier,
 	m->kind = kind;
 	m->state = TIER_MOVE_QUEUED;
 	m->tier = tier;
+	m->pref = TIER_MOVE_NO_PREF;
 	m->first = first;
 	m->last = last;
 	m->next = first;

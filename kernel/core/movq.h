@@ -11,6 +11,12 @@
 
 #include "tier-internal.h"
 
+/*
+ * tier_move.pref of a request without a preferred destination; the same
+ * value as TIER_EVAC_NO_PREF (policy.h), which the evacuation passes on.
+ */
+#define TIER_MOVE_NO_PREF 0xffffffffU
+
 /* Requests queued at once (the running one included); one more: EBUSY. */
 #define TIER_MOVQ_MAX 32
 /* Outcomes kept until the event sender takes them; more drop the oldest. */
@@ -49,6 +55,11 @@ struct tier_move {
 	u8 kind; /* enum tier_move_kind */
 	u8 state; /* enum tier_move_state */
 	u32 tier;
+	/*
+	 * TIER_MOVE_EVACUATE: the preferred destination (evacuate --to),
+	 * else TIER_MOVE_NO_PREF; set by the caller after the push.
+	 */
+	u32 pref;
 	u64 first;
 	u64 last;
 	u64 next; /* cursor: the next extent to look at */

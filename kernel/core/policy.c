@@ -50,13 +50,16 @@ bool tier_policy_move_allowed(u32 offline, u32 noalloc, u32 from, u32 to)
 }
 
 int tier_policy_evac_dest(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
-			  u32 *full_tier)
+			  u32 pref, u32 *full_tier)
 {
 	bool any = false;
 	u32 i;
 
 	if (nr_tiers > TIER_MAX_TIERS)
 		nr_tiers = TIER_MAX_TIERS;
+	if (pref < nr_tiers && pref != src && !(blocked & (1U << pref)) &&
+	    free[pref])
+		return (int)pref;
 	for (i = 0; i < nr_tiers; i++) {
 		if (i == src || (blocked & (1U << i)))
 			continue;

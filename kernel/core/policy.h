@@ -117,14 +117,25 @@ int tier_policy_cfg_check(const struct tier_policy_cfg *cfg,
  */
 bool tier_policy_move_allowed(u32 offline, u32 noalloc, u32 from, u32 to);
 
+/* tier_policy_evac_dest() @pref when the evacuation names no destination. */
+#define TIER_EVAC_NO_PREF 0xffffffffU
+
 /**
  * tier_policy_evac_dest() - where an extent of evacuating tier @src goes:
- * the fastest (lowest-numbered) other tier that is not blocked and has a
- * free extent above its reserve; faster tiers fill before slower ones.
+ * the preferred tier @pref while it may take extents and has a free one
+ * above its reserve ("evacuate --to", replace-tier: the new device); else
+ * (no preference, or the preferred tier full, offline or evacuating) the
+ * fastest (lowest-numbered) other tier that is not blocked and has a free
+ * extent above its reserve; faster tiers fill before slower ones. Falling
+ * back rather than stopping: an evacuation ends whenever it would without
+ * a preference, and the caller checked that the tiers together have room.
  * @nr_tiers: tiers of the device, <= TIER_MAX_TIERS.
  * @src:      the tier being evacuated.
  * @blocked:  bit i set when tier i takes nothing (offline or evacuating).
  * @free:     per tier, free extents above its reserve.
+ * @pref:     the preferred destination, or TIER_EVAC_NO_PREF (also: a
+ *            value >= @nr_tiers or == @src is no preference).
+ * @full_tier: out, with -ENOSPC.
  *
  * Context: any; pure.
  * Return: the tier; -ENOSPC when every allowed tier is full (the fastest
@@ -132,7 +143,7 @@ bool tier_policy_move_allowed(u32 offline, u32 noalloc, u32 from, u32 to);
  * an extent at all (all offline or evacuating).
  */
 int tier_policy_evac_dest(u32 nr_tiers, u32 src, u32 blocked, const u64 *free,
-			  u32 *full_tier);
+			  u32 pref, u32 *full_tier);
 
 /**
  * tier_policy_evac_room() - whether the extents mapped on @src fit on the

@@ -393,6 +393,221 @@ static void tier_map_set_flags_test(CASE_CTX)
 	CASE_EQ(m->words[7], tier_map_word_encode(&l));
 }
 
+/* ---- tier-list renumbering ---------------------------------------------- */
+
+/* The old -> new tables of one tier inserted or removed. */
+static void tier_map_renumber_table_test(CASE_CTX)
+{
+	u8 t[TIER_MAX_TIERS], inv[TIER_MAX_TIERS];
+	u32 i;
+
+	/* Insert at 1 of 3: 0 stays, 1 -> 2, 2 -> 3. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 1, t), 0);
+	CASE_EQ(t[0], 0);
+	CASE_EQ(t[1], 2);
+	CASE_EQ(t[2], 3);
+	for (i = 3; i < TIER_MAX_TIERS; i++)
+		CASE_EQ(t[i], TIER_RENUM_GONE);
+	tier_map_renumber_inverse(t, 3, inv);
+	CASE_EQ(inv[0], 0);
+	CASE_EQ(inv[1], TIER_RENUM_GONE);
+	CASE_EQ(inv[2], 1);
+	CASE_EQ(inv[3], 2);
+	/* Appending is the identity. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 3, t), 0);
+	for (i = 0; i < 3; i++)
+		CASE_EQ(t[i], i);
+	/* Remove 1 of 3: 1 gone, 2 -> 1. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, false, 1, t), 0);
+	CASE_EQ(t[0], 0);
+	CASE_EQ(t[1], TIER_RENUM_GONE);
+	CASE_EQ(t[2], 1);
+	tier_map_renumber_inverse(t, 3, inv);
+	CASE_EQ(inv[0], 0);
+	CASE_EQ(inv[1], 2);
+	CASE_EQ(inv[2], TIER_RENUM_GONE);
+	/* Out of range. */
+	CASE_EQ(tier_map_renumber_table(3, true, 4, t), -EINVAL);
+	CASE_EQ(tier_map_renumber_table(3, false, 3, t), -EINVAL);
+	CASE_EQ(tier_map_renumber_table(1, false, 0, t), -EINVAL);
+	CASE_EQ(tier_map_renumber_table(TIER_MAX_TIERS, true, 1, t), -EINVAL);
+	CASE_EQ(tier_map_renumber_table(0, true, 0, t), -EINVAL);
+	CASE_EQ(tier_map_renumber_table(TIER_MAX_TIERS + 1, false, 1, t),
+		-EINVAL);
+}
+
+/* Start a test map with nothing dirty in either copy. */
+static void em_clean(struct tier_map *m)
+{
+	u64 b;
+
+	for (b = 0; b < m->nr_blocks; b++) {
+		__clear_bit(b, m->dirty[0]);
+		__clear_bit(b, m->dirty[1]);
+	}
+	m->nr_dirty[0] = 0;
+	m->nr_dirty[1] = 0;
+}
+
+/*
+ * Insert and remove: every mapped word's tier goes through the table,
+ * flags, pext, busy bit and heat stay, exactly the blocks with a changed
+ * word are dirtied in both copies; undone by the inverse table.
+ */
+static void tier_map_renumber_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 254 * 4, TIER_MAP_F_HEAT);
+	struct tier_loc a = loc_of(0, 5, 0), b = loc_of(1, 6, 0);
+	struct tier_loc c = loc_of(2, 7, TIER_EXT_F_PINNED), out, want;
+	u8 t[TIER_MAX_TIERS], inv[TIER_MAX_TIERS];
+	u64 n = 0, w0;
+
+	tier_map_set(m, tier_vext(3), &a); /* block 0: tier 0 only */
+	tier_map_set(m, tier_vext(254 + 1), &b); /* block 1 */
+	tier_map_set(m, tier_vext(254 * 3 + 9), &c); /* block 3 */
+	tier_map_set_busy(m, tier_vext(254 * 3 + 9), true);
+	m->heat[254 + 1] = 77;
+	m->atime[254 + 1] = 1234;
+	em_clean(m);
+	w0 = m->words[3];
+
+	/* Insert at 1: tiers 1 and 2 move up. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 1, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 3, &n), 0);
+	CASE_EQ(n, 2);
+	CASE_EQ(m->words[3], w0);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 + 1), &out));
+	want = loc_of(2, 6, 0);
+	expect_loc(test, &out, &want);
+	CASE_EQ(m->heat[254 + 1], 77);
+	CASE_EQ(m->atime[254 + 1], 1234);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 * 3 + 9), &out));
+	want = loc_of(3, 7, TIER_EXT_F_PINNED);
+	expect_loc(test, &out, &want);
+	CASE_TRUE(m->words[254 * 3 + 9] & TIER_MAPW_BUSY);
+	/* Blocks 1 and 3, in both copies; block 0 (tier 0) untouched. */
+	CASE_EQ(m->nr_dirty[0], 2);
+	CASE_EQ(m->nr_dirty[1], 2);
+	CASE_FALSE(test_bit(0, m->dirty[0]));
+	CASE_TRUE(test_bit(1, m->dirty[0]));
+	CASE_TRUE(test_bit(1, m->dirty[1]));
+	CASE_FALSE(test_bit(2, m->dirty[1]));
+	CASE_TRUE(test_bit(3, m->dirty[0]));
+	CASE_TRUE(test_bit(3, m->dirty[1]));
+	CASE_EQ(tier_map_commit_next(m, 0, 0), 1);
+
+	/* The inverse undoes it. */
+	tier_map_renumber_inverse(t, 3, inv);
+	CASE_EQ(tier_map_renumber(m, inv, 4, &n), 0);
+	CASE_EQ(n, 2);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 + 1), &out));
+	expect_loc(test, &out, &b);
+	tier_map_set_busy(m, tier_vext(254 * 3 + 9), false);
+	CASE_EQ(m->words[254 * 3 + 9], tier_map_word_encode(&c));
+
+	/* Remove tier 1 once it holds nothing: tier 2 becomes 1. */
+	tier_map_set(m, tier_vext(254 + 1), &a);
+	em_clean(m);
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, false, 1, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 3, NULL), 0);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 * 3 + 9), &out));
+	want = loc_of(1, 7, TIER_EXT_F_PINNED);
+	expect_loc(test, &out, &want);
+	CASE_EQ(m->nr_dirty[0], 1);
+	CASE_EQ(m->nr_dirty[1], 1);
+	CASE_TRUE(test_bit(3, m->dirty[1]));
+}
+
+/* The identity table changes nothing and dirties nothing. */
+static void tier_map_renumber_identity_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 600, 0);
+	struct tier_loc a = loc_of(0, 5, 0), c = loc_of(2, 7, 0);
+	u8 t[TIER_MAX_TIERS];
+	u64 n = 99;
+
+	tier_map_set(m, tier_vext(3), &a);
+	tier_map_set(m, tier_vext(500), &c);
+	em_clean(m);
+	/* Appending: no word moves. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 3, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 3, &n), 0);
+	CASE_EQ(n, 0);
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	/* Removing the last tier, empty: no word moves either. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(4, false, 3, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 4, &n), 0);
+	CASE_EQ(n, 0);
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	CASE_EQ(m->words[500], tier_map_word_encode(&c));
+}
+
+/*
+ * A removed tier still mapped, or a word on a tier beyond the old list:
+ * refused with nothing changed (even words checked before the bad one).
+ */
+static void tier_map_renumber_refused_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 600, 0);
+	struct tier_loc c = loc_of(2, 7, 0), b = loc_of(1, 6, 0);
+	u8 t[TIER_MAX_TIERS];
+	u64 n = 0, w2, w1;
+
+	tier_map_set(m, tier_vext(10), &c);
+	tier_map_set(m, tier_vext(400), &b);
+	em_clean(m);
+	w2 = m->words[10];
+	w1 = m->words[400];
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, false, 1, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 3, &n), -EBUSY);
+	CASE_EQ(n, 400);
+	CASE_EQ(m->words[10], w2);
+	CASE_EQ(m->words[400], w1);
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	/* Tier 2 mapped, but the table says there were only 2 tiers. */
+	tier_map_clear(m, tier_vext(400), NULL);
+	em_clean(m);
+	CASE_ASSERT_EQ(tier_map_renumber_table(2, true, 1, t), 0);
+	CASE_EQ(tier_map_renumber(m, t, 2, NULL), -EINVAL);
+	CASE_EQ(m->words[10], w2);
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	CASE_EQ(tier_map_renumber(m, t, TIER_MAX_TIERS + 1, NULL), -EINVAL);
+}
+
+/*
+ * The two-copy commit after a renumber: the commit writes the inactive
+ * copy with the new numbers; the next commit writes the other copy, whose
+ * blocks are still dirty for it, so it never keeps an old number.
+ */
+static void tier_map_renumber_commit_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 254 * 2, 0);
+	struct tier_sb *sb = sb_make(test, 254 * 2, 4, 1000);
+	u8 *blk = em_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc c = loc_of(2, 7, 0);
+	struct tier_map_entry e;
+	u8 t[TIER_MAX_TIERS];
+	u32 copy;
+
+	tier_map_set(m, tier_vext(300), &c);
+	/* Both copies written once: clean. */
+	tier_map_fill_block(m, sb, 0, 1, blk);
+	tier_map_fill_block(m, sb, 1, 1, blk);
+	tier_map_fill_block(m, sb, 0, 0, blk);
+	tier_map_fill_block(m, sb, 1, 0, blk);
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 1, t), 0);
+	CASE_ASSERT_EQ(tier_map_renumber(m, t, 3, NULL), 0);
+	for (copy = 0; copy < 2; copy++) {
+		CASE_EQ(tier_map_commit_next(m, copy, 0), 1);
+		tier_map_fill_block(m, sb, copy, 1, blk);
+		tier_map_block_get(blk, 300 - 254, &e);
+		CASE_EQ((e.word & TIER_MAPW_TIER_MASK) >> TIER_MAPW_TIER_SHIFT,
+			3);
+		CASE_EQ(tier_map_commit_next(m, copy, 0), m->nr_blocks);
+	}
+}
+
 /* ---- dirty bits per copy ------------------------------------------------ */
 
 static void tier_map_dirty_test(CASE_CTX)
@@ -897,6 +1112,11 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN(tier_map_clear_on_tier_test),
 	CASE_RUN(tier_map_busy_test),
 	CASE_RUN(tier_map_set_flags_test),
+	CASE_RUN(tier_map_renumber_table_test),
+	CASE_RUN(tier_map_renumber_test),
+	CASE_RUN(tier_map_renumber_identity_test),
+	CASE_RUN(tier_map_renumber_refused_test),
+	CASE_RUN(tier_map_renumber_commit_test),
 	CASE_RUN(tier_map_dirty_test),
 	CASE_RUN(tier_map_dirty_plan_test),
 	CASE_RUN_PARAMS(tier_map_commit_plan_test, plan),

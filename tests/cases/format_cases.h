@@ -1710,6 +1710,104 @@ static void tier_list_change_test(CASE_CTX)
 	CASE_EQ(sb2->nr_tiers, 1);
 }
 
+/*
+ * Tier-list changes in the middle: a label for position 1 inserted, the
+ * records after it (flags and used counts with them) moving up; tier 1
+ * removed, the others moving down; the old members then match at their new
+ * positions by member UUID, whatever their labels' hints say.
+ */
+static void tier_list_middle_test(CASE_CTX)
+{
+	struct tier_fresh *f = fixture(test, false);
+	struct tier_label *l = fmt_zalloc(test, sizeof(*l));
+	struct tier_label *nl = fmt_zalloc(test, sizeof(*nl));
+	struct tier_sb *sb = fmt_zalloc(test, sizeof(*sb));
+	struct tier_sb *sb2 = fmt_zalloc(test, sizeof(*sb2));
+	struct tier_sb_tier *rec = fmt_zalloc(test, sizeof(*rec));
+	struct tier_err err = { 0 };
+	sector_t size = 1ULL << 21;
+	u32 i;
+
+	tier_fresh_sb(f, sb);
+	CASE_ASSERT_EQ(sb->nr_tiers, 3);
+	/* Overprovisioned no more than tier 0 holds: any tier may go. */
+	sb->virt_extents = sb->tier[0].nr_extents;
+	sb->tier[1].flags = TIER_SB_TIER_F_EVACUATE;
+	sb->tier[2].used_extents = 7;
+	tier_fresh_label(f, 2, nl);
+	nl->tier_index = 1;
+	nl->nr_tiers = 4;
+	nl->member_uuid[0] ^= 0x5a;
+	nl->dev_sectors = size;
+	nl->data_start = TIER_DATA_ALIGN;
+	nl->nr_extents = (size - TIER_DATA_ALIGN) >> sb->extent_shift;
+	CASE_EQ(tier_label_check_new(nl, sb, 1, size, &err), 0);
+	/* The hint names the position; tier 0 is never replaced. */
+	expect_err(test, tier_label_check_new(nl, sb, 2, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "hint not 2");
+	nl->tier_index = 0;
+	expect_err(test, tier_label_check_new(nl, sb, 0, size, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "position 0");
+	nl->tier_index = 1;
+
+	memcpy(sb2, sb, sizeof(*sb2));
+	tier_sb_tier_from_label(nl, rec);
+	rec->used_extents = 99;
+	CASE_EQ(tier_sb_insert_tier(sb2, 0, rec), -EINVAL);
+	CASE_EQ(tier_sb_insert_tier(sb2, 4, rec), -EINVAL);
+	CASE_EQ(tier_sb_insert_tier(sb2, 1, NULL), -EINVAL);
+	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
+	CASE_EQ(tier_sb_insert_tier(sb2, 1, rec), 0);
+	CASE_EQ(sb2->nr_tiers, 4);
+	CASE_EQ(sb2->tier[1].used_extents, 0);
+	CASE_EQ(sb2->tier[1].flags, 0);
+	CASE_EQ(sb2->tier[2].flags, TIER_SB_TIER_F_EVACUATE);
+	CASE_EQ(sb2->tier[3].used_extents, 7);
+	CASE_EQ(tier_label_sb_index(nl, sb2), 1);
+	CASE_EQ(tier_label_check_sb(nl, sb2, 1, &err), 0);
+	for (i = 0; i < 3; i++) {
+		tier_fresh_label(f, i, l);
+		/* Old hints; found by member UUID at the new position. */
+		CASE_EQ(tier_label_sb_index(l, sb2), i ? i + 1 : 0);
+		CASE_EQ(tier_label_check_sb(l, sb2, i ? i + 1 : 0, &err), 0);
+	}
+	/* Removing it again gives the old list back. */
+	CASE_EQ(tier_sb_remove_tier(sb2, 0), -EINVAL);
+	CASE_EQ(tier_sb_remove_tier(sb2, 4), -EINVAL);
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), 0);
+	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
+	/* Removing tier 1 of 3: tier 2 becomes 1. */
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), 0);
+	CASE_EQ(sb2->nr_tiers, 2);
+	CASE_EQ(sb2->tier[1].used_extents, 7);
+	CASE_EQ(sb2->tier[1].flags, 0);
+	CASE_EQ(sb2->tier[2].nr_extents, 0);
+	tier_fresh_label(f, 2, l);
+	CASE_EQ(tier_label_sb_index(l, sb2), 1);
+	CASE_EQ(tier_label_check_sb(l, sb2, 1, &err), 0);
+	tier_fresh_label(f, 1, l);
+	CASE_EQ(tier_label_sb_index(l, sb2), -1);
+	/* The virtual size must fit what is left (decode checks it). */
+	sb2->virt_extents = sb2->tier[0].nr_extents + 1;
+	memcpy(sb, sb2, sizeof(*sb));
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), -ENOSPC);
+	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
+	sb2->virt_extents = sb2->tier[0].nr_extents;
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), 0);
+	CASE_EQ(sb2->nr_tiers, 1);
+	CASE_EQ(tier_sb_remove_tier(sb2, 1), -EINVAL);
+	CASE_EQ(sb2->nr_tiers, 1);
+	{
+		u8 *blk = fmt_blk(test);
+		struct tier_sb *dec = fmt_zalloc(test, sizeof(*dec));
+
+		tier_sb_encode(sb2, blk);
+		CASE_EQ(tier_sb_decode(blk, tier_sb_slot(sb2->generation), dec,
+				       &err),
+			0);
+	}
+}
+
 /* The item and value that errors report, beyond their code. */
 static void tier_format_err_values_test(CASE_CTX)
 {
@@ -2357,6 +2455,7 @@ static struct case_entry format_cases[] = {
 	CASE_RUN(tier_label_check_sb_test),
 	CASE_RUN(tier_label_check_sb_fields_test),
 	CASE_RUN(tier_list_change_test),
+	CASE_RUN(tier_list_middle_test),
 	CASE_RUN(tier_format_err_values_test),
 	CASE_RUN(tier_map_block_roundtrip_test),
 	CASE_RUN_PARAMS(tier_map_entry_test, entry),

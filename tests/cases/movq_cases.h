@@ -35,6 +35,8 @@ static void movq_fifo_test(CASE_CTX)
 		CASE_ASSERT_NOT_NULL(m);
 		CASE_EQ(m->id, id[i]);
 		CASE_EQ(m->first, (u64)i * 10);
+		/* No destination preference unless the caller sets one. */
+		CASE_EQ(m->pref, TIER_MOVE_NO_PREF);
 		/* Not started: nothing ends it. */
 		CASE_EQ(tier_movq_reap(q), 0U);
 		m->state = TIER_MOVE_RUNNING;

@@ -911,6 +911,8 @@ struct evac_dest_params {
 	u64 free[4];
 	int dest; /* or -ENOSPC / -ENOENT */
 	u32 full_tier; /* with -ENOSPC */
+	u32 pref; /* evacuate --to, when has_pref */
+	bool has_pref; /* false: TIER_EVAC_NO_PREF */
 };
 
 /* clang-format off */
@@ -933,14 +935,29 @@ static const struct evac_dest_params evac_dest_cases[] = {
 	{ 3, 1, (1U << 0) | (1U << 2), { 5, 0, 9 }, -ENOENT, 0 },
 	/* One tier: nowhere. */
 	{ 1, 0, 0, { 5 }, -ENOENT, 0 },
+	/* --to 2: tier 2 first although tier 0 is faster and has room. */
+	{ 4, 1, 0, { 5, 0, 9, 3 }, 2, 0, 2, true },
+	/* --to 3, full: the usual choice (fastest with room), not a stop. */
+	{ 4, 1, 0, { 5, 0, 9, 0 }, 0, 0, 3, true },
+	/* --to 3 offline (blocked): the usual choice. */
+	{ 4, 1, 1U << 3, { 0, 0, 9, 4 }, 2, 0, 3, true },
+	/* --to the source itself: no preference. */
+	{ 3, 1, 0, { 0, 8, 9 }, 2, 0, 1, true },
+	/* --to past the tier count: no preference. */
+	{ 3, 1, 0, { 5, 0, 9 }, 0, 0, 7, true },
+	/* --to 0 (tier 0 is a valid preference: separate metadata device). */
+	{ 3, 2, 0, { 5, 9, 0 }, 0, 0, 0, true },
+	/* --to 2, everything full: ENOSPC names the fastest, not the preferred. */
+	{ 3, 1, 0, { 0, 0, 0 }, -ENOSPC, 0, 2, true },
 };
 
 /* clang-format on */
 
 static void evac_dest_desc(const struct evac_dest_params *c, char *desc)
 {
-	snprintf(desc, CASE_DESC_SIZE, "%u tiers src %u blocked 0x%x",
-		 c->nr_tiers, c->src, c->blocked);
+	snprintf(desc, CASE_DESC_SIZE, "%u tiers src %u blocked 0x%x pref %d",
+		 c->nr_tiers, c->src, c->blocked,
+		 c->has_pref ? (int)c->pref : -1);
 }
 
 CASE_PARAMS(evac_dest, evac_dest_cases, evac_dest_desc);
@@ -950,6 +967,7 @@ static void tier_policy_evac_dest_test(CASE_CTX)
 	const struct evac_dest_params *p = CASE_PARAM;
 	u32 full = 99;
 	int r = tier_policy_evac_dest(p->nr_tiers, p->src, p->blocked, p->free,
+				      p->has_pref ? p->pref : TIER_EVAC_NO_PREF,
 				      &full);
 
 	CASE_EQ(r, p->dest);

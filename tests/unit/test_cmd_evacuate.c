@@ -59,6 +59,25 @@ static void test_parse(void **state)
 	assert_int_equal(o.tier, 1);
 	assert_int_equal(parse(&o, "ckpt", "1", "--json", NULL), TIERCTL_EXIT_OK);
 	assert_true(o.json);
+	/* No --to: no preferred destination. */
+	assert_int_equal(o.to, TL_NL_NO_TIER);
+	assert_int_equal(parse(&o, "ckpt", "1", "--to", "2", "--wait", NULL),
+			 TIERCTL_EXIT_OK);
+	assert_int_equal(o.to, 2);
+	assert_true(o.wait);
+}
+
+static void test_parse_to_errors(void **state)
+{
+	struct evacuate_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "ckpt", "1", "--to", "x", NULL),
+			 TIERCTL_EXIT_USAGE);
+	assert_int_equal(parse(&o, "ckpt", "1", "--to", NULL),
+			 TIERCTL_EXIT_USAGE);
+	assert_int_equal(parse(&o, "ckpt", "1", "--to", "2", "--cancel", NULL),
+			 TIERCTL_EXIT_USAGE);
 }
 
 static void test_parse_errors(void **state)
@@ -75,6 +94,37 @@ static void test_parse_errors(void **state)
 			 TIERCTL_EXIT_USAGE);
 	assert_int_equal(parse(&o, "ckpt", "1", "--bogus", NULL),
 			 TIERCTL_EXIT_USAGE);
+}
+
+static void dev3(struct tl_nl_dev *d, u64 used0, u64 mapped1, u64 used2);
+
+/* --to: another tier of the device that takes extents. */
+static void test_check_to(void **state)
+{
+	struct tl_nl_dev d;
+	char why[256];
+
+	(void)state;
+	dev3(&d, 10, 50, 10);
+	assert_int_equal(evacuate_check_to(&d, 1, 2, why, sizeof(why)),
+			 TIERCTL_EXIT_OK);
+	assert_int_equal(evacuate_check_to(&d, 1, 0, why, sizeof(why)),
+			 TIERCTL_EXIT_OK);
+	assert_int_equal(evacuate_check_to(&d, 1, 1, why, sizeof(why)),
+			 TIERCTL_EXIT_USAGE);
+	assert_non_null(strstr(why, "being evacuated; name another"));
+	assert_int_equal(evacuate_check_to(&d, 1, 3, why, sizeof(why)),
+			 TIERCTL_EXIT_USAGE);
+	assert_non_null(strstr(why, "tiers 0 to 2"));
+	snprintf(d.tiers[2].state, sizeof(d.tiers[2].state), "offline");
+	assert_int_equal(evacuate_check_to(&d, 1, 2, why, sizeof(why)),
+			 TIERCTL_EXIT_FAIL);
+	assert_non_null(strstr(why, "is offline"));
+	snprintf(d.tiers[2].state, sizeof(d.tiers[2].state), "ok");
+	d.tiers[2].evacuating = 1;
+	assert_int_equal(evacuate_check_to(&d, 1, 2, why, sizeof(why)),
+			 TIERCTL_EXIT_FAIL);
+	assert_non_null(strstr(why, "being evacuated and takes no"));
 }
 
 /* Three tiers of 100 extents of 1 MiB; tier 1 maps @mapped1. */
@@ -228,6 +278,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_to_errors),
+		cmocka_unit_test(test_check_to),
 		cmocka_unit_test(test_precheck_ok),
 		cmocka_unit_test(test_precheck_refusals),
 		cmocka_unit_test(test_precheck_room),

@@ -329,6 +329,105 @@ static void test_tier_list_change(void **state)
 	tl_groups_free(&gs);
 }
 
+/*
+ * A tier inserted at position 1 and one removed from the middle: activate
+ * groups the members by the superblock whatever their hints say, both
+ * before the commit (the new label stale; its hint collides with tier 1's)
+ * and after it (old hints on the tiers that moved).
+ */
+static void test_tier_list_middle(void **state)
+{
+	struct tier_label l0, l1, nl, hint;
+	struct tier_sb sb, sb2, sb3;
+	struct tier_sb_tier rec;
+	struct tl_err err = { "" };
+	struct tl_groups gs;
+	struct tier_fresh f;
+	char params[512];
+	u8 mu[TIER_UUID_LEN];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "mid", 3, false, 0x91);
+	tier_fresh_sb(&f, &sb);
+	/* A virtual size tiers 0 and 2 hold: tier 1 may go. */
+	sb.virt_extents = sb.tier[0].nr_extents;
+	tier_fresh_label(&f, 0, &l0);
+	tier_fresh_label(&f, 1, &l1);
+	memset(mu, 0xed, sizeof(mu));
+	assert_int_equal(tl_tierlist_new_label_at(&l0, &sb, 1,
+						  256 * MiB_SECTORS,
+						  TIER_CLASS_NVMF, mu, &nl,
+						  &err),
+			 TL_OK);
+	assert_int_equal(nl.tier_index, 1);
+	assert_int_equal(nl.nr_tiers, 4);
+	assert_int_equal(tier_label_check_new(&nl, &sb, 1, 256 * MiB_SECTORS,
+					      NULL),
+			 0);
+	assert_int_equal(tl_tierlist_new_label_at(&l0, &sb, 0,
+						  256 * MiB_SECTORS,
+						  TIER_CLASS_NVMF, mu, &hint,
+						  &err),
+			 TL_USAGE);
+	assert_int_equal(tl_tierlist_new_label_at(&l0, &sb, 4,
+						  256 * MiB_SECTORS,
+						  TIER_CLASS_NVMF, mu, &hint,
+						  &err),
+			 TL_USAGE);
+
+	/* Crash before the commit: the old list, the new label stale. */
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/a");
+	add(&gs, &f, 1, "/dev/b");
+	add(&gs, &f, 2, "/dev/c");
+	add_label(&gs, &nl, "/dev/new");
+	assert_int_equal(gs.nr_groups, 1);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb);
+	assert_int_equal(gs.group[0].nr_tiers, 3);
+	assert_int_equal(gs.group[0].nr_stale, 1);
+	assert_string_equal(gs.member[gs.group[0].stale[0]].path, "/dev/new");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], sb.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_non_null(strstr(params, " 3 /dev/a /dev/b /dev/c"));
+
+	/* After the commit: the new device at 1, b and c moved up. */
+	sb2 = sb;
+	tier_sb_tier_from_label(&nl, &rec);
+	assert_int_equal(tier_sb_insert_tier(&sb2, 1, &rec), 0);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb2);
+	assert_int_equal(gs.group[0].nr_tiers, 4);
+	assert_int_equal(gs.group[0].nr_stale, 0);
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], sb2.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_non_null(strstr(params, " 4 /dev/a /dev/new /dev/b /dev/c"));
+	/* Hints to rewrite: b's index moves to 2. */
+	assert_int_equal(tl_tierlist_hint(&l1, &sb2, &hint), 1);
+	assert_int_equal(hint.tier_index, 2);
+	assert_int_equal(hint.nr_tiers, 4);
+	assert_int_equal(tier_label_check_sb(&hint, &sb2, 2, NULL), 0);
+	assert_int_equal(tl_tierlist_hint(&nl, &sb2, &hint), 0);
+
+	/* Tier 2 (b) removed, its label not wiped: stale; c moves to 2. */
+	sb3 = sb2;
+	assert_int_equal(tier_sb_remove_tier(&sb3, 2), 0);
+	tl_group_apply_sb(&gs, &gs.group[0], &sb3);
+	assert_int_equal(gs.group[0].nr_tiers, 3);
+	assert_int_equal(gs.group[0].nr_stale, 1);
+	assert_string_equal(gs.member[gs.group[0].stale[0]].path, "/dev/b");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], sb3.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_non_null(strstr(params, " 3 /dev/a /dev/new /dev/c"));
+	assert_int_equal(tl_tierlist_hint(&l1, &sb3, &hint), -1);
+	tl_groups_free(&gs);
+}
+
 static void test_table_tier_list(void **state)
 {
 	const char *line = "2048 2 8:0 8:16 2 commit_interval_ms 500";
@@ -354,6 +453,26 @@ static void test_table_tier_list(void **state)
 			 TL_FAIL);
 	assert_int_equal(tl_table_add_tier("2048 1 8:0", "8:16", out, 12, &err),
 			 TL_FAIL);
+	/* In the middle: inserted at 1, dropped again; dropping tier 1. */
+	assert_int_equal(tl_table_insert_tier(line, 1, "8:32", out, sizeof(out),
+					      &err),
+			 TL_OK);
+	assert_string_equal(out, "2048 3 8:0 8:32 8:16 2 commit_interval_ms 500");
+	assert_int_equal(tl_table_drop_tier(out, 1, back, sizeof(back), &err),
+			 TL_OK);
+	assert_string_equal(back, line);
+	assert_int_equal(tl_table_drop_tier(out, 2, back, sizeof(back), &err),
+			 TL_OK);
+	assert_string_equal(back, "2048 2 8:0 8:32 2 commit_interval_ms 500");
+	assert_int_equal(tl_table_drop_tier(out, 3, back, sizeof(back), &err),
+			 TL_FAIL);
+	assert_int_equal(tl_table_insert_tier(line, 3, "8:32", out, sizeof(out),
+					      &err),
+			 TL_FAIL);
+	assert_int_equal(tl_table_insert_tier("2048 1 8:0", 0, "8:16", out,
+					      sizeof(out), &err),
+			 TL_OK);
+	assert_string_equal(out, "2048 2 8:16 8:0");
 }
 
 int main(void)
@@ -367,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_bad_virt),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_tier_list_change),
+		cmocka_unit_test(test_tier_list_middle),
 		cmocka_unit_test(test_table_tier_list),
 	};
 

@@ -190,7 +190,7 @@ static void test_errors(void **state)
 	expect_error("[device x]\ndrain_deadline = -5\n",
 		     "t.conf:2: drain_deadline = -5: not a number (write a plain decimal number from 0 to 604800)");
 	expect_error("[device x]\nhigh_watermrk = 70\n",
-		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)");
+		     "t.conf:2: unknown key 'high_watermrk' in [device x] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep, replace_tier; see docs/tierd.md)");
 	expect_error("[global]\nmetrics_port = 9\n",
 		     "t.conf:2: unknown key 'metrics_port' in [global] (known: metrics_textfile, metrics_interval)");
 	expect_error("[global]\nhigh_watermark = 70\n",
@@ -493,6 +493,44 @@ static void test_merge_order(void **state)
 	tl_conf_free(&c);
 }
 
+/* replace_tier = TIER DEV: tierd runs tierctl replace-tier with them. */
+static void test_replace_tier(void **state)
+{
+	const struct tl_conf_dev *d;
+	struct tl_conf_errors e = { 0 };
+	struct tl_conf c;
+
+	(void)state;
+	assert_int_equal(parse(&c, &e,
+			       "[device ckpt]\n"
+			       "replace_tier = 1   /dev/disk/by-id/nvme-NEW  # the spare\n"),
+			 0);
+	d = tl_conf_dev_find(&c, "ckpt");
+	assert_non_null(d);
+	assert_string_equal(d->replace_dev, "/dev/disk/by-id/nvme-NEW");
+	assert_int_equal(d->replace_tier, 1);
+	assert_int_equal(d->replace_at.line, 2);
+	tl_conf_free(&c);
+	/* Not set: nothing to replace. */
+	assert_int_equal(parse(&c, &e, "[device ckpt]\nhigh_watermark = 70\n"),
+			 0);
+	assert_null(tl_conf_dev_find(&c, "ckpt")->replace_dev);
+	tl_conf_free(&c);
+
+	expect_error("[device x]\nreplace_tier = 1\n",
+		     "t.conf:2: replace_tier = 1: write the tier and the new device, e.g. replace_tier = 1 /dev/disk/by-id/nvme-NEW");
+	expect_error("[device x]\nreplace_tier = one /dev/sdc\n",
+		     "t.conf:2: replace_tier = one ...: the tier is a number, 0 to 7");
+	expect_error("[device x]\nreplace_tier = 8 /dev/sdc\n",
+		     "t.conf:2: replace_tier = 8 ...: the tier is a number, 0 to 7");
+	expect_error("[device x]\nreplace_tier = 1 sdc\n",
+		     "t.conf:2: replace_tier 'sdc' is not an absolute path (write the full path, starting with '/')");
+	expect_error("[device x]\nreplace_tier = 1 /dev/sdc /dev/sdd\n",
+		     "t.conf:2: replace_tier = 1 /dev/sdc /dev/sdd: one device only (a path without spaces)");
+	expect_error("[device x]\nreplace_tier = 1 /dev/sdc\nreplace_tier = 2 /dev/sdd\n",
+		     "t.conf:3: replace_tier is already set on line 2 of this file (keep one of them)");
+}
+
 static void test_missing_files(void **state)
 {
 	struct tl_conf c;
@@ -537,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_listen_removed),
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_missing_files),
+		cmocka_unit_test(test_replace_tier),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);

@@ -22,7 +22,9 @@
 #   cancel   an evacuation at 1 MiB/s cancelled by 'tierctl cancel ID': the
 #            request ends "cancelled" (one migration-done event), the tier is
 #            "stopped" with extents left and still takes nothing new; a
-#            second 'evacuate' resumes and empties it
+#            second 'evacuate --to 2' resumes and empties it, tier 2 filled
+#            first although tier 0 has room; --to the tier itself or
+#            past the last tier refused (CLI and message)
 #   end      xfs_repair -n clean, 'tierctl check' of the inactive members
 #            clean (used = mapped), no kernel warning
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +74,12 @@ step_refuse() {
 	# The kernel refuses as well (message interface, no CLI check).
 	expect_eq "$(status_of tier_msg $DEV evacuate 0)" 22 "refuse: message evacuate 0 (metadata tier)"
 	expect_eq "$(status_of tier_msg $DEV evacuate 1 2>/dev/null)" 1 "refuse: message evacuate 1 (no room)"
+	# A destination (--to) that is the tier itself or not a tier.
+	expect_status 2 "is the tier being evacuated" tierctl evacuate $DEV 2 --to 2
+	expect_status 2 "has tiers 0 to 2" tierctl evacuate $DEV 2 --to 3
+	expect_eq "$(status_of tier_msg $DEV evacuate 2 to 2 2>/dev/null)" 22 "refuse: message evacuate 2 to 2"
+	expect_eq "$(status_of tier_msg $DEV evacuate 2 to 9 2>/dev/null)" 22 "refuse: message evacuate 2 to 9"
+	dmesg | grep -q "the destination (to) is the tier being evacuated" || fail "refuse: no kernel message for a bad destination"
 	dmesg | grep -q "lack room for the extents of the tier" || fail "refuse: no kernel message for the lack of room"
 	# Back to an empty device.
 	blkdiscard $D
@@ -219,10 +227,25 @@ step_cancel() {
 	write_files $MNT/d 2 4 /tmp/sums_d
 	commit
 	expect_eq "$(tier_mapped $DEV 1)" "$left" "cancel: tier 1 extents after more writes"
-	# Resumed: empty.
-	tierctl evacuate $DEV 1 --wait >/dev/null || fail "cancel: the second evacuate failed"
+	# Resumed with a preferred destination (--to 2): tier 2 takes extents
+	# first, although the faster tier 0 has room; only once tier 2 has
+	# no free extent above its reserve do the rest go the usual way.
+	local m0 m2 g0 g2
+	m0=$(tier_mapped $DEV 0)
+	m2=$(tier_mapped $DEV 2)
+	out=$(tierctl evacuate $DEV 1 --to 2 --wait --json) || fail "cancel: the second evacuate (--to 2) failed: $out"
+	expect_eq "$(jget '["to_tier"]' <<<"$out")" 2 "cancel: to_tier of the resumed evacuation"
 	commit
 	expect_eq "$(tier_mapped $DEV 1)" 0 "cancel: tier 1 extents after the resumed evacuation"
+	tier_eval $DEV
+	g0=$((mapped0 - m0)) g2=$((mapped2 - m2))
+	echo "cancel: --to 2: $left extents: $g2 to tier 2, $g0 to tier 0; $(tier_summary $DEV)"
+	[ "$g2" -gt 0 ] || fail "cancel: evacuate --to 2 put nothing on tier 2"
+	# Tier 0 got more than a stray XFS allocation: tier 2 must be full
+	# above its 2% reserve (the fallback, docs/tierctl.md).
+	if [ "$g0" -gt 2 ] && [ $((total2 - used2)) -gt $((total2 * 2 / 100 + 1)) ]; then
+		fail "cancel: evacuate --to 2 sent $g0 extents to tier 0 while tier 2 had $((total2 - used2)) free"
+	fi
 	expect_eq "$(tier1_state)" empty "cancel: tier 1 state after the resumed evacuation"
 	check_files $MNT/a /tmp/sums
 	check_files $MNT/c /tmp/sums_c

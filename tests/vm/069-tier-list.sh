@@ -7,8 +7,9 @@
 # the whole time:
 #   add       a third tier is appended with a table reload; new allocations
 #             and migration use it at once (migrate of everything to tier 2)
-#   refuse    removing the non-empty tier 2 is refused with its extent count
-#             and the evacuate hint; a middle tier and tier 0 are refused
+#   refuse    removing the non-empty tier 2 (or 1) is refused with its extent
+#             count and the evacuate hint; tier 0 and positions 0 and past
+#             the end are refused (071 tests changes in the middle)
 #   remove    migrated back, tier 2 is removed (the last tier), its label
 #             wiped; a copy of that label left on another disk is a stale
 #             label: activate warns and ignores it, remove-tier wipes it
@@ -65,9 +66,11 @@ guest_first() {
 	# refuse: a tier with data, a middle tier, tier 0.
 	expect_status 1 "tier 2 holds [0-9]+ extents \\([0-9.]+ [KMG]iB\\): run tierctl evacuate $DEV 2 first" \
 		tierctl remove-tier $DEV 2
-	expect_status 1 "only the last tier \\(2\\)" tierctl remove-tier $DEV 1
+	expect_status 1 "tier 1 holds [0-9]+ extents .*: run tierctl evacuate $DEV 1 first" \
+		tierctl remove-tier $DEV 1
 	expect_status 2 "tier 0 cannot be removed" tierctl remove-tier $DEV 0
-	expect_status 1 "position 1 is not supported" tierctl add-tier $DEV "$DMT_NVME3" --position 1
+	expect_status 2 "position 0 is tier 0" tierctl add-tier $DEV "$DMT_NVME3" --position 0
+	expect_status 1 "--position goes from 1 to 3" tierctl add-tier $DEV "$DMT_NVME3" --position 4
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the refusals"
 
 	# remove: migrated back, tier 2 goes, its label is wiped.

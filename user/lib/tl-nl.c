@@ -995,7 +995,7 @@ int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
 }
 
 int tl_nl_evacuate(struct tl_nl *nl, const char *name, uint32_t tier,
-		   bool stop, uint64_t *mapped, struct tl_err *err)
+		   bool stop, uint32_t to, uint64_t *mapped, struct tl_err *err)
 {
 	uint64_t n = 0;
 	uint32_t id = 0;
@@ -1009,7 +1009,9 @@ int tl_nl_evacuate(struct tl_nl *nl, const char *name, uint32_t tier,
 		return TL_USAGE;
 	msg = new_request(nl, DM_TIER_CMD_EVACUATE, 0, name);
 	if (!msg || nla_put_u32(msg, DM_TIER_A_DEV_TARGET_TIER, tier) < 0 ||
-	    (stop && nla_put_flag(msg, DM_TIER_A_DEV_EVACUATE_STOP) < 0)) {
+	    (stop && nla_put_flag(msg, DM_TIER_A_DEV_EVACUATE_STOP) < 0) ||
+	    (to != TL_NL_NO_TIER &&
+	     nla_put_u32(msg, DM_TIER_A_DEV_EVACUATE_TO, to) < 0)) {
 		nlmsg_free(msg);
 		return tl_fail(err, TL_FAIL, "out of memory");
 	}

@@ -180,13 +180,18 @@ int tl_nl_tier_recover(struct tl_nl *nl, const char *name, uint32_t tier,
 int tl_nl_tier_forget(struct tl_nl *nl, const char *name, uint32_t tier,
 		      uint64_t *done, struct tl_err *err);
 
+/* tl_nl_evacuate() @to: no preferred destination. */
+#define TL_NL_NO_TIER UINT32_MAX
+
 /*
  * Evacuate tier @tier (queue a request: tl_nl_last_move_id()), or with
- * @stop cancel that and let the tier take extents again. *@mapped
- * (optional) gets the extents mapped on the tier.
+ * @stop cancel that and let the tier take extents again. @to: the
+ * preferred destination tier (evacuate-to; for a tier already being
+ * evacuated, its request takes it), or TL_NL_NO_TIER. *@mapped (optional)
+ * gets the extents mapped on the tier.
  */
 int tl_nl_evacuate(struct tl_nl *nl, const char *name, uint32_t tier,
-		   bool stop, uint64_t *mapped, struct tl_err *err);
+		   bool stop, uint32_t to, uint64_t *mapped, struct tl_err *err);
 
 /* Join the "monitor" group; then poll tl_nl_fd() and call tl_nl_next_event. */
 int tl_nl_monitor(struct tl_nl *nl, struct tl_err *err);

@@ -66,8 +66,8 @@ static int join_words(char **w, u32 n, u32 nr, char *out, size_t len,
 	return TL_OK;
 }
 
-int tl_table_add_tier(const char *params, const char *dev, char *out,
-		      size_t len, struct tl_err *err)
+int tl_table_insert_tier(const char *params, u32 pos, const char *dev,
+			 char *out, size_t len, struct tl_err *err)
 {
 	char buf[4096], *w[TL_TABLE_WORDS + 1];
 	u32 n, nr, i;
@@ -81,16 +81,35 @@ int tl_table_add_tier(const char *params, const char *dev, char *out,
 	if (nr == TIER_MAX_TIERS)
 		return tl_fail(err, TL_FAIL, "the device has %d tiers already",
 			       TIER_MAX_TIERS);
+	if (pos > nr)
+		return tl_fail(err, TL_FAIL,
+			       "tier position %u is beyond the %u tiers", pos,
+			       nr);
 	if (n == TL_TABLE_WORDS)
 		return tl_fail(err, TL_FAIL, "table line too long");
-	for (i = n; i > 2 + nr; i--)
+	for (i = n; i > 2 + pos; i--)
 		w[i] = w[i - 1];
-	w[2 + nr] = (char *)dev;
+	w[2 + pos] = (char *)dev;
 	return join_words(w, n + 1, nr + 1, out, len, err);
 }
 
-int tl_table_drop_last_tier(const char *params, char *out, size_t len,
-			    struct tl_err *err)
+int tl_table_add_tier(const char *params, const char *dev, char *out,
+		      size_t len, struct tl_err *err)
+{
+	char buf[4096], *w[TL_TABLE_WORDS];
+	u32 n, nr;
+	int rc;
+
+	rc = split_words(params, buf, sizeof(buf), w, &n, err);
+	if (!rc)
+		rc = table_tiers(w, n, params, &nr, err);
+	if (rc)
+		return rc;
+	return tl_table_insert_tier(params, nr, dev, out, len, err);
+}
+
+int tl_table_drop_tier(const char *params, u32 pos, char *out, size_t len,
+		       struct tl_err *err)
 {
 	char buf[4096], *w[TL_TABLE_WORDS];
 	u32 n, nr, i;
@@ -103,9 +122,29 @@ int tl_table_drop_last_tier(const char *params, char *out, size_t len,
 		return rc;
 	if (nr == 1)
 		return tl_fail(err, TL_FAIL, "the device has a single tier");
-	for (i = 1 + nr; i + 1 < n; i++)
+	if (pos >= nr)
+		return tl_fail(err, TL_FAIL, "the device has tiers 0 to %u",
+			       nr - 1);
+	for (i = 2 + pos; i + 1 < n; i++)
 		w[i] = w[i + 1];
 	return join_words(w, n - 1, nr - 1, out, len, err);
+}
+
+int tl_table_drop_last_tier(const char *params, char *out, size_t len,
+			    struct tl_err *err)
+{
+	char buf[4096], *w[TL_TABLE_WORDS];
+	u32 n, nr;
+	int rc;
+
+	rc = split_words(params, buf, sizeof(buf), w, &n, err);
+	if (!rc)
+		rc = table_tiers(w, n, params, &nr, err);
+	if (rc)
+		return rc;
+	if (nr == 1)
+		return tl_fail(err, TL_FAIL, "the device has a single tier");
+	return tl_table_drop_tier(params, nr - 1, out, len, err);
 }
 
 int tl_tierlist_new_label(const struct tier_label *ref,
@@ -113,11 +152,25 @@ int tl_tierlist_new_label(const struct tier_label *ref,
 			  u32 tier_class, const u8 *member_uuid,
 			  struct tier_label *l, struct tl_err *err)
 {
+	return tl_tierlist_new_label_at(ref, sb, sb->nr_tiers, dev_sectors,
+					tier_class, member_uuid, l, err);
+}
+
+int tl_tierlist_new_label_at(const struct tier_label *ref,
+			     const struct tier_sb *sb, u32 pos,
+			     u64 dev_sectors, u32 tier_class,
+			     const u8 *member_uuid, struct tier_label *l,
+			     struct tl_err *err)
+{
 	u64 nr;
 
 	if (sb->nr_tiers >= TIER_MAX_TIERS)
 		return tl_fail(err, TL_USAGE, "the device has %d tiers already",
 			       TIER_MAX_TIERS);
+	if (!pos || pos > sb->nr_tiers)
+		return tl_fail(err, TL_USAGE,
+			       "a new tier goes at position 1 to %u (tier 0 identifies the device)",
+			       sb->nr_tiers);
 	nr = dev_sectors > TIER_DATA_ALIGN ?
 		     (dev_sectors - TIER_DATA_ALIGN) >> sb->extent_shift :
 		     0;
@@ -133,7 +186,7 @@ int tl_tierlist_new_label(const struct tier_label *ref,
 	memcpy(l->name, ref->name, TIER_NAME_LEN);
 	l->name[TIER_NAME_LEN - 1] = '\0';
 	l->flags = ref->flags & TIER_LABEL_F_META_EXT;
-	l->tier_index = sb->nr_tiers;
+	l->tier_index = pos;
 	l->nr_tiers = sb->nr_tiers + 1;
 	l->tier_class = tier_class;
 	l->extent_shift = sb->extent_shift;

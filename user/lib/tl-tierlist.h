@@ -18,6 +18,25 @@ int tl_table_add_tier(const char *params, const char *dev, char *out,
 		      size_t len, struct tl_err *err);
 
 /**
+ * tl_table_insert_tier() - @params with @dev inserted at tier position @pos
+ * of its tier list (the tiers from @pos on move up by one; @pos = the tier
+ * count appends, as tl_table_add_tier()).
+ * Return: TL_OK, or TL_FAIL (malformed line, @pos beyond the count, 8
+ * tiers already, too long).
+ */
+int tl_table_insert_tier(const char *params, u32 pos, const char *dev,
+			 char *out, size_t len, struct tl_err *err);
+
+/**
+ * tl_table_drop_tier() - @params without tier @pos (the tiers after it
+ * move down by one).
+ * Return: TL_OK, or TL_FAIL (malformed line, a single tier, @pos beyond
+ * the list, too long).
+ */
+int tl_table_drop_tier(const char *params, u32 pos, char *out, size_t len,
+		       struct tl_err *err);
+
+/**
  * tl_table_drop_last_tier() - @params without its last tier.
  * Return: TL_OK, or TL_FAIL (malformed line, a single tier, too long).
  */
@@ -41,6 +60,20 @@ int tl_tierlist_new_label(const struct tier_label *ref,
 			  const struct tier_sb *sb, u64 dev_sectors,
 			  u32 tier_class, const u8 *member_uuid,
 			  struct tier_label *l, struct tl_err *err);
+
+/**
+ * tl_tierlist_new_label_at() - as tl_tierlist_new_label(), for a device
+ * inserted at position @pos (1..@sb->nr_tiers; @sb->nr_tiers appends): its
+ * tier index hint is @pos, which the kernel checks
+ * (tier_label_check_new()).
+ * Return: TL_OK; TL_USAGE as tl_tierlist_new_label(), or @pos is 0 or
+ * beyond the count.
+ */
+int tl_tierlist_new_label_at(const struct tier_label *ref,
+			     const struct tier_sb *sb, u32 pos,
+			     u64 dev_sectors, u32 tier_class,
+			     const u8 *member_uuid, struct tier_label *l,
+			     struct tl_err *err);
 
 /**
  * tl_tierlist_hint() - @l with its hints (tier index, tier count) as @sb

@@ -140,22 +140,27 @@ int evacuate_parse(int argc, char **argv, struct evacuate_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "tier", required_argument, NULL, 't' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "cancel", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *tier_opt = NULL;
+	const char *tier_opt = NULL, *to_opt = NULL;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->json = tierctl_json;
+	o->to = TL_NL_NO_TIER;
 	opts_reset();
-	while ((c = next_opt("evacuate", argc, argv, "t:wcj", longopts)) != -1) {
+	while ((c = next_opt("evacuate", argc, argv, "t:T:wcj", longopts)) != -1) {
 		switch (c) {
 		case 't':
 			tier_opt = optarg;
+			break;
+		case 'T':
+			to_opt = optarg;
 			break;
 		case 'w':
 			o->wait = true;
@@ -175,8 +180,36 @@ int evacuate_parse(int argc, char **argv, struct evacuate_opts *o)
 	}
 	if (o->wait && o->cancel)
 		return usage_error("evacuate: --wait and --cancel do not go together");
+	if (to_opt && o->cancel)
+		return usage_error("evacuate: --to and --cancel do not go together");
+	if (to_opt && parse_tier_arg("evacuate --to", to_opt, &o->to))
+		return TIERCTL_EXIT_USAGE;
 	return parse_name_tier("evacuate", argc, argv, tier_opt, &o->name,
 			       &o->tier);
+}
+
+int evacuate_check_to(const struct tl_nl_dev *dev, u32 tier, u32 to, char *why,
+		      size_t len)
+{
+	if (to >= dev->nr_tiers) {
+		snprintf(why, len, "--to %u: %s has tiers 0 to %u", to,
+			 dev->name, dev->nr_tiers - 1);
+		return TIERCTL_EXIT_USAGE;
+	}
+	if (to == tier) {
+		snprintf(why, len, "--to %u is the tier being evacuated; name another tier",
+			 to);
+		return TIERCTL_EXIT_USAGE;
+	}
+	if (!strcmp(dev->tiers[to].state, "offline") ||
+	    dev->tiers[to].evacuating) {
+		snprintf(why, len, "--to %u: tier %u of %s is %s and takes no extents; name another tier, or leave --to out",
+			 to, to, dev->name,
+			 dev->tiers[to].evacuating ? "being evacuated" :
+						     "offline");
+		return TIERCTL_EXIT_FAIL;
+	}
+	return TIERCTL_EXIT_OK;
 }
 
 int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
@@ -281,12 +314,21 @@ int cmd_evacuate(int argc, char **argv)
 		if (!rc && evacuate_precheck(dev, o.tier, meta0, reserve_pct,
 					     &missing, why, sizeof(why)))
 			rc = fail("evacuate: %s", why);
+		if (!rc && o.to != TL_NL_NO_TIER) {
+			int t = evacuate_check_to(dev, o.tier, o.to, why,
+						  sizeof(why));
+
+			if (t == TIERCTL_EXIT_USAGE)
+				rc = usage_error("evacuate: %s", why);
+			else if (t)
+				rc = fail("evacuate: %s", why);
+		}
 		if (rc)
 			goto out;
 	}
 	if (o.wait)
 		mon = wait_open_monitor();
-	rc = tl_nl_evacuate(nl, o.name, o.tier, o.cancel, &mapped, &err);
+	rc = tl_nl_evacuate(nl, o.name, o.tier, o.cancel, o.to, &mapped, &err);
 	if (rc) {
 		rc = report(rc, &err);
 		goto out;
@@ -311,6 +353,10 @@ int cmd_evacuate(int argc, char **argv)
 		print_u64_text("mapped_bytes", ", %s", mapped * dev->extent_bytes,
 			       tl_size_str(mapped * dev->extent_bytes, a));
 		print_u64("mapped_extents", " (%llu extents) to move", mapped);
+		if (o.to != TL_NL_NO_TIER)
+			print_u64("to_tier", ", to tier %llu first", o.to);
+		else
+			print_null("to_tier", NULL);
 		print_bool("waited", NULL, o.wait);
 		if (o.wait) {
 			print_str("outcome", ": %s",

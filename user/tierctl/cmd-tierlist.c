@@ -179,18 +179,10 @@ int cmd_add_tier(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char paths[TIER_MAX_TIERS][TL_PATH_LEN], params[4096], devt[32];
-	const char *class_arg = NULL, *pos_arg = NULL, *name, *dev;
-	struct tier_label cur, l;
-	struct tl_err err = { "" };
+	const char *class_arg = NULL, *pos_arg = NULL;
 	bool json = tierctl_json;
-	u8 member_uuid[TIER_UUID_LEN];
-	char dpath[TL_PATH_LEN];
 	u32 tier_class, pos;
-	struct live lv;
-	struct stat st;
-	u64 bytes = 0;
-	int c, rc, fd, lret, listed;
+	int c;
 
 	opts_reset();
 	while ((c = next_opt("add-tier", argc, argv, "c:p:j", longopts)) != -1) {
@@ -212,8 +204,6 @@ int cmd_add_tier(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error("add-tier: give NAME and DEV");
-	name = argv[optind];
-	dev = argv[optind + 1];
 	tier_class = TL_CLASS_AUTO;
 	if (class_arg && (tl_class_parse(class_arg, &tier_class) ||
 			  tier_class == TIER_CLASS_MEM))
@@ -221,6 +211,56 @@ int cmd_add_tier(int argc, char **argv)
 				   class_arg);
 	if (pos_arg && parse_tier_arg("add-tier", pos_arg, &pos))
 		return TIERCTL_EXIT_USAGE;
+	if (pos_arg && !pos)
+		return usage_error("add-tier: position 0 is tier 0, which identifies the device and holds the metadata when it has no metadata device: it cannot be replaced; use --position 1 or more");
+	return tierctl_add_tier(argv[optind], argv[optind + 1], tier_class,
+				pos_arg ? (int)pos : -1, json);
+}
+
+/*
+ * Moves queued (migrate, pin --tier, evacuate) name tiers by index: a list
+ * change that renumbers tiers waits for them (the kernel refuses too).
+ * TIERCTL_EXIT_OK when none, else the failure printed.
+ */
+static int check_no_moves(const char *cmd, const char *name, u64 *mapped,
+			  u32 tier)
+{
+	struct tl_err err = { "" };
+	struct tl_status stat;
+	struct tl_dm_dev d;
+	int rc;
+
+	if (tl_dm_query(name, NULL, true, &d, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	rc = tl_status_parse(d.params, &stat, &err);
+	tl_dm_dev_free(&d);
+	if (rc)
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (mapped)
+		*mapped = stat.tier[tier].mapped_extents;
+	if (stat.mig.manual_pending)
+		return fail("%s: moves are queued (%llu extents to go): wait for them or cancel them ('tierctl status %s' lists them), then run %s again",
+			    cmd, (unsigned long long)stat.mig.manual_pending,
+			    name, cmd);
+	return TIERCTL_EXIT_OK;
+}
+
+int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
+		     int position, bool json)
+{
+	char paths[TIER_MAX_TIERS][TL_PATH_LEN], params[4096], devt[32];
+	struct tier_label cur, l;
+	struct tl_err err = { "" };
+	u8 member_uuid[TIER_UUID_LEN];
+	char dpath[TL_PATH_LEN];
+	struct live lv;
+	struct stat st;
+	u64 bytes = 0;
+	int rc, fd, lret, listed;
+	u32 pos;
+
+	if (position == 0)
+		return usage_error("add-tier: position 0 is tier 0, which identifies the device and holds the metadata when it has no metadata device: it cannot be replaced; use --position 1 or more");
 	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
 		return usage_error("add-tier: %s is not a block device", dev);
 	if (tl_sysfs_devname(TL_SYSROOT, major(st.st_rdev), minor(st.st_rdev),
@@ -229,9 +269,10 @@ int cmd_add_tier(int argc, char **argv)
 	rc = live_open("add-tier", name, &lv);
 	if (rc)
 		return rc;
-	if (pos_arg && pos != lv.nr) {
-		rc = fail("add-tier: inserting at position %u is not supported yet (it renumbers the tiers after it); add at the end: --position %u or no --position",
-			  pos, lv.nr);
+	pos = position < 0 ? lv.nr : (u32)position;
+	if (pos > lv.nr) {
+		rc = fail("add-tier: %s has tiers 0 to %u: --position goes from 1 to %u (%u appends)",
+			  name, lv.nr - 1, lv.nr, lv.nr);
 		goto out;
 	}
 	snprintf(devt, sizeof(devt), "%u:%u", major(st.st_rdev),
@@ -273,18 +314,25 @@ int cmd_add_tier(int argc, char **argv)
 	if (tier_class == TL_CLASS_AUTO)
 		tier_class = tl_sysfs_detect_class(TL_SYSROOT, major(st.st_rdev),
 						   minor(st.st_rdev));
+	/* An insertion renumbers the tiers after it: no move may be queued. */
+	if (pos < lv.nr) {
+		rc = check_no_moves("add-tier", name, NULL, 0);
+		if (rc)
+			goto out;
+	}
 	rc = tl_uuid_random(member_uuid) ?
 		     tl_fail(&err, TL_FAIL, "cannot get random numbers") :
-		     tl_tierlist_new_label(&lv.meta_label, &lv.sb,
-					   bytes >> TIER_SECTOR_SHIFT,
-					   tier_class, member_uuid, &l, &err);
+		     tl_tierlist_new_label_at(&lv.meta_label, &lv.sb, pos,
+					      bytes >> TIER_SECTOR_SHIFT,
+					      tier_class, member_uuid, &l,
+					      &err);
 	if (!rc)
 		rc = tl_tierlist_write_label(dpath, &l, &err);
 	if (!rc && test_stop("label"))
 		goto out;
 	if (!rc)
-		rc = tl_table_add_tier(lv.d.params, devt, params,
-				       sizeof(params), &err);
+		rc = tl_table_insert_tier(lv.d.params, pos, devt, params,
+					  sizeof(params), &err);
 	if (!rc && tl_dm_reload(name, lv.d.start, lv.d.length, TL_DM_TARGET,
 				params, &err)) {
 		restore_table(name, &lv);
@@ -312,13 +360,27 @@ int cmd_add_tier(int argc, char **argv)
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", name);
 	print_str("action", "%s ", "added");
-	print_u64("tier", "tier %llu", lv.nr);
+	print_u64("tier", "tier %llu", pos);
 	print_str("device", " (%s", dpath);
 	print_str("class", ", %s", tl_class_name(tier_class));
 	print_u64("nr_extents", ", %llu extents", l.nr_extents);
 	print_u64("capacity_bytes", ", %llu bytes)",
 		  l.nr_extents << (l.extent_shift + TIER_SECTOR_SHIFT));
-	print_u64("nr_tiers", "; %llu tiers now\n", lv.sb.nr_tiers);
+	print_u64("nr_tiers", "; %llu tiers now", lv.sb.nr_tiers);
+	if (pos < lv.nr) {
+		if (pos + 1 == lv.nr)
+			snprintf(params, sizeof(params),
+				 "the tier after it moved up by one (now tier %u)",
+				 lv.nr);
+		else
+			snprintf(params, sizeof(params),
+				 "the tiers after it moved up by one (now tiers %u to %u)",
+				 pos + 1, lv.nr);
+		print_str("note", "; %s", params);
+	} else {
+		print_null("note", NULL);
+	}
+	print_text("\n");
 	print_obj_end();
 	print_close();
 	rc = TIERCTL_EXIT_OK;
@@ -328,11 +390,14 @@ out:
 }
 
 /*
- * remove-tier of the tier after the last (a tier removed already): a run
+ * remove-tier of the tier after the last (a tier removed already), or of
+ * any tier while the label hints show a change cut after its commit: a run
  * cut before its last step left the removed device's label; wipe every
- * tier label of this device that the superblock does not list.
+ * tier label of this device that the superblock does not list, and
+ * rewrite the hints. @what says which case it is.
  */
-static int wipe_stale(const char *name, u32 tier, struct live *lv, bool json)
+static int wipe_stale(const char *name, u32 tier, struct live *lv, bool json,
+		      const char *what)
 {
 	struct tl_blockdev *bd;
 	struct tl_err err = { "" };
@@ -345,7 +410,8 @@ static int wipe_stale(const char *name, u32 tier, struct live *lv, bool json)
 	print_open(json);
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", name);
-	print_u64("tier", "tier %llu is not in the list", tier);
+	print_u64("tier", "tier %llu", tier);
+	print_str("state", " %s", what);
 	print_arr_begin("wiped", NULL);
 	for (i = 0; i < n; i++) {
 		if (tl_tierlist_read_label(bd[i].path, &l) ||
@@ -378,18 +444,10 @@ int cmd_remove_tier(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
-	char size2[TL_SIZE_STR_LEN];
-	struct tl_err err = { "" };
 	bool json = tierctl_json;
-	struct tl_status stat;
-	struct tier_label l;
-	struct tl_dm_dev d;
-	struct live lv;
 	const char *name;
-	u64 held = 0, cap;
-	u32 tier, i;
-	int c, rc;
+	u32 tier;
+	int c;
 
 	opts_reset();
 	while ((c = next_opt("remove-tier", argc, argv, "j", longopts)) != -1) {
@@ -405,45 +463,70 @@ int cmd_remove_tier(int argc, char **argv)
 	}
 	if (parse_name_tier("remove-tier", argc, argv, NULL, &name, &tier))
 		return TIERCTL_EXIT_USAGE;
+	return tierctl_remove_tier(name, tier, json);
+}
+
+/*
+ * Whether a member's label hints disagree with the superblock: a tier-list
+ * change that renumbered tiers was cut between the kernel's commit and the
+ * rewrite of the hints (a member's index hint is its old position).
+ */
+static bool hints_stale(const struct live *lv)
+{
+	struct tier_label l, nl;
+	u32 i;
+
+	for (i = 0; i < lv->nr; i++)
+		if (!tl_tierlist_read_label(lv->path[i], &l) &&
+		    tl_tierlist_hint(&l, &lv->sb, &nl) == 1)
+			return true;
+	return false;
+}
+
+int tierctl_remove_tier(const char *name, u32 tier, bool json)
+{
+	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
+	struct tl_err err = { "" };
+	struct tier_label l;
+	struct live lv;
+	u64 held = 0, cap;
+	int rc;
+	u32 i;
+
 	if (!tier)
 		return usage_error("remove-tier: tier 0 cannot be removed (it identifies the device and holds the metadata)");
 	rc = live_open("remove-tier", name, &lv);
 	if (rc)
 		return rc;
 	if (tier == lv.nr) {
-		rc = wipe_stale(name, tier, &lv, json);
+		rc = wipe_stale(name, tier, &lv, json, "is not in the list");
 		goto out;
 	}
 	if (tier > lv.nr) {
 		rc = fail("remove-tier: %s has tiers 0 to %u", name, lv.nr - 1);
 		goto out;
 	}
-	if (tier + 1 != lv.nr) {
-		rc = fail("remove-tier: removing tier %u is not supported yet: only the last tier (%u) can be removed (the tiers after it would be renumbered)",
-			  tier, lv.nr - 1);
+	/*
+	 * A removal before the last tier cut after its commit: the tier now
+	 * at this index is another device, so finish that run's label work
+	 * instead of removing again.
+	 */
+	if (hints_stale(&lv)) {
+		warn("remove-tier: the label hints of %s do not follow its tier list: an earlier add-tier or remove-tier was cut after its commit; completing it. Nothing is removed now: check 'tierctl status %s' and run remove-tier again if needed",
+		     name, name);
+		rc = wipe_stale(name, tier, &lv, json,
+				"was not removed: an earlier change completed");
 		goto out;
 	}
 	/*
 	 * Mapped extents, not used ones: freed extents count as used until a
-	 * commit. The kernel checks again (nothing allocated either).
+	 * commit. The kernel checks again (nothing allocated either). A
+	 * queued move may target the tier or name one after it: the kernel
+	 * refuses too.
 	 */
-	if (tl_dm_query(name, NULL, true, &d, &err)) {
-		rc = report(TIERCTL_EXIT_FAIL, &err);
+	rc = check_no_moves("remove-tier", name, &held, tier);
+	if (rc)
 		goto out;
-	}
-	rc = tl_status_parse(d.params, &stat, &err);
-	tl_dm_dev_free(&d);
-	if (rc) {
-		rc = report(TIERCTL_EXIT_FAIL, &err);
-		goto out;
-	}
-	held = stat.tier[tier].mapped_extents;
-	/* A queued move may target the tier: the kernel refuses too. */
-	if (stat.mig.manual_pending) {
-		rc = fail("remove-tier: moves are queued (%llu extents to go): wait for them or cancel them ('tierctl status %s' lists them), then run remove-tier again",
-			  (unsigned long long)stat.mig.manual_pending, name);
-		goto out;
-	}
 	if (held) {
 		u64 b = held << (lv.sb.extent_shift + TIER_SECTOR_SHIFT);
 
@@ -452,21 +535,27 @@ int cmd_remove_tier(int argc, char **argv)
 			  name, tier);
 		goto out;
 	}
-	/* The device is never larger than its tiers (the superblock would
-	 * not decode): the kernel refuses too. */
-	for (i = 0, cap = 0; i < lv.sb.nr_tiers; i++)
+	/* The superblock demands capacity >= the virtual size. */
+	cap = 0;
+	for (i = 0; i < lv.sb.nr_tiers; i++)
 		if (i != tier)
 			cap += lv.sb.tier[i].nr_extents;
 	if (cap < lv.sb.virt_extents) {
-		u64 shift = lv.sb.extent_shift + TIER_SECTOR_SHIFT;
+		char vs[TL_SIZE_STR_LEN];
 
-		rc = fail("remove-tier: without tier %u, %s has %s of capacity for a virtual size of %s; shrink the device or add a tier first",
-			  tier, name, tl_size_str(cap << shift, size),
-			  tl_size_str(lv.sb.virt_extents << shift, size2));
+		rc = fail("remove-tier: without tier %u, %s has %s of capacity for a virtual size of %s; shrink the device first (tierctl resize %s --size) or add a tier (tierctl add-tier)",
+			  tier, name,
+			  tl_size_str(cap << (lv.sb.extent_shift + TIER_SECTOR_SHIFT),
+				      size),
+			  tl_size_str(lv.sb.virt_extents
+					      << (lv.sb.extent_shift +
+						  TIER_SECTOR_SHIFT),
+				      vs),
+			  name);
 		goto out;
 	}
 	snprintf(removed, sizeof(removed), "%s", lv.path[tier]);
-	rc = tl_table_drop_last_tier(lv.d.params, params, sizeof(params), &err);
+	rc = tl_table_drop_tier(lv.d.params, tier, params, sizeof(params), &err);
 	if (!rc && tl_dm_reload(name, lv.d.start, lv.d.length, TL_DM_TARGET,
 				params, &err)) {
 		restore_table(name, &lv);
@@ -488,12 +577,15 @@ int cmd_remove_tier(int argc, char **argv)
 	    tier_label_sb_index(&l, &lv.sb) < 0 &&
 	    tl_tierlist_wipe_label(removed, &err))
 		warn("remove-tier: %s; run 'tierctl remove-tier %s %u' again to wipe it",
-		     err.msg, name, tier);
-	rewrite_hints("remove-tier", lv.path, lv.sb.nr_tiers,
+		     err.msg, name, lv.sb.nr_tiers);
+	/* Every remaining member, wherever it moved (the old paths). */
+	rewrite_hints("remove-tier", lv.path, lv.nr,
 		      lv.tt.t.metadata_dev ? lv.meta_path : NULL, &lv.sb);
 	print_open(json);
 	print_result("removed", name, tier, removed, lv.sb.nr_tiers,
-		     "its label is wiped");
+		     tier < lv.sb.nr_tiers ?
+			     "its label is wiped; the tiers after it moved down by one" :
+			     "its label is wiped");
 	print_close();
 	rc = TIERCTL_EXIT_OK;
 out:

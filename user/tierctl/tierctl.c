@@ -69,16 +69,22 @@ static const struct tierctl_cmd commands[] = {
 	{ "recover", cmd_recover, "recover NAME --tier N [--json]",
 	  "clear a tier's degraded state after repairing or reconnecting it" },
 	{ "evacuate", cmd_evacuate,
-	  "evacuate NAME TIER [--wait | --cancel] [--json]",
-	  "move every extent off a tier (to faster tiers first) and keep it\n"
-	  "      empty; --cancel stops that and lets it take extents again" },
+	  "evacuate NAME TIER [--to T] [--wait | --cancel] [--json]",
+	  "move every extent off a tier (to tier T while it has room, else to\n"
+	  "      faster tiers first) and keep it empty; --cancel stops that and\n"
+	  "      lets it take extents again" },
 	{ "add-tier", cmd_add_tier,
 	  "add-tier NAME DEV [--class CLASS] [--position N] [--json]",
-	  "label DEV and append it to the device's tiers (online: a table\n"
-	  "      reload; nothing is moved); --position must be the end yet" },
+	  "label DEV and add it to the device's tiers, last or as tier N\n"
+	  "      (--position N >= 1; online: a table reload, nothing copied)" },
 	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
-	  "drop an empty tier (the last one) from the device (online) and\n"
-	  "      wipe its label" },
+	  "drop an empty tier (1 or later; the tiers after it move down)\n"
+	  "      from the device (online) and wipe its label" },
+	{ "replace-tier", cmd_replace_tier,
+	  "replace-tier NAME TIER NEWDEV [--class CLASS] [--json]",
+	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
+	  "      evacuate TIER onto it (waiting), remove-tier TIER; run again to\n"
+	  "      resume after a crash or Ctrl-C" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"

@@ -111,6 +111,46 @@ int cmd_where(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_add_tier(int argc, char **argv);
+int cmd_replace_tier(int argc, char **argv);
+
+/**
+ * struct replace_opts - the command line of "tierctl replace-tier".
+ * @name:       the device.
+ * @tier:       the tier to replace.
+ * @dev:        NEWDEV, the block device that becomes tier @tier.
+ * @class_arg:  --class as given, or NULL (the class of tier @tier).
+ * @tier_class: --class parsed (TL_CLASS_AUTO without).
+ * @json:       --json (or the global one).
+ * @help:       --help printed the usage; nothing else to do.
+ */
+struct replace_opts {
+	const char *name;
+	u32 tier;
+	const char *dev;
+	const char *class_arg;
+	u32 tier_class;
+	bool json;
+	bool help;
+};
+
+/*
+ * Parse "replace-tier NAME TIER NEWDEV [--class CLASS] [--json]" into @o.
+ * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
+ */
+int replace_parse(int argc, char **argv, struct replace_opts *o);
+
+/*
+ * The add-tier and remove-tier operations after argument parsing (other
+ * commands build on them, e.g. replace-tier). tierctl_add_tier(): @dev
+ * joins @name at tier @position (1..count; -1 appends; 0 is refused),
+ * class @tier_class (TL_CLASS_AUTO detects it). tierctl_remove_tier(): the
+ * empty tier @tier (1..count - 1) leaves @name. Each prints its result (or
+ * errors on stderr) and returns a TIERCTL_EXIT_* code; re-running either
+ * after a crash completes the label work (docs/tierctl.md).
+ */
+int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
+		     int position, bool json);
+int tierctl_remove_tier(const char *name, u32 tier, bool json);
 int cmd_remove_tier(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
@@ -150,6 +190,7 @@ int activate_parse(int argc, char **argv, struct activate_opts *o);
  * @name:   the device.
  * @tier:   the tier to empty.
  * @cancel: --cancel: stop the evacuation, the tier takes extents again.
+ * @to:     --to T: the preferred destination tier, or TL_NL_NO_TIER.
  * @wait:   --wait: follow the request to its end, with a progress line.
  * @json:   --json (or the global one).
  * @help:   --help printed the usage; nothing else to do.
@@ -157,6 +198,7 @@ int activate_parse(int argc, char **argv, struct activate_opts *o);
 struct evacuate_opts {
 	const char *name;
 	u32 tier;
+	u32 to;
 	bool cancel;
 	bool wait;
 	bool json;
@@ -164,8 +206,8 @@ struct evacuate_opts {
 };
 
 /*
- * Parse "evacuate NAME TIER [--wait | --cancel] [--json]" (the tier also as
- * --tier N) into @o.
+ * Parse "evacuate NAME TIER [--to T] [--wait | --cancel] [--json]" (the
+ * tier also as --tier N) into @o.
  * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
  */
 int evacuate_parse(int argc, char **argv, struct evacuate_opts *o);
@@ -179,6 +221,15 @@ int evacuate_parse(int argc, char **argv, struct evacuate_opts *o);
  * resumed). Return: 0, or an exit code with the reason in @why (and, for
  * a lack of room, the bytes missing in *@missing_bytes).
  */
+/*
+ * Whether tier @to may be the preferred destination of the evacuation of
+ * @tier (--to): a tier of @dev, not @tier, online and not evacuating (the
+ * kernel checks again). Return: 0, or TIERCTL_EXIT_USAGE /
+ * TIERCTL_EXIT_FAIL with the reason in @why.
+ */
+int evacuate_check_to(const struct tl_nl_dev *dev, u32 tier, u32 to, char *why,
+		      size_t len);
+
 int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 		      u32 reserve_pct, u64 *missing_bytes, char *why,
 		      size_t len);

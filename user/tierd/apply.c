@@ -474,6 +474,7 @@ void tierd_apply_device(struct tierd *td, struct tierd_dev *d)
 	places_clear(d);
 	tierd_reconcile(td, d);
 	tierd_run_ops(td, d);
+	tierd_replace_start(td, d, cd);
 }
 
 /* ---- queued requests ------------------------------------------------------ */

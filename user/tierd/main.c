@@ -331,6 +331,12 @@ static int once_result(struct tierd *td)
 				ONCE_LIMIT_MS / 1000);
 			td->devs[i].failed = true;
 		}
+		if (td->devs[i].replace_pid > 0) {
+			log_err("%s: replace_tier: tierctl replace-tier (pid %d) still running after %d s; it goes on alone ('tierctl status %s' shows the evacuation)",
+				td->devs[i].name, td->devs[i].replace_pid,
+				ONCE_LIMIT_MS / 1000, td->devs[i].name);
+			td->devs[i].failed = true;
+		}
 		failed += td->devs[i].failed;
 	}
 	for (i = 0; i < td->conf.nr_devs; i++) {
@@ -361,6 +367,7 @@ static int run(struct tierd *td, int sfd)
 	int64_t now, next_reconcile, next_metrics, deadline, once_end;
 	int64_t reconcile_ms, metrics_ms;
 	int n, mon_at, i, timeout;
+	bool replacing;
 	size_t k;
 
 	now = tierd_now_ms();
@@ -380,8 +387,9 @@ static int run(struct tierd *td, int sfd)
 			tierd_run_ops(td, &td->devs[k]);
 			tierd_run_recover(td, &td->devs[k]);
 		}
+		replacing = tierd_replace_reap(td);
 		if (td->once) {
-			if (!ops_pending(td))
+			if (!ops_pending(td) && !replacing)
 				return once_result(td);
 			if (now >= once_end)
 				return once_result(td);
@@ -403,6 +411,9 @@ static int run(struct tierd *td, int sfd)
 							 INT64_MAX);
 		if (td->once)
 			deadline = min64(now + 1000, once_end);
+		/* A replace-tier child: look for its end every second. */
+		if (replacing)
+			deadline = min64(deadline, now + 1000);
 		if (!td->nl)
 			deadline = min64(deadline, td->next_nl_open_ms);
 		/* Requests and reconnects wait for the netlink socket. */

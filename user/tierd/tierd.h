@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <syslog.h>
 
 #include "tl-conf.h"
@@ -97,6 +98,8 @@ struct tierd_dev {
 	size_t nr_places;
 	struct tierd_recover recover[TIER_MAX_TIERS];
 	uint64_t checkpoint_err_sig; /* to log a missing checkpoint_dir once */
+	int replace_pid; /* replace_tier: the running tierctl, else 0 */
+	FILE *replace_out; /* its stdout and stderr */
 };
 
 struct tierd {
@@ -111,6 +114,19 @@ struct tierd {
 	struct tierd_dev *devs;
 	size_t nr_devs;
 };
+
+/* ---- replace.c ---- */
+/*
+ * replace_tier of @cd: start "tierctl replace-tier NAME TIER DEV" in a
+ * child unless one runs for @d; a failure to start sets @d->failed.
+ */
+void tierd_replace_start(struct tierd *td, struct tierd_dev *d,
+			 const struct tl_conf_dev *cd);
+/*
+ * Reap the replace-tier children that ended, logging their output (a
+ * failure sets the device's failed). Return: whether one still runs.
+ */
+bool tierd_replace_reap(struct tierd *td);
 
 struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name);
 void tierd_dev_forget(struct tierd_dev *d);

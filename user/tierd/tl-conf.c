@@ -168,6 +168,7 @@ static void conf_dev_free(struct tl_conf_dev *d)
 		free(d->pins[i].path);
 	free(d->pins);
 	free(d->checkpoint_dir);
+	free(d->replace_dev);
 }
 
 void tl_conf_free(struct tl_conf *c)
@@ -384,7 +385,7 @@ static bool is_device_key(const char *key)
 {
 	return tl_conf_policy_key(key) >= 0 || !strcmp(key, "pin") ||
 	       !strcmp(key, "checkpoint_dir") ||
-	       !strcmp(key, "checkpoint_keep");
+	       !strcmp(key, "checkpoint_keep") || !strcmp(key, "replace_tier");
 }
 
 static bool is_global_key(const char *key)
@@ -563,6 +564,45 @@ static void parse_pin(struct conf_parse *p, struct tl_conf_dev *d, char *v)
 	pin->at = porigin(p);
 }
 
+/* "replace_tier = TIER /abs/dev": one per device. */
+static void parse_replace(struct conf_parse *p, struct tl_conf_dev *d, char *v)
+{
+	char *sp = v + strcspn(v, " \t"), *dev;
+	uint32_t n;
+
+	if (dup_in_text(p, "replace_tier", &d->replace_at))
+		return;
+	dev = sp + strspn(sp, " \t");
+	if (!*sp || !*dev) {
+		perr(p,
+		     "replace_tier = %s: write the tier and the new device, e.g. replace_tier = 1 /dev/disk/by-id/nvme-NEW",
+		     v);
+		return;
+	}
+	*sp = '\0';
+	if (parse_u32(v, &n) || n >= TIER_MAX_TIERS) {
+		perr(p, "replace_tier = %s ...: the tier is a number, 0 to %d",
+		     v, TIER_MAX_TIERS - 1);
+		return;
+	}
+	if (dev[strcspn(dev, " \t")]) {
+		perr(p,
+		     "replace_tier = %s %s: one device only (a path without spaces)",
+		     v, dev);
+		return;
+	}
+	if (!check_abs_path(p, "replace_tier", dev))
+		return;
+	free(d->replace_dev);
+	d->replace_dev = strdup(dev);
+	if (!d->replace_dev) {
+		perr(p, "out of memory");
+		return;
+	}
+	d->replace_tier = n;
+	d->replace_at = porigin(p);
+}
+
 static void parse_device_kv(struct conf_parse *p, const char *key, char *v)
 {
 	struct tl_conf_dev *d = &p->c->devs[p->dev];
@@ -603,13 +643,15 @@ static void parse_device_kv(struct conf_parse *p, const char *key, char *v)
 		d->checkpoint_keep = n;
 		d->has_checkpoint_keep = true;
 		d->checkpoint_keep_at = porigin(p);
+	} else if (!strcmp(key, "replace_tier")) {
+		parse_replace(p, d, v);
 	} else if (is_global_key(key)) {
 		perr(p,
 		     "%s belongs in the [global] section, not in [device %s] (move it)",
 		     key, d->name);
 	} else {
 		perr(p,
-		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep; see docs/tierd.md)",
+		     "unknown key '%s' in [device %s] (known: the migration settings auto_migrate ... redirect_writes, mem_promote_hits, mem_size_mb, offline_queue_s, pin, checkpoint_dir, checkpoint_keep, replace_tier; see docs/tierd.md)",
 		     key, d->name);
 	}
 }

@@ -17,6 +17,7 @@
  *   pin = /abs/path [tier=N|tier=mem]
  *   checkpoint_dir = /abs/path
  *   checkpoint_keep = N
+ *   replace_tier = TIER /abs/dev       (tierctl replace-tier NAME TIER DEV)
  */
 #ifndef DM_TIER_TL_CONF_H
 #define DM_TIER_TL_CONF_H
@@ -70,6 +71,11 @@ struct tl_conf_dev {
 	uint32_t checkpoint_keep;
 	bool has_checkpoint_keep;
 	struct tl_conf_origin checkpoint_keep_at;
+	/* replace_tier: NULL, or the device to put in place of tier
+	 * replace_tier (tierd runs tierctl replace-tier until it is done). */
+	char *replace_dev;
+	uint32_t replace_tier;
+	struct tl_conf_origin replace_at;
 };
 
 struct tl_conf {

@@ -102,6 +102,16 @@ enum {
 	 * let it take new extents again.
 	 */
 	DM_TIER_A_DEV_EVACUATE_STOP, /* flag */
+	/*
+	 * evacuate only: the preferred destination tier (tierctl evacuate --to,
+	 * replace-tier). Extents go there while it has a free extent above its
+	 * reserve, then to the usual choice (the fastest other tier with room):
+	 * the evacuation never stops for a full preferred tier. Given for a tier
+	 * already being evacuated, its request takes it for the extents still to
+	 * move. EINVAL when it is not a tier, is the tier evacuated, or is
+	 * offline or being evacuated.
+	 */
+	DM_TIER_A_DEV_EVACUATE_TO, /* u32 */
 
 	__DM_TIER_A_DEV_MAX,
 	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
@@ -333,7 +343,8 @@ enum {
 	 * being evacuated returns its request. EINVAL for tier 0 when it holds
 	 * the metadata, for the only tier and for an offline tier; ENOSPC when
 	 * the other tiers lack room. With evacuate-stop: cancel its evacuation
-	 * and let the tier take new extents again.
+	 * and let the tier take new extents again. With evacuate-to: a preferred
+	 * destination tier.
 	 */
 	DM_TIER_CMD_EVACUATE, /* do, admin-perm */
 
