@@ -30,7 +30,7 @@ bool tierctl_human;
 static const struct tierctl_cmd commands[] = {
 	{ "create", cmd_create,
 	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
-	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE]\n"
+	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE] [--max-size SIZE]\n"
 	  "         [--class CLASS...] [--metadata-dev DEV] [--force]\n"
 	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC] [--fast-io-fail-tmo SEC]\n"
 	  "         [--mem-promote-hits N] [--json]",
@@ -79,6 +79,9 @@ static const struct tierctl_cmd commands[] = {
 	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
 	  "drop an empty tier (the last one) from the device (online) and\n"
 	  "      wipe its label" },
+	{ "resize", cmd_resize, "resize NAME [--size SIZE] [--json]",
+	  "pick up tier devices that grew (online: a table reload), and\n"
+	  "      with --size grow or shrink the virtual size" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"

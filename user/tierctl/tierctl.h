@@ -112,6 +112,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_add_tier(int argc, char **argv);
 int cmd_remove_tier(int argc, char **argv);
+int cmd_resize(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
 int cmd_evacuate(int argc, char **argv);
