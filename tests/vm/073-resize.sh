@@ -6,9 +6,9 @@
 # write+verify loop running the whole time. Tier 1 is a dm-linear device
 # over a larger disk, so that it can grow (a table reload with a longer
 # length, as a resized remote namespace would):
-#   grow     tier 1 grows from 96 MiB to 256 MiB; tierctl resize picks it
+#   grow     tier 1 grows from 320 MiB to 1 GiB; tierctl resize picks it
 #            up: the status shows the bigger tier, the labels follow
-#   virt     --size grows the virtual size from 128 MiB; xfs_growfs uses
+#   virt     --size grows the virtual size from 320 MiB; xfs_growfs uses
 #            it; filling the filesystem maps extents of tier 1 beyond its
 #            old end (the new extents are used)
 #   refuse   a virtual size beyond the map room (fixed at creation) is
@@ -45,8 +45,8 @@ g_len() { # MiB: tier 1's dm-linear over the second disk, reloaded
 guest_main() {
 	local out fio_pid t1 t1_new max n
 	mkdir -p $MNT
-	dmsetup create $G --table "0 $((96 * 2048)) linear $DMT_NVME1 0"
-	tierctl create $DEV --tier "$DMT_NVME0" --tier /dev/mapper/$G --extent-size 1M --size 128M >/dev/null
+	dmsetup create $G --table "0 $((320 * 2048)) linear $DMT_NVME1 0"
+	tierctl create $DEV --tier "$DMT_NVME0" --tier /dev/mapper/$G --extent-size 1M --size 320M >/dev/null
 	mkfs.xfs -q $D
 	mount $D $MNT
 	mkdir $MNT/a $MNT/fio $MNT/fill
@@ -63,13 +63,13 @@ guest_main() {
 	expect_eq "$(jget '["tiers"][1]["grown"]' <<<"$out")" False "resize without growth"
 	expect_eq "$(tier_stat $DEV total 1)" "$t1" "tier 1 before it grows"
 
-	# grow: tier 1's device from 96 to 256 MiB.
-	g_len 256
+	# grow: tier 1's device from 320 MiB to 1 GiB.
+	g_len 1024
 	out=$(tierctl resize $DEV --json)
 	echo "resize (tier 1 grew): $out"
 	expect_eq "$(jget '["tiers"][1]["grown"]' <<<"$out")" True "resize: tier 1 grown"
 	t1_new=$(tier_stat $DEV total 1)
-	expect_eq "$t1_new" 255 "tier 1's extents after the growth (256 MiB less the first)"
+	expect_eq "$t1_new" 1023 "tier 1's extents after the growth (1 GiB less the first MiB)"
 	expect_eq "$(jget '["tiers"][1]["nr_extents"]' <<<"$out")" "$t1_new" "resize output: tier 1's extents"
 	expect_eq "$(le /dev/mapper/$G $((0x98)) 8)" "$t1_new" "tier 1's label (nr_extents) after the resize"
 	tierctl status $DEV | grep -E "^ *1 " || true
@@ -91,7 +91,7 @@ guest_main() {
 	xfs_growfs $MNT >/dev/null || fail "xfs_growfs"
 	df -m $MNT | tail -1
 	# Fill: new allocations reach tier 1's extents beyond its old end.
-	for n in $(seq 1 40); do
+	for n in $(seq 1 130); do
 		head -c $((4 << 20)) /dev/urandom >$MNT/fill/f$n 2>/dev/null || break
 	done
 	sync -f $MNT
@@ -121,17 +121,17 @@ guest_main() {
 	# remove/activate keeps the sizes.
 	tierctl remove $DEV >/dev/null
 	# refuse: the tier device shrank (inactive: activation refuses too).
-	g_len 128
+	g_len 512
 	expect_status 1 "" tierctl activate $DEV
 	dmsetup remove $DEV 2>/dev/null || true
-	g_len 256
+	g_len 1024
 	tierctl activate $DEV >/dev/null
 	expect_eq "$(blockdev --getsize64 $D)" "$max" "virtual size after activate"
 	expect_eq "$(tier_stat $DEV total 1)" "$t1_new" "tier 1 after activate"
-	g_len 200
+	g_len 900
 	expect_status 1 "tier 1's device shrank: [0-9]+ bytes, the superblock records [0-9]+; a tier is never truncated" \
 		tierctl resize $DEV
-	g_len 256
+	g_len 1024
 	xfs_repair -n $D >/tmp/xfs_repair.out 2>&1 || { cat /tmp/xfs_repair.out; fail "xfs_repair -n"; }
 	mount $D $MNT
 	check_files $MNT/a /tmp/sums
@@ -150,8 +150,8 @@ guest_main() {
 	expect_eq "$(blockdev --getsize64 $D)" $((max - (16 << 20))) "virtual size after the shrink and activate"
 	tierctl remove $DEV >/dev/null
 	no_kernel_warning "resize"
-	echo "resize: tier 1 grew 96 -> 256 MiB, virtual 128 MiB -> $((max >> 20)) MiB with XFS and fio verifying; refusals said why; shrink after discard; check clean"
+	echo "resize: tier 1 grew 320 MiB -> 1 GiB, virtual 320 MiB -> $((max >> 20)) MiB with XFS and fio verifying; refusals said why; shrink after discard; check clean"
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 64M --nvme 256M -- "$0" main
+vm --fresh --nvme 64M --nvme 1G -- "$0" main
