@@ -444,7 +444,7 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 {
 	struct tier_label *labels;
 	struct tier_err err = {};
-	sector_t meta_start;
+	sector_t meta_start, size;
 	u32 i;
 	int r;
 
@@ -506,11 +506,10 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		 * A grown tier's label may still give the old size (rewritten
 		 * after the commit): the superblock's data area must fit.
 		 */
-		if (bdev_nr_sectors(md->tier_bdev[i]) <
-		    md->sb.tier[i].dev_sectors) {
+		size = bdev_nr_sectors(md->tier_bdev[i]);
+		if (size < md->sb.tier[i].dev_sectors) {
 			DMERR("%s: %llu sectors, the superblock records %llu",
-			      md->tier_name[i],
-			      (unsigned long long)bdev_nr_sectors(md->tier_bdev[i]),
+			      md->tier_name[i], (unsigned long long)size,
 			      (unsigned long long)md->sb.tier[i].dev_sectors);
 			*error = "A tier device shrank since it was recorded";
 			r = -EINVAL;

@@ -15,7 +15,6 @@
 #include <linux/timekeeping.h>
 
 #include "dm-tier-pool.h"
-#include "dm-tier-migrate.h"
 #include "dm-tier-debug.h"
 
 /* The pools (see dm-tier-pool.h). */
@@ -807,7 +806,7 @@ static void tier_pool_resize_tiers(struct tier_pool *pool,
 		r = tier_sb_tier_grown(sb, i, size, &rz->rec[i]);
 		if (r == -ENOSPC)
 			/* An outage can read as size 0: not ours to judge. */
-			DMWARN("%s: tier %u (%s) is smaller than recorded (%llu < %llu sectors): not resized",
+			DMWARN("%s: tier %u (%s) is smaller than recorded (%llu < %llu sectors)",
 			       tier_pool_log_name(pool), i, devs[i]->name,
 			       (unsigned long long)size,
 			       (unsigned long long)sb->tier[i].dev_sectors);
@@ -818,9 +817,9 @@ static void tier_pool_resize_tiers(struct tier_pool *pool,
 	}
 }
 
-int tier_pool_resize_prepare(struct tier_pool *pool,
-			     struct dm_dev *const *devs, unsigned long skip,
-			     u64 virt, struct tier_resize *rz, char **error)
+int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
+			     unsigned long skip, u64 virt,
+			     struct tier_resize *rz, char **error)
 {
 	struct tier_err err = {};
 	struct tier_sb sb;
@@ -842,38 +841,36 @@ int tier_pool_resize_prepare(struct tier_pool *pool,
 	if (!rz->grow && !rz->map_change)
 		return 0;
 	if (pool->read_only) {
-		*error = "the device is activated read-only: nothing can change";
+		*error =
+			"the device is activated read-only: nothing can change";
 		return -EROFS;
 	}
 	r = tier_sb_resize(&sb, rz->rec, virt, &err);
 	if (r) {
 		max = tier_sb_max_virt(&sb, &bound);
-		DMERR("%s: a virtual size of %llu extents is refused: the maximum is %llu (%s)",
+		DMERR("%s: virtual size %llu extents refused: the maximum is %llu (%s)",
 		      tier_pool_log_name(pool), (unsigned long long)virt,
 		      (unsigned long long)max,
-		      bound == TIER_RESIZE_BOUND_MAP ? "room of the map" :
+		      bound == TIER_RESIZE_BOUND_MAP	  ? "room of the map" :
 		      bound == TIER_RESIZE_BOUND_CAPACITY ? "tier capacity" :
 							    "byte limit");
-		*error = "The new virtual size exceeds the map room or the tiers' capacity (see dmesg)";
+		*error =
+			"The virtual size exceeds the map room or tier capacity (see dmesg)";
 		return r;
 	}
 	if (rz->map_change) {
 		spin_lock_irq(&pool->lock);
 		if (virt < pool->virt_extents)
 			n = tier_map_mapped_from(&pool->map, virt, &first);
-		r = tier_mig_queued(pool) ? -EBUSY : 0;
 		spin_unlock_irq(&pool->lock);
 		if (n) {
-			DMERR("%s: cannot shrink to %llu extents: %llu mapped extents at or beyond it, the first is %llu",
-			      tier_pool_log_name(pool),
-			      (unsigned long long)virt, (unsigned long long)n,
+			DMERR("%s: %llu mapped extents at or beyond %llu, the first is %llu",
+			      tier_pool_log_name(pool), (unsigned long long)n,
+			      (unsigned long long)virt,
 			      (unsigned long long)first);
-			*error = "Mapped extents live at or beyond the new end (see dmesg)";
+			*error =
+				"Mapped extents live at or beyond the new end (see dmesg)";
 			return -EBUSY;
-		}
-		if (r) {
-			*error = "Moves are queued: wait or cancel them before resizing";
-			return r;
 		}
 		r = tier_map_init(&rz->map, virt, TIER_MAP_F_HEAT);
 		if (!r) {
@@ -905,13 +902,12 @@ fail:
 }
 
 /* Carry the heat bits of the blocks both maps have; under pool->lock. */
-static void tier_pool_heat_touched_copy(unsigned long *dst, u64 dst_blocks,
-					const unsigned long *src,
-					u64 src_blocks)
+static void tier_pool_heat_touched_copy(unsigned long *dst,
+					const unsigned long *src, u64 blocks)
 {
 	u64 b;
 
-	for_each_set_bit(b, src, min(dst_blocks, src_blocks))
+	for_each_set_bit(b, src, blocks)
 		__set_bit(b, dst);
 }
 
@@ -950,9 +946,8 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 		old_blocks = pool->map.nr_blocks;
 		swap(pool->map, rz->map);
 		ht = pool->heat_touched;
-		tier_pool_heat_touched_copy(rz->heat_touched,
-					    pool->map.nr_blocks, ht,
-					    old_blocks);
+		old_blocks = min(old_blocks, pool->map.nr_blocks);
+		tier_pool_heat_touched_copy(rz->heat_touched, ht, old_blocks);
 		pool->heat_touched = rz->heat_touched;
 		rz->heat_touched = ht;
 		pool->virt_extents = rz->virt;

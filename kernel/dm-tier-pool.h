@@ -816,12 +816,11 @@ struct tier_resize {
  * pool->lock.
  * Return: 1 when something changes, 0 when nothing does; -EROFS
  * (read-only), -ENOSPC (@virt beyond tier_sb_max_virt()), -EBUSY (a
- * shrink below mapped extents, or moves queued), -EOPNOTSUPP (a memory
- * tier and a larger virtual size), -ENOMEM.
+ * shrink below mapped extents), -ENOMEM.
  */
-int tier_pool_resize_prepare(struct tier_pool *pool,
-			     struct dm_dev *const *devs, unsigned long skip,
-			     u64 virt, struct tier_resize *rz, char **error);
+int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
+			     unsigned long skip, u64 virt,
+			     struct tier_resize *rz, char **error);
 
 /**
  * tier_pool_resize() - apply a prepared resize: commit the superblock with

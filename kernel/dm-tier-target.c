@@ -1315,6 +1315,17 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 	return 0;
 }
 
+/* A queued move may cover extents beyond a smaller virtual size. */
+static bool tier_resize_moves_queued(struct tier_pool *pool)
+{
+	u32 n;
+
+	spin_lock_irq(&pool->lock);
+	n = tier_mig_queued(pool);
+	spin_unlock_irq(&pool->lock);
+	return n;
+}
+
 /*
  * A reload of a running pool without a tier-list change: tiers whose device
  * grew, and a table length other than the live table's, which becomes the
@@ -1344,12 +1355,19 @@ static int tier_prepare_resize(struct tier_c *tc, char **error)
 	mutex_unlock(&tier_pools_mutex);
 	if (virt != pool->virt_extents &&
 	    (!virt || (ti->len & (pool->extent_sectors - 1)))) {
-		*error = "The new table length is not a multiple of the extent size";
+		*error =
+			"The new table length is not a multiple of the extent size";
 		return -EINVAL;
 	}
 	if (virt > pool->virt_extents && mem) {
-		*error = "A memory tier is configured: load a table without it to grow the virtual size";
+		*error =
+			"Growing the virtual size needs a table without a memory tier";
 		return -EOPNOTSUPP;
+	}
+	if (virt < pool->virt_extents && tier_resize_moves_queued(pool)) {
+		*error =
+			"Moves are queued: wait or cancel them before shrinking";
+		return -EBUSY;
 	}
 	r = tier_pool_resize_prepare(pool, tc->tier_dev, tc->rebind, virt,
 				     &tc->rz, error);
@@ -1691,7 +1709,11 @@ static int tier_preresume(struct dm_target *ti)
 
 	if (tc->resize) {
 		mutex_lock(&tier_pools_mutex);
-		r = tier_pool_resize(pool, &tc->rz);
+		if (tc->rz.virt < pool->virt_extents &&
+		    tier_resize_moves_queued(pool))
+			r = -EBUSY;
+		else
+			r = tier_pool_resize(pool, &tc->rz);
 		if (!r) {
 			tc->resize = false;
 			tier_mig_tiers_changed(pool);

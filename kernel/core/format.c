@@ -892,8 +892,8 @@ u64 tier_sb_max_virt(const struct tier_sb *sb, enum tier_resize_bound *bound)
 	return max;
 }
 
-int tier_sb_tier_grown(const struct tier_sb *sb, u32 tier,
-		       sector_t dev_sectors, struct tier_sb_tier *rec)
+int tier_sb_tier_grown(const struct tier_sb *sb, u32 tier, sector_t dev_sectors,
+		       struct tier_sb_tier *rec)
 {
 	const struct tier_sb_tier *t;
 	u64 nr;

@@ -2401,8 +2401,7 @@ static void tier_resize_test(CASE_CTX)
 	/* It is a valid superblock (what the kernel commits). */
 	n->generation++;
 	tier_sb_encode(n, blk);
-	CASE_EQ(tier_sb_decode(blk, tier_sb_slot(n->generation), dec, &err),
-		0);
+	CASE_EQ(tier_sb_decode(blk, tier_sb_slot(n->generation), dec, &err), 0);
 	CASE_EQ(dec->virt_extents, 7366);
 	CASE_EQ(dec->tier[1].nr_extents, 2047);
 	/* Shrinks to one extent; a record that shrinks is refused. */
