@@ -114,11 +114,13 @@ struct tier_pool {
 	char meta_name[BDEVNAME_SIZE]; /* the metadata device, for logs */
 
 	/*
-	 * Geometry, fixed once loaded, except the tier list: nr_tiers and the
-	 * per-tier fields below change only while the device is suspended,
-	 * at preresume of a table with one tier more or less, under
-	 * tier_pools_mutex, pool->md_lock and pool->lock
-	 * (tier_pool_add_tier(), tier_pool_remove_last_tier()).
+	 * Geometry, fixed once loaded, except the tier list and the sizes:
+	 * nr_tiers and the per-tier fields below (and virt_extents, the map
+	 * and the allocators' sizes) change only while the device is
+	 * suspended, at preresume of a table with one tier more or less (or
+	 * a resize), under tier_pools_mutex, pool->md_lock and pool->lock
+	 * (tier_pool_add_tier(), tier_pool_remove_last_tier(),
+	 * tier_pool_resize()).
 	 */
 	u32 nr_tiers;
 	u32 extent_shift;
