@@ -10,6 +10,10 @@
 #         prepared) but not resumed; after the kernel's commit
 #         (TIERCTL_TEST_STOP=commit: label not rewritten)
 #   virt  with a longer table loaded but not resumed; after the commit
+#   both  tier 1 and the virtual size together, after the commit
+#   shrink after the commit (map room reserved by create --max-size), then
+#         grown again: a map block left beyond the end by the shrink reads
+#         as unmapped, not as the mapping it had before
 # Before the commit the device activates with the old size, after it with
 # the new one (a label with the old size is a hint), the data written
 # before is intact, data written to the new space and flushed survives a
@@ -59,7 +63,7 @@ guest_main() {
 	"$TOP/tools/nullb" create cold0 512 32
 	dmsetup create hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
 	dmsetup create coldL --table "0 $((COLD_LEN * 2048)) linear /dev/cold0 0"
-	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M --size 128M >/dev/null
+	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M --size 128M --max-size 600M >/dev/null
 	head -c $((24 << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
@@ -113,11 +117,31 @@ guest_main() {
 	expect_eq "$(sha_dev 16 180)" "$(sha256sum </tmp/data2 | cut -d' ' -f1)" "both: data in the new space"
 	tierctl resize $DEV >/dev/null
 	expect_eq "$(label_nr1)" 511 "both/commit: tier 1's label after resize again"
+	echo "tier and virtual growth together, cut after the commit: both new"
+
+	# shrink, cut after the commit, grow again: map block 1 (extents
+	# 254..507) held mapped entries before the shrink; it must read as
+	# unmapped after the growth (zeroes), not as the old mapping.
+	expect_status 0 "virtual size 419430400 bytes" tierctl resize $DEV --size 400M
+	head -c $((16 << 20)) /dev/urandom >/tmp/data3
+	dd if=/tmp/data3 of=$D bs=1M seek=300 oflag=direct conv=fsync status=none
+	expect_eq "$(sha_dev 16 300)" "$(sha256sum </tmp/data3 | cut -d' ' -f1)" "shrink: data at 300 MiB"
+	blkdiscard -o $((300 << 20)) -l $((16 << 20)) $D
+	TIERCTL_TEST_STOP=commit tierctl resize $DEV --size 200M 2>/dev/null
+	power_cut "shrink/commit"
+	expect_eq "$(size_mib)" 200 "shrink/commit: virtual size"
+	expect_eq "$(sha_dev 16 180)" "$(sha256sum </tmp/data2 | cut -d' ' -f1)" "shrink: data below the new end"
+	expect_status 0 "virtual size 419430400 bytes" tierctl resize $DEV --size 400M
+	expect_eq "$(sha_dev 16 300)" "$(head -c $((16 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" "grown again: the discarded range reads zeroes"
+	dmsetup message $DEV 0 commit
+	power_cut "grown again"
+	expect_eq "$(sha_dev 16 300)" "$(head -c $((16 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" "grown again, after a cut: zeroes"
+	echo "shrink to 200 MiB cut after the commit, grown to 400 MiB: the range discarded before reads zeroes"
 	tier_sane $DEV final
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "clean" tierctl check $DEV
 	no_kernel_warning "resize power cuts"
-	echo "tier and virtual growth together, cut after the commit: both new; check clean"
+	echo "check clean"
 }
 run_guest_phase "$@"
 
