@@ -321,6 +321,16 @@ int cmd_resize(int argc, char **argv)
 		rc = report(TIERCTL_EXIT_FAIL, &err);
 		goto out;
 	}
+	/* A module without resize takes the table and changes nothing. */
+	for (i = 0; i < now.nr_tiers; i++)
+		if (now.tier[i].nr_extents < p.sb.tier[i].nr_extents)
+			break;
+	if ((virt && now.virt_extents != virt) || i < now.nr_tiers) {
+		tl_fail(&err, TL_NOFEATURE,
+			"resize: the kernel did not record the new sizes: the dm-tier module predates resize; update it (remove the devices, modprobe -r dm-tier, load the new one)");
+		rc = report(TIERCTL_EXIT_NOFEATURE, &err);
+		goto out;
+	}
 	labels = rewrite_sizes(&lv, &now);
 	/* What the kernel committed (a re-run: the earlier run's). */
 	for (i = 0; i < now.nr_tiers; i++)
