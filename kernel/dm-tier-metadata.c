@@ -215,7 +215,8 @@ int tier_md_check_member(struct tier_md *md, u32 tier,
 		DMERR("%s is not tier %u of %s", name, tier, md->tier_name[0]);
 		*error = "The new device does not carry this tier's label";
 		r = -EINVAL;
-	} else if (bdev_nr_sectors(bdev) < label.dev_sectors) {
+	} else if (bdev_nr_sectors(bdev) < label.dev_sectors ||
+		   bdev_nr_sectors(bdev) < md->sb.tier[tier].dev_sectors) {
 		DMERR("%s: %llu sectors, label needs %llu", name,
 		      (unsigned long long)bdev_nr_sectors(bdev),
 		      (unsigned long long)label.dev_sectors);
@@ -443,7 +444,7 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 {
 	struct tier_label *labels;
 	struct tier_err err = {};
-	sector_t meta_start;
+	sector_t meta_start, size;
 	u32 i;
 	int r;
 
@@ -499,6 +500,19 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 				       0, &err);
 			*error =
 				"A tier's label disagrees with the superblock (see dmesg)";
+			goto out;
+		}
+		/*
+		 * A grown tier's label may still give the old size (rewritten
+		 * after the commit): the superblock's data area must fit.
+		 */
+		size = bdev_nr_sectors(md->tier_bdev[i]);
+		if (size < md->sb.tier[i].dev_sectors) {
+			DMERR("%s: %llu sectors, the superblock records %llu",
+			      md->tier_name[i], (unsigned long long)size,
+			      (unsigned long long)md->sb.tier[i].dev_sectors);
+			*error = "A tier device shrank since it was recorded";
+			r = -EINVAL;
 			goto out;
 		}
 	}
@@ -655,6 +669,29 @@ int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		   spinlock_t *map_lock, const u64 *used)
 {
 	return tier_md_commit_sb(md, map, map_lock, &md->sb, used);
+}
+
+void tier_md_get_sb(const struct tier_md *md, struct tier_sb *sb)
+{
+	*sb = md->sb;
+}
+
+int tier_md_commit_resize(struct tier_md *md, struct tier_map *map,
+			  spinlock_t *map_lock, const u64 *used,
+			  const struct tier_sb_tier *recs, u64 virt)
+{
+	struct tier_sb nsb = md->sb;
+	struct tier_err err = {};
+	int r;
+
+	r = tier_sb_resize(&nsb, recs, virt, &err);
+	if (r) {
+		tier_log_check("resize", md->meta_name, 0, &err);
+		return r;
+	}
+	if (map->nr_extents != virt)
+		return -EINVAL;
+	return tier_md_commit_sb(md, map, map_lock, &nsb, used);
 }
 
 int tier_md_check_new_tier(struct tier_md *md, u32 tier,

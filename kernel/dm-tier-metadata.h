@@ -155,6 +155,35 @@ int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
 			 struct block_device *bdev, const char *name);
 
 /**
+ * tier_md_get_sb() - a copy of the current superblock (as last committed).
+ * @md: a loaded handle.
+ * @sb: out.
+ *
+ * Context: caller holds pool->md_lock.
+ */
+void tier_md_get_sb(const struct tier_md *md, struct tier_sb *sb);
+
+/**
+ * tier_md_commit_resize() - a commit (as tier_md_commit()) whose superblock
+ * has grown tier records and/or another virtual size
+ * (tier_sb_resize()): the one write that resizes, so a crash leaves the
+ * old or the new sizes (docs/ARCHITECTURE.md "Resize").
+ * @md, @map_lock: as tier_md_commit().
+ * @map:  the map of the new virtual size (its blocks beyond the old end
+ *        dirty: tier_map_resize_copy()).
+ * @used: per tier, its mapped extents.
+ * @recs: nr_tiers records (tier_sb_tier_grown()), or NULL.
+ * @virt: the new virtual size in extents.
+ *
+ * Context: process, may sleep; caller holds pool->md_lock.
+ * Return: 0; -EINVAL/-ENOSPC when tier_sb_resize() refuses (nothing
+ * written); the commit's error (the sizes are unchanged).
+ */
+int tier_md_commit_resize(struct tier_md *md, struct tier_map *map,
+			  spinlock_t *map_lock, const u64 *used,
+			  const struct tier_sb_tier *recs, u64 virt);
+
+/**
  * tier_md_get_settings() - the persisted settings: as loaded, or as last
  * set by tier_md_set_settings() (not yet committed, perhaps).
  * @md: a loaded handle.

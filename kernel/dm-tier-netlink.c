@@ -1244,8 +1244,9 @@ static int tier_nl_extent_dump_dumpit(struct sk_buff *skb,
 	}
 	v = cb->args[TIER_NL_DUMP_NEXT];
 	last = cb->args[TIER_NL_DUMP_LAST];
-	if (v > last)
-		goto out; /* done: r = 0 ends the dump */
+	/* Done (r = 0 ends the dump); the device may have shrunk since. */
+	if (v > last || v >= pool->virt_extents)
+		goto out;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &tier_nl_family, NLM_F_MULTI,
 			  DM_TIER_CMD_EXTENT_DUMP);
@@ -1255,8 +1256,8 @@ static int tier_nl_extent_dump_dumpit(struct sk_buff *skb,
 		r = -EMSGSIZE;
 		goto out;
 	}
-	while (v <= last && sent < TIER_NL_DUMP_EXTENTS &&
-	       scanned++ < TIER_NL_DUMP_SCAN) {
+	while (v <= last && v < pool->virt_extents &&
+	       sent < TIER_NL_DUMP_EXTENTS && scanned++ < TIER_NL_DUMP_SCAN) {
 		u64 word = READ_ONCE(pool->map.words[v]);
 
 		if (tier_map_word_decode(word, &loc)) {

@@ -868,6 +868,203 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
 	return 0;
 }
 
+/* ---- resize (docs/ARCHITECTURE.md "Resize") ------------------------------ */
+
+void tier_pool_resize_free(struct tier_resize *rz)
+{
+	u32 i;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		tier_alloc_destroy(&rz->alloc[i]);
+	tier_map_destroy(&rz->map);
+	kvfree(rz->heat_touched);
+	memset(rz, 0, sizeof(*rz));
+}
+
+/* The tiers' records on the table's devices; under pool->md_lock. */
+static void tier_pool_resize_tiers(struct tier_pool *pool,
+				   const struct tier_sb *sb,
+				   struct dm_dev *const *devs,
+				   unsigned long skip, struct tier_resize *rz)
+{
+	sector_t size;
+	u32 i;
+	int r;
+
+	for (i = 0; i < sb->nr_tiers; i++) {
+		size = bdev_nr_sectors(devs[i]->bdev);
+		r = tier_sb_tier_grown(sb, i, size, &rz->rec[i]);
+		if (r == -ENOSPC)
+			/* An outage can read as size 0: not ours to judge. */
+			DMWARN("%s: tier %u (%s) is smaller than recorded (%llu < %llu sectors)",
+			       tier_pool_log_name(pool), i, devs[i]->name,
+			       (unsigned long long)size,
+			       (unsigned long long)sb->tier[i].dev_sectors);
+		if (r == 1 && !(skip & BIT(i)))
+			rz->grow |= BIT(i);
+		else
+			rz->rec[i] = sb->tier[i];
+	}
+}
+
+int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
+			     unsigned long skip, u64 virt,
+			     struct tier_resize *rz, char **error)
+{
+	struct tier_err err = {};
+	struct tier_sb sb;
+	u64 max, n = 0, first = 0;
+	enum tier_resize_bound bound;
+	u32 i;
+	int r;
+
+	memset(rz, 0, sizeof(*rz));
+	rz->virt = virt;
+	mutex_lock(&pool->md_lock);
+	tier_md_get_sb(pool->meta, &sb);
+	tier_pool_resize_tiers(pool, &sb, devs, skip, rz);
+	mutex_unlock(&pool->md_lock);
+	rz->map_change = virt != sb.virt_extents;
+	/* Read-only: a grown device is used as it is recorded. */
+	if (pool->read_only)
+		rz->grow = 0;
+	if (!rz->grow && !rz->map_change)
+		return 0;
+	if (pool->read_only) {
+		*error =
+			"the device is activated read-only: nothing can change";
+		return -EROFS;
+	}
+	r = tier_sb_resize(&sb, rz->rec, virt, &err);
+	if (r) {
+		max = tier_sb_max_virt(&sb, &bound);
+		DMERR("%s: virtual size %llu extents refused: the maximum is %llu (%s)",
+		      tier_pool_log_name(pool), (unsigned long long)virt,
+		      (unsigned long long)max,
+		      bound == TIER_RESIZE_BOUND_MAP	  ? "room of the map" :
+		      bound == TIER_RESIZE_BOUND_CAPACITY ? "tier capacity" :
+							    "byte limit");
+		*error =
+			"The virtual size exceeds the map room or tier capacity (see dmesg)";
+		return r;
+	}
+	if (rz->map_change) {
+		spin_lock_irq(&pool->lock);
+		if (virt < pool->virt_extents)
+			n = tier_map_mapped_from(&pool->map, virt, &first);
+		spin_unlock_irq(&pool->lock);
+		if (n) {
+			DMERR("%s: %llu mapped extents at or beyond %llu, the first is %llu",
+			      tier_pool_log_name(pool), (unsigned long long)n,
+			      (unsigned long long)virt,
+			      (unsigned long long)first);
+			*error =
+				"Mapped extents live at or beyond the new end (see dmesg)";
+			return -EBUSY;
+		}
+		r = tier_map_init(&rz->map, virt, TIER_MAP_F_HEAT);
+		if (!r) {
+			rz->heat_touched =
+				kvcalloc(BITS_TO_LONGS(rz->map.nr_blocks),
+					 sizeof(unsigned long), GFP_KERNEL);
+			if (!rz->heat_touched)
+				r = -ENOMEM;
+		}
+		if (r) {
+			*error = "Cannot allocate the map of the new size";
+			goto fail;
+		}
+	}
+	for (i = 0; i < TIER_MAX_TIERS; i++) {
+		if (!(rz->grow & BIT(i)))
+			continue;
+		r = tier_alloc_init(&rz->alloc[i], rz->rec[i].nr_extents);
+		if (r) {
+			*error = "Cannot allocate a grown tier's allocator";
+			goto fail;
+		}
+	}
+	return 1;
+
+fail:
+	tier_pool_resize_free(rz);
+	return r;
+}
+
+/* Carry the heat bits of the blocks both maps have; under pool->lock. */
+static void tier_pool_heat_touched_copy(unsigned long *dst,
+					const unsigned long *src, u64 blocks)
+{
+	u64 b;
+
+	for_each_set_bit(b, src, blocks)
+		__set_bit(b, dst);
+}
+
+int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
+{
+	struct tier_map *map = rz->map_change ? &rz->map : &pool->map;
+	u64 used[TIER_MAX_TIERS], old_virt = pool->virt_extents, old_blocks;
+	struct tier_alloc old;
+	unsigned long *ht;
+	u32 i;
+	int r = 0;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+		return -EROFS;
+	mutex_lock(&pool->md_lock);
+	spin_lock_irq(&pool->lock);
+	if (rz->map_change)
+		r = tier_map_resize_copy(&rz->map, &pool->map);
+	tier_pool_used(pool, used, pool->nr_tiers);
+	spin_unlock_irq(&pool->lock);
+	if (!r)
+		r = tier_md_commit_resize(pool->meta, map, &pool->lock, used,
+					  rz->rec, rz->virt);
+	if (r) {
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: committing the new sizes failed: %d",
+		      tier_pool_log_name(pool), r);
+		return r;
+	}
+	pool->commits++;
+	spin_lock_irq(&pool->lock);
+	if (rz->map_change) {
+		/* Changes made during the commit (pins, forgets) come along. */
+		WARN_ON_ONCE(tier_map_resize_copy(&rz->map, &pool->map));
+		old_blocks = pool->map.nr_blocks;
+		swap(pool->map, rz->map);
+		ht = pool->heat_touched;
+		old_blocks = min(old_blocks, pool->map.nr_blocks);
+		tier_pool_heat_touched_copy(rz->heat_touched, ht, old_blocks);
+		pool->heat_touched = rz->heat_touched;
+		rz->heat_touched = ht;
+		pool->virt_extents = rz->virt;
+	}
+	for (i = 0; i < pool->nr_tiers; i++) {
+		if (!(rz->grow & BIT(i)))
+			continue;
+		/* Sized from the same record: cannot fail. */
+		WARN_ON_ONCE(tier_alloc_grow(&rz->alloc[i], &pool->alloc[i]));
+		old = pool->alloc[i];
+		pool->alloc[i] = rz->alloc[i];
+		rz->alloc[i] = old;
+	}
+	spin_unlock_irq(&pool->lock);
+	mutex_unlock(&pool->md_lock);
+	for (i = 0; i < pool->nr_tiers; i++)
+		if (rz->grow & BIT(i))
+			DMINFO("%s: tier %u grown to %llu extents",
+			       tier_pool_log_name(pool), i,
+			       (unsigned long long)rz->rec[i].nr_extents);
+	if (rz->virt != old_virt)
+		DMINFO("%s: virtual size %llu -> %llu extents",
+		       tier_pool_log_name(pool), (unsigned long long)old_virt,
+		       (unsigned long long)rz->virt);
+	return 0;
+}
+
 int tier_pool_dm_name(struct tier_pool *pool, char *name)
 {
 	lockdep_assert_held(&tier_pools_mutex);

@@ -114,12 +114,14 @@ struct tier_pool {
 	char meta_name[BDEVNAME_SIZE]; /* the metadata device, for logs */
 
 	/*
-	 * Geometry, fixed once loaded, except the tier list: nr_tiers and the
-	 * per-tier fields below change only while the device is suspended,
-	 * at preresume of a table with one tier more or less, under
-	 * tier_pools_mutex, pool->md_lock and pool->lock
-	 * (tier_pool_add_tier(), tier_pool_remove_tier()); a change in the
-	 * middle moves every per-tier field (tier_pool_tiers_shift()).
+	 * Geometry, fixed once loaded, except the tier list and the sizes:
+	 * nr_tiers and the per-tier fields below (and virt_extents, the map
+	 * and the allocators' sizes) change only while the device is
+	 * suspended, at preresume of a table with one tier more or less (or
+	 * a resize), under tier_pools_mutex, pool->md_lock and pool->lock
+	 * (tier_pool_add_tier(), tier_pool_remove_tier(), tier_pool_resize());
+	 * a change in the middle moves every per-tier field
+	 * (tier_pool_tiers_shift()).
 	 */
 	u32 nr_tiers;
 	u32 extent_shift;
@@ -785,6 +787,78 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
  * commit's error (the list and the map are unchanged).
  */
 int tier_pool_remove_tier(struct tier_pool *pool, u32 pos);
+
+/**
+ * struct tier_resize - a resize prepared by a table's constructor and
+ * applied at its preresume (docs/ARCHITECTURE.md "Resize").
+ * @virt:         the new virtual size in extents.
+ * @grow:         tiers whose device grew by at least one extent.
+ * @rec:          per tier, its record on the grown device (as the
+ *                superblock's for the others).
+ * @alloc:        for the tiers in @grow, an allocator of the new size.
+ * @map_change:   @virt differs from the pool's: @map and @heat_touched.
+ * @map:          a map of @virt extents.
+ * @heat_touched: heat bits for @map's blocks.
+ */
+struct tier_resize {
+	u64 virt;
+	unsigned long grow;
+	struct tier_sb_tier rec[TIER_MAX_TIERS];
+	struct tier_alloc alloc[TIER_MAX_TIERS];
+	bool map_change;
+	struct tier_map map;
+	unsigned long *heat_touched;
+};
+
+/**
+ * tier_pool_resize_prepare() - what a reloaded table changes in size: the
+ * tiers whose device is now larger than the superblock records (by at
+ * least one extent; a smaller device is left alone: the kernel never
+ * truncates, tierctl refuses), and the virtual size @virt when it differs.
+ * Allocates what the switch needs (it may sleep and fail).
+ * @pool:  the pool.
+ * @devs:  the table's tier devices (nr_tiers of the pool).
+ * @skip:  tiers not to grow (re-bound in the same table).
+ * @virt:  the table's virtual size in extents.
+ * @rz:    out; free with tier_pool_resize_free().
+ * @error: out; a static message for ti->error.
+ *
+ * Context: process, may sleep; at table load; takes pool->md_lock and
+ * pool->lock.
+ * Return: 1 when something changes, 0 when nothing does; -EROFS
+ * (read-only), -ENOSPC (@virt beyond tier_sb_max_virt()), -EBUSY (a
+ * shrink below mapped extents), -ENOMEM.
+ */
+int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
+			     unsigned long skip, u64 virt,
+			     struct tier_resize *rz, char **error);
+
+/**
+ * tier_pool_resize() - apply a prepared resize: commit the superblock with
+ * the grown tier records and the new virtual size
+ * (tier_md_commit_resize(), the map of the new size written with it),
+ * then switch: map, heat bits and virtual size, grown allocators.
+ * @pool: the pool.
+ * @rz:   from tier_pool_resize_prepare(); what was switched out is left
+ *        in it for tier_pool_resize_free().
+ *
+ * Context: process, may sleep; the device is suspended (postsuspend ran),
+ * at preresume under tier_pools_mutex; takes pool->md_lock, then
+ * pool->lock (the map is copied under it: suspended, only netlink and
+ * messages, which it excludes, touch it).
+ * Return: 0; -EROFS; -EBUSY (extents mapped beyond a new end meanwhile);
+ * the commit's error (nothing changed).
+ */
+int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz);
+
+/**
+ * tier_pool_resize_free() - free what tier_pool_resize_prepare()
+ * allocated, or what tier_pool_resize() switched out.
+ * @rz: the resize; zeroed.
+ *
+ * Context: process.
+ */
+void tier_pool_resize_free(struct tier_resize *rz);
 
 /**
  * tier_tier_ok() - whether a tier's state is "ok". Every other state

@@ -77,6 +77,14 @@ struct tier_c {
 	bool held;
 	struct tier_sb_tier new_rec;
 	struct tier_alloc new_alloc;
+	/*
+	 * A reload of a running pool (@reload) may resize: a tier device
+	 * that grew, another table length (tierctl resize). Prepared by the
+	 * constructor, applied at preresume (docs/ARCHITECTURE.md "Resize").
+	 */
+	bool reload;
+	bool resize;
+	struct tier_resize rz;
 };
 
 static inline struct tier_bio *tier_bio(struct bio *bio)
@@ -1221,6 +1229,7 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			return ERR_PTR(-EROFS);
 		}
 		tc->list_base = pool->nr_tiers;
+		tc->reload = true;
 		if (tc->list_change) {
 			int r = tier_list_change_pos(tc, pool, error);
 
@@ -1384,6 +1393,66 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 	return 0;
 }
 
+/* A queued move may cover extents beyond a smaller virtual size. */
+static bool tier_resize_moves_queued(struct tier_pool *pool)
+{
+	u32 n;
+
+	spin_lock_irq(&pool->lock);
+	n = tier_mig_queued(pool);
+	spin_unlock_irq(&pool->lock);
+	return n;
+}
+
+/*
+ * A reload of a running pool without a tier-list change: tiers whose device
+ * grew, and a table length other than the live table's, which becomes the
+ * virtual size (tier_pool_resize_prepare()). Not together with a re-bind of
+ * the same tier, nor a larger size with a memory tier (its index is sized
+ * for the virtual size at its creation).
+ */
+static int tier_prepare_resize(struct tier_c *tc, char **error)
+{
+	struct tier_pool *pool = tc->pool;
+	struct dm_target *ti = tc->ti;
+	u64 virt;
+	bool mem;
+	int r;
+
+	if (!tc->reload || tc->list_change)
+		return 0;
+	mutex_lock(&tier_pools_mutex);
+	virt = pool->virt_extents;
+	/*
+	 * Only a length other than the live table's resizes: a table shorter
+	 * than the virtual size, reloaded as it is, stays allowed as before.
+	 */
+	if (pool->ti && ti->len != pool->ti->len)
+		virt = ti->len >> pool->extent_shift;
+	mem = pool->mem || tc->tbl.mem_node != TIER_MEM_NODE_NONE;
+	mutex_unlock(&tier_pools_mutex);
+	if (virt != pool->virt_extents &&
+	    (!virt || (ti->len & (pool->extent_sectors - 1)))) {
+		*error =
+			"The new table length is not a multiple of the extent size";
+		return -EINVAL;
+	}
+	if (virt > pool->virt_extents && mem) {
+		*error =
+			"Growing the virtual size needs a table without a memory tier";
+		return -EOPNOTSUPP;
+	}
+	if (virt < pool->virt_extents && tier_resize_moves_queued(pool)) {
+		*error =
+			"Moves are queued: wait or cancel them before shrinking";
+		return -EBUSY;
+	}
+	r = tier_pool_resize_prepare(pool, tc->tier_dev, tc->rebind, virt,
+				     &tc->rz, error);
+	tc->resize = r > 0;
+	return r < 0 ? r : 0;
+}
+
 /* At resume (suspended, under tier_pools_mutex): swap re-bound tiers in. */
 static void tier_apply_rebind(struct tier_c *tc)
 {
@@ -1418,6 +1487,7 @@ static void tier_ctx_free(struct dm_target *ti, struct tier_c *tc)
 
 	tier_memtier_destroy(tc->mem_new);
 	tier_alloc_destroy(&tc->new_alloc);
+	tier_pool_resize_free(&tc->rz);
 	for (i = 0; i < TIER_MAX_TIERS; i++)
 		if (tc->tier_dev[i])
 			dm_put_device(ti, tc->tier_dev[i]);
@@ -1562,12 +1632,14 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = tier_check_rebind(tc, &error);
 	if (!r)
 		r = tier_prepare_list_change(tc, &error);
+	if (!r)
+		r = tier_prepare_resize(tc, &error);
 	if (r) {
 		ti->error = error;
 		goto bad_pool;
 	}
 	tier_load_settings(tc);
-	if (ti->len > pool->virt_extents << pool->extent_shift) {
+	if (!tc->resize && ti->len > pool->virt_extents << pool->extent_shift) {
 		ti->error = "Target is larger than the device's virtual size";
 		r = -EINVAL;
 		goto bad_pool;
@@ -1714,6 +1786,23 @@ static int tier_preresume(struct dm_target *ti)
 	bool middle;
 	int r = 0;
 
+	if (tc->resize) {
+		mutex_lock(&tier_pools_mutex);
+		if (tc->rz.virt < pool->virt_extents &&
+		    tier_resize_moves_queued(pool))
+			r = -EBUSY;
+		else
+			r = tier_pool_resize(pool, &tc->rz);
+		if (!r) {
+			tc->resize = false;
+			tier_mig_tiers_changed(pool);
+		}
+		mutex_unlock(&tier_pools_mutex);
+		if (r)
+			DMERR("%s: resize failed: %d; reload the previous table",
+			      tier_pool_log_name(pool), r);
+		return r;
+	}
 	if (!tc->list_change)
 		return 0;
 	mutex_lock(&tier_pools_mutex);

@@ -210,3 +210,22 @@ int tier_alloc_load_map(struct tier_alloc *tiers, u32 nr_tiers,
 	}
 	return 0;
 }
+
+int tier_alloc_grow(struct tier_alloc *dst, const struct tier_alloc *src)
+{
+	u64 longs = BITS_TO_LONGS(src->nr_extents);
+	size_t bytes = longs * sizeof(unsigned long);
+
+	if (!dst->used || dst->nr_extents < src->nr_extents)
+		return -EINVAL;
+	/* Bits past src's last extent are zero in src (never set). */
+	memcpy(dst->used, src->used, bytes);
+	memcpy(dst->pending, src->pending, bytes);
+	memcpy(dst->committing, src->committing, bytes);
+	dst->nr_used = src->nr_used;
+	dst->nr_pending = src->nr_pending;
+	dst->nr_committing = src->nr_committing;
+	dst->cursor = src->cursor;
+	dst->flags = src->flags;
+	return 0;
+}

@@ -223,4 +223,20 @@ int tier_alloc_extent(struct tier_alloc *tiers, u32 nr_tiers,
 int tier_alloc_load_map(struct tier_alloc *tiers, u32 nr_tiers,
 			const struct tier_map *m, struct tier_err *err);
 
+/**
+ * tier_alloc_grow() - carry an allocator's state into a larger one.
+ * @dst: from tier_alloc_init() with nr_extents >= @src's (a grown tier),
+ *       otherwise untouched.
+ * @src: the tier's allocator.
+ *
+ * Every bit (used, freed-pending, freed-committing), the counters, cursor
+ * and flags are copied; the extents beyond @src's are free. The reserve is
+ * the caller's (tier_alloc_set_reserve_pct() for the new size). Nothing is
+ * allocated, so the caller may hold a spinlock.
+ *
+ * Context: any; caller serialises with users of both.
+ * Return: 0, or -EINVAL when @dst is smaller than @src.
+ */
+int tier_alloc_grow(struct tier_alloc *dst, const struct tier_alloc *src);
+
 #endif /* DM_TIER_CORE_ALLOC_H */

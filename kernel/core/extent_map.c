@@ -280,3 +280,48 @@ int tier_map_renumber(struct tier_map *m, const u8 *table, u32 nr_old,
 		*changed = n;
 	return 0;
 }
+
+u64 tier_map_mapped_from(const struct tier_map *m, u64 from, u64 *first)
+{
+	u64 v, n = 0;
+
+	if (first)
+		*first = U64_MAX;
+	for (v = from; v < m->nr_extents; v++) {
+		if (!(READ_ONCE(m->words[v]) & TIER_MAPW_MAPPED))
+			continue;
+		if (!n && first)
+			*first = v;
+		n++;
+	}
+	return n;
+}
+
+int tier_map_resize_copy(struct tier_map *dst, const struct tier_map *src)
+{
+	u64 common = min(dst->nr_extents, src->nr_extents), b, nb;
+	u32 copy;
+
+	if (!dst->heat != !src->heat)
+		return -EINVAL;
+	if (tier_map_mapped_from(src, dst->nr_extents, NULL))
+		return -EBUSY;
+	memcpy(dst->words, src->words, common * sizeof(*dst->words));
+	if (dst->heat) {
+		memcpy(dst->heat, src->heat, common * sizeof(*dst->heat));
+		memcpy(dst->atime, src->atime, common * sizeof(*dst->atime));
+	}
+	nb = min(dst->nr_blocks, src->nr_blocks);
+	for (copy = 0; copy < 2; copy++) {
+		dst->nr_dirty[copy] = 0;
+		for (b = 0; b < dst->nr_blocks; b++) {
+			/* The boundary block and everything after it. */
+			if ((b < nb && test_bit(b, src->dirty[copy])) ||
+			    b >= tier_map_block_of(tier_vext(common - 1)))
+				__set_bit(b, dst->dirty[copy]);
+			if (test_bit(b, dst->dirty[copy]))
+				dst->nr_dirty[copy]++;
+		}
+	}
+	return 0;
+}

@@ -404,4 +404,34 @@ int tier_map_renumber(struct tier_map *m, const u8 *table, u32 nr_old,
  */
 void tier_map_renumber_inverse(const u8 *table, u32 nr_old, u8 *inv);
 
+/**
+ * tier_map_resize_copy() - carry a map into one of another virtual size.
+ * @dst: from tier_map_init() with the new size and @src's flags.
+ * @src: the current map.
+ *
+ * Copies the words (busy bits included), heat and atime of the extents
+ * both have, ORs @src's dirty bits into @dst's, then marks dirty in both
+ * copies every block from the one holding the smaller map's last extent
+ * to @dst's end: blocks beyond the old end may hold anything on disk (a
+ * map shrunk earlier), and the boundary block's entries past the new end
+ * must be written unmapped. Calling it again after more changes to @src
+ * picks them up. Allocates nothing (caller may hold a spinlock).
+ *
+ * Context: any; caller serialises writers of both.
+ * Return: 0; -EBUSY when @src maps an extent at or beyond @dst's size
+ * (@dst then unchanged); -EINVAL when heat tracking differs.
+ */
+int tier_map_resize_copy(struct tier_map *dst, const struct tier_map *src);
+
+/**
+ * tier_map_mapped_from() - count the mapped extents at or beyond @from.
+ * @m:     the map.
+ * @from:  first virtual extent to look at.
+ * @first: out, optional: the first of them (U64_MAX when none).
+ *
+ * Context: any; reads words with READ_ONCE().
+ * Return: how many extents in [@from, @m->nr_extents) are mapped.
+ */
+u64 tier_map_mapped_from(const struct tier_map *m, u64 from, u64 *first);
+
 #endif /* DM_TIER_CORE_EXTENT_MAP_H */

@@ -162,12 +162,14 @@ static bool tier_extents_fit(sector_t start, u64 nr, u32 shift,
 /* Blocks per map copy for the raw capacity of @req's tiers (>= 1). */
 static u64 tier_layout_map_blocks(const struct tier_layout_req *req, u32 shift)
 {
-	u64 raw = 0;
+	u64 raw = 0, room;
 	u32 i;
 
 	for (i = 0; i < req->nr_tiers && i < TIER_MAX_TIERS; i++)
 		raw += req->dev_sectors[i] >> shift; /* < 2^60 */
-	return max_t(u64, tier_map_blocks_for(raw), 1);
+	/* Room reserved for growth (capped: the virtual size is anyway). */
+	room = min_t(u64, req->map_extents, tier_max_virt_extents(shift));
+	return max_t(u64, tier_map_blocks_for(max_t(u64, raw, room)), 1);
 }
 
 sector_t tier_layout_meta_min_sectors(const struct tier_layout_req *req)
@@ -775,8 +777,14 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 	if (expect_index >= sb->nr_tiers)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx, idx);
 	t = &sb->tier[expect_index];
+	/*
+	 * A grown tier's label is rewritten after the commit that grew it
+	 * (docs/FORMAT.md "Resizing"): until then it says fewer extents on a
+	 * smaller device, never more.
+	 */
 	if (memcmp(l->member_uuid, t->member_uuid, TIER_UUID_LEN) ||
-	    l->data_start != t->data_start || l->nr_extents != t->nr_extents ||
+	    l->data_start != t->data_start || l->nr_extents > t->nr_extents ||
+	    l->dev_sectors > t->dev_sectors ||
 	    !!(l->flags & TIER_LABEL_F_META_EXT) !=
 		    !!(sb->flags & TIER_SB_F_META_EXT))
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
@@ -892,6 +900,90 @@ int tier_sb_remove_tier(struct tier_sb *sb, u32 pos)
 		sb->tier[i] = sb->tier[i + 1];
 	sb->nr_tiers--;
 	memset(&sb->tier[sb->nr_tiers], 0, sizeof(sb->tier[sb->nr_tiers]));
+	return 0;
+}
+
+/* ---- resize ------------------------------------------------------------ */
+
+u64 tier_sb_max_virt(const struct tier_sb *sb, enum tier_resize_bound *bound)
+{
+	u64 room = sb->map_blocks * TIER_MAP_ENTRIES, cap = 0, limit, max;
+	enum tier_resize_bound b = TIER_RESIZE_BOUND_MAP;
+	u32 i;
+
+	for (i = 0; i < sb->nr_tiers && i < TIER_MAX_TIERS; i++)
+		cap += sb->tier[i].nr_extents; /* each <= 2^48 */
+	limit = tier_max_virt_extents(sb->extent_shift);
+	max = room;
+	if (cap < max) {
+		max = cap;
+		b = TIER_RESIZE_BOUND_CAPACITY;
+	}
+	if (limit < max) {
+		max = limit;
+		b = TIER_RESIZE_BOUND_BYTES;
+	}
+	if (bound)
+		*bound = b;
+	return max;
+}
+
+int tier_sb_tier_grown(const struct tier_sb *sb, u32 tier, sector_t dev_sectors,
+		       struct tier_sb_tier *rec)
+{
+	const struct tier_sb_tier *t;
+	u64 nr;
+
+	if (tier >= sb->nr_tiers || tier >= TIER_MAX_TIERS ||
+	    !tier_shift_ok(sb->extent_shift))
+		return -EINVAL;
+	t = &sb->tier[tier];
+	*rec = *t;
+	if (dev_sectors < t->dev_sectors)
+		return -ENOSPC;
+	if (dev_sectors < t->data_start)
+		return -EINVAL;
+	nr = min_t(u64, (dev_sectors - t->data_start) >> sb->extent_shift,
+		   TIER_MAX_PEXTS);
+	if (nr <= t->nr_extents)
+		return 0;
+	rec->nr_extents = nr;
+	rec->dev_sectors = dev_sectors;
+	return 1;
+}
+
+int tier_sb_resize(struct tier_sb *sb, const struct tier_sb_tier *recs,
+		   u64 virt, struct tier_err *err)
+{
+	struct tier_sb n = *sb;
+	u64 max;
+	u32 i;
+
+	for (i = 0; recs && i < n.nr_tiers && i < TIER_MAX_TIERS; i++) {
+		const struct tier_sb_tier *r = &recs[i];
+		struct tier_sb_tier *t = &n.tier[i];
+
+		/* Only growth: the data area never moves or shrinks. */
+		if (r->nr_extents < t->nr_extents ||
+		    r->dev_sectors < t->dev_sectors ||
+		    r->nr_extents > TIER_MAX_PEXTS ||
+		    !tier_shift_ok(n.extent_shift) ||
+		    !tier_extents_fit(t->data_start, r->nr_extents,
+				      n.extent_shift, r->dev_sectors))
+			return tier_fail_errno(err, TIER_E_SB_TIER, -EINVAL, i,
+					       r->nr_extents);
+		t->nr_extents = r->nr_extents;
+		t->dev_sectors = r->dev_sectors;
+	}
+	max = tier_sb_max_virt(&n, NULL);
+	if (!virt)
+		return tier_fail_errno(err, TIER_E_SB_VIRT_EXTENTS, -EINVAL, 0,
+				       0);
+	if (virt > max)
+		return tier_fail_errno(err, TIER_E_SB_VIRT_EXTENTS, -ENOSPC, 0,
+				       max);
+	n.virt_extents = virt;
+	*sb = n;
 	return 0;
 }
 
@@ -1049,6 +1141,9 @@ static int tier_fresh_check_layout(const struct tier_layout *lo,
 	    lo->virt_extents <= (U64_MAX >> lo->extent_shift))
 		req.virt_sectors = lo->virt_extents << lo->extent_shift;
 	req.meta_dev_sectors = lo->meta_ext ? lo->meta_dev_sectors : 0;
+	/* Map room reserved beyond the raw capacity (create --max-size). */
+	if (lo->map_blocks <= TIER_MAX_PEXTS)
+		req.map_extents = lo->map_blocks * TIER_MAP_ENTRIES;
 	ret = tier_layout_compute(&req, &again, err);
 	if (ret)
 		return ret;

@@ -474,6 +474,9 @@ u32 tier_block_csum(const void *blk);
  *                    multiple of the extent size.
  * @meta_dev_sectors: size of a separate metadata device; 0 = metadata on
  *                    tier 0.
+ * @map_extents:      reserve map room for a virtual size of this many
+ *                    extents (tierctl create --max-size); 0 or less than
+ *                    the tiers' raw capacity: the raw capacity.
  */
 struct tier_layout_req {
 	u32 nr_tiers;
@@ -481,6 +484,7 @@ struct tier_layout_req {
 	sector_t dev_sectors[TIER_MAX_TIERS];
 	sector_t virt_sectors;
 	sector_t meta_dev_sectors;
+	u64 map_extents;
 };
 
 /**
@@ -958,6 +962,70 @@ int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
  * result). @sb is unchanged on error.
  */
 int tier_sb_remove_tier(struct tier_sb *sb, u32 pos);
+
+/* ---- resize (docs/FORMAT.md "Resizing") -------------------------------- */
+
+/**
+ * enum tier_resize_bound - what limits a virtual size.
+ * @TIER_RESIZE_BOUND_MAP:      the map copies' room (map_blocks * 254):
+ *                              fixed when the device was created.
+ * @TIER_RESIZE_BOUND_CAPACITY: the tiers' extents (sum of nr_extents).
+ * @TIER_RESIZE_BOUND_BYTES:    the byte size would not fit 64 bits.
+ */
+enum tier_resize_bound {
+	TIER_RESIZE_BOUND_MAP,
+	TIER_RESIZE_BOUND_CAPACITY,
+	TIER_RESIZE_BOUND_BYTES,
+};
+
+/**
+ * tier_sb_max_virt() - the largest virtual size @sb's layout allows.
+ * @sb:    a valid superblock (its tier records as they would be committed).
+ * @bound: out, optional: which limit it is (the first of map, capacity,
+ *         bytes when several are equal).
+ *
+ * Context: any.
+ * Return: min(map_blocks * TIER_MAP_ENTRIES, sum of the tiers' nr_extents,
+ * tier_max_virt_extents()), in extents.
+ */
+u64 tier_sb_max_virt(const struct tier_sb *sb, enum tier_resize_bound *bound);
+
+/**
+ * tier_sb_tier_grown() - tier @tier's record on a device of @dev_sectors.
+ * @sb:          the current superblock.
+ * @tier:        < @sb->nr_tiers.
+ * @dev_sectors: the device's size now.
+ * @rec:         out: @sb's record with nr_extents and dev_sectors of the
+ *               grown device when it has room for at least one more
+ *               extent (at most TIER_MAX_PEXTS); else the record as is.
+ *
+ * The data area never moves and never shrinks: a device smaller than the
+ * recorded dev_sectors is refused, not truncated.
+ *
+ * Context: any.
+ * Return: 1 when the tier grows, 0 when it stays, -ENOSPC when the device
+ * is smaller than recorded (@rec unchanged copy), -EINVAL for a bad @tier.
+ */
+int tier_sb_tier_grown(const struct tier_sb *sb, u32 tier,
+		       sector_t dev_sectors, struct tier_sb_tier *rec);
+
+/**
+ * tier_sb_resize() - @sb with grown tier records and a new virtual size.
+ * @sb:   superblock to change (on error unchanged).
+ * @recs: nr_tiers records from tier_sb_tier_grown() (NULL: tiers as
+ *        they are); only nr_extents and dev_sectors are taken, and only
+ *        when not smaller than @sb's.
+ * @virt: the new virtual size in extents.
+ * @err:  out, optional; TIER_E_SB_TIER (item: tier) for a record that
+ *        shrinks or does not fit, TIER_E_SB_VIRT_EXTENTS (value: the
+ *        maximum) for @virt 0 or above tier_sb_max_virt() of the result.
+ *
+ * Context: any.
+ * Return: 0, -EINVAL (a shrinking or bad record, @virt 0) or -ENOSPC
+ * (@virt above the maximum).
+ */
+int tier_sb_resize(struct tier_sb *sb, const struct tier_sb_tier *recs,
+		   u64 virt, struct tier_err *err);
 
 /* ---- map blocks -------------------------------------------------------- */
 

@@ -653,6 +653,48 @@ static void tier_alloc_model_test(CASE_CTX)
 	case_free(model);
 }
 
+/* A grown tier: its allocator's state carried into a larger one. */
+static void tier_alloc_grow_test(CASE_CTX)
+{
+	struct tier_alloc a, b, small;
+	struct tier_pext p;
+	u64 i;
+
+	CASE_ASSERT_EQ(tier_alloc_init(&a, 100), 0);
+	CASE_ASSERT_EQ(tier_alloc_init(&b, 300), 0);
+	CASE_ASSERT_EQ(tier_alloc_init(&small, 50), 0);
+	take(test, &a, true, 10);
+	CASE_EQ(tier_alloc_free_deferred(&a, tier_pext(3)), 0);
+	tier_alloc_commit_begin(&a);
+	CASE_EQ(tier_alloc_free_deferred(&a, tier_pext(4)), 0);
+	CASE_EQ(tier_alloc_grow(&small, &a), -EINVAL);
+	CASE_EQ(tier_alloc_grow(&b, &a), 0);
+	CASE_EQ(b.nr_extents, 300);
+	CASE_EQ(b.nr_used, a.nr_used);
+	CASE_EQ(b.nr_pending, a.nr_pending);
+	CASE_EQ(b.nr_committing, a.nr_committing);
+	CASE_EQ(b.cursor, a.cursor);
+	for (i = 0; i < 300; i++) {
+		CASE_EQ(test_bit(i, b.used), i < 100 && test_bit(i, a.used));
+		CASE_EQ(test_bit(i, b.pending),
+			i < 100 && test_bit(i, a.pending));
+		CASE_EQ(test_bit(i, b.committing),
+			i < 100 && test_bit(i, a.committing));
+	}
+	expect_stats(test, &b, 8, 2, 290);
+	/* The deferred frees complete in the grown one. */
+	tier_alloc_commit_end(&b, true);
+	CASE_FALSE(test_bit(3, b.used));
+	CASE_TRUE(test_bit(4, b.used));
+	/* Everything can be taken now, the new extents too, then nothing. */
+	for (i = b.nr_used; i < 300; i++)
+		CASE_ASSERT_EQ(tier_alloc_get(&b, true, &p), 0);
+	CASE_EQ(tier_alloc_get(&b, true, &p), -ENOSPC);
+	tier_alloc_destroy(&a);
+	tier_alloc_destroy(&b);
+	tier_alloc_destroy(&small);
+}
+
 static struct case_entry alloc_cases[] = {
 	CASE_RUN(tier_alloc_init_test),
 	CASE_RUN(tier_alloc_next_fit_test),
@@ -673,5 +715,6 @@ static struct case_entry alloc_cases[] = {
 	CASE_RUN(tier_alloc_all_full_test),
 	CASE_RUN(tier_alloc_load_map_test),
 	CASE_RUN(tier_alloc_model_test),
+	CASE_RUN(tier_alloc_grow_test),
 	{}
 };

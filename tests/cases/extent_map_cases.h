@@ -1102,6 +1102,56 @@ static void tier_map_commit_protocol_test(CASE_CTX)
 	sim_reload(s);
 }
 
+/* Another virtual size: words, heat and dirty blocks carried over. */
+static void tier_map_resize_copy_test(CASE_CTX)
+{
+	struct tier_map *src = test_map(test, 600, TIER_MAP_F_HEAT);
+	struct tier_map *big = test_map(test, 1000, TIER_MAP_F_HEAT);
+	struct tier_map *small = test_map(test, 300, TIER_MAP_F_HEAT);
+	struct tier_map *plain = test_map(test, 700, 0);
+	struct tier_loc l = loc_of(1, 9, 0), old;
+	u64 first, b;
+	u32 c;
+
+	tier_map_set(src, tier_vext(0), &l);
+	tier_map_set(src, tier_vext(599), &l);
+	src->heat[599] = 33;
+	src->atime[599] = 44;
+	CASE_EQ(tier_map_resize_copy(plain, src), -EINVAL);
+	/* Grow: blocks 2 (the old last) and 3 (new) dirty, 1 not. */
+	CASE_EQ(tier_map_resize_copy(big, src), 0);
+	CASE_EQ(big->words[0], src->words[0]);
+	CASE_EQ(big->words[599], src->words[599]);
+	CASE_EQ(big->heat[599], 33);
+	CASE_EQ(big->atime[599], 44);
+	for (b = 600; b < 1000; b++)
+		CASE_EQ(big->words[b], 0);
+	for (c = 0; c < 2; c++) {
+		CASE_TRUE(test_bit(0, big->dirty[c]));
+		CASE_FALSE(test_bit(1, big->dirty[c]));
+		CASE_TRUE(test_bit(2, big->dirty[c]));
+		CASE_TRUE(test_bit(3, big->dirty[c]));
+		CASE_EQ(big->nr_dirty[c], 3);
+	}
+	/* Shrink: refused while 599 is mapped; counted from the new end. */
+	CASE_EQ(tier_map_mapped_from(src, 300, &first), 1);
+	CASE_EQ(first, 599);
+	CASE_EQ(tier_map_mapped_from(src, 0, &first), 2);
+	CASE_EQ(first, 0);
+	CASE_EQ(tier_map_resize_copy(small, src), -EBUSY);
+	CASE_EQ(small->words[0], 0);
+	CASE_TRUE(tier_map_clear(src, tier_vext(599), &old));
+	CASE_EQ(tier_map_mapped_from(src, 300, &first), 0);
+	CASE_EQ(first, U64_MAX);
+	CASE_EQ(tier_map_resize_copy(small, src), 0);
+	CASE_EQ(small->words[0], src->words[0]);
+	/* Block 1 holds the new end: written with its tail unmapped. */
+	for (c = 0; c < 2; c++) {
+		CASE_TRUE(test_bit(1, small->dirty[c]));
+		CASE_EQ(small->nr_dirty[c], 2);
+	}
+}
+
 static struct case_entry extent_map_cases[] = {
 	CASE_RUN_PARAMS(tier_map_word_test, word),
 	CASE_RUN(tier_map_word_unmapped_test),
@@ -1125,5 +1175,6 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN(tier_map_load_errors_test),
 	CASE_RUN(tier_map_million_test),
 	CASE_RUN(tier_map_commit_protocol_test),
+	CASE_RUN(tier_map_resize_copy_test),
 	{}
 };

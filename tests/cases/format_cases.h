@@ -1533,10 +1533,18 @@ static void tier_label_check_sb_test(CASE_CTX)
 	l->member_uuid[0] ^= 1;
 	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
 		   TIER_E_LABEL_SB_MISMATCH, "member uuid");
+	/* Fewer extents: a grown tier's label not yet rewritten (a hint). */
 	tier_fresh_label(f, 1, l);
 	l->nr_extents--;
+	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), 0);
+	tier_fresh_label(f, 1, l);
+	l->nr_extents++;
 	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
 		   TIER_E_LABEL_SB_MISMATCH, "nr_extents");
+	tier_fresh_label(f, 1, l);
+	l->dev_sectors += 2048;
+	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_SB_MISMATCH, "dev_sectors");
 	tier_fresh_label(f, 1, l);
 	l->extent_shift = 12;
 	expect_err(test, tier_label_check_sb(l, sb, 1, &err), &err, -EUCLEAN,
@@ -2429,6 +2437,131 @@ static void tier_settings_put_get_test(CASE_CTX)
 	CASE_EQ(s->count, TIER_SETTINGS_MAX);
 }
 
+/*
+ * Resize (docs/FORMAT.md "Resizing"): a tier's record on a grown device,
+ * the bounds of the virtual size (map room, capacity), the superblock the
+ * resize commits, labels with the old size as hints, create --max-size.
+ */
+static void tier_resize_test(CASE_CTX)
+{
+	struct tier_sb *sb = sb_fixture(test, false);
+	struct tier_sb *n = fmt_zalloc(test, sizeof(*n));
+	struct tier_sb *dec = fmt_zalloc(test, sizeof(*dec));
+	struct tier_sb_tier *recs = fmt_zalloc(test, 8 * sizeof(*recs));
+	struct tier_label *l = fmt_zalloc(test, sizeof(*l));
+	void *blk = fmt_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_sb_tier rec;
+	enum tier_resize_bound bound;
+	struct tier_err err = { 0 };
+	u32 i;
+
+	/* The fixture: 7165 extents, map room 29 * 254 = 7366. */
+	CASE_ASSERT_EQ(sb->map_blocks, 29);
+	CASE_EQ(tier_sb_max_virt(sb, &bound), 7165);
+	CASE_EQ(bound, TIER_RESIZE_BOUND_CAPACITY);
+
+	/* Same size, less than one extent more: no growth. */
+	CASE_EQ(tier_sb_tier_grown(sb, 1, GIB_SECTORS, &rec), 0);
+	CASE_MEMEQ(&rec, &sb->tier[1], sizeof(rec));
+	CASE_EQ(tier_sb_tier_grown(sb, 1, GIB_SECTORS + 1024, &rec), 0);
+	CASE_EQ(rec.nr_extents, 1023);
+	/* Grown to 2 GiB: 2047 extents after the first MiB. */
+	CASE_EQ(tier_sb_tier_grown(sb, 1, 2 * GIB_SECTORS, &rec), 1);
+	CASE_EQ(rec.nr_extents, 2047);
+	CASE_EQ(rec.dev_sectors, 2 * GIB_SECTORS);
+	CASE_EQ(rec.data_start, sb->tier[1].data_start);
+	CASE_MEMEQ(rec.member_uuid, sb->tier[1].member_uuid, TIER_UUID_LEN);
+	/* Smaller than recorded: refused, never truncated. */
+	CASE_EQ(tier_sb_tier_grown(sb, 1, GIB_SECTORS - 8, &rec), -ENOSPC);
+	CASE_EQ(tier_sb_tier_grown(sb, 3, 4 * GIB_SECTORS, &rec), -EINVAL);
+
+	/* The superblock with tier 1 grown: now the map room bounds. */
+	for (i = 0; i < sb->nr_tiers; i++)
+		recs[i] = sb->tier[i];
+	CASE_EQ(tier_sb_tier_grown(sb, 1, 2 * GIB_SECTORS, &recs[1]), 1);
+	memcpy(n, sb, sizeof(*n));
+	CASE_EQ(tier_sb_resize(n, recs, sb->virt_extents, &err), 0);
+	CASE_EQ(n->tier[1].nr_extents, 2047);
+	CASE_EQ(n->tier[0].nr_extents, sb->tier[0].nr_extents);
+	CASE_EQ(n->virt_extents, 7165);
+	CASE_EQ(tier_sb_max_virt(n, &bound), 7366);
+	CASE_EQ(bound, TIER_RESIZE_BOUND_MAP);
+	/* Beyond the map room: refused with the maximum, nothing changed. */
+	memcpy(dec, n, sizeof(*dec));
+	expect_err(test, tier_sb_resize(n, NULL, 7367, &err), &err, -ENOSPC,
+		   TIER_E_SB_VIRT_EXTENTS, "beyond the map room");
+	CASE_EQ(err.value, 7366);
+	CASE_MEMEQ(n, dec, sizeof(*n));
+	expect_err(test, tier_sb_resize(n, NULL, 0, &err), &err, -EINVAL,
+		   TIER_E_SB_VIRT_EXTENTS, "virtual size 0");
+	CASE_EQ(tier_sb_resize(n, NULL, 7366, &err), 0);
+	CASE_EQ(n->virt_extents, 7366);
+	/* It is a valid superblock (what the kernel commits). */
+	n->generation++;
+	tier_sb_encode(n, blk);
+	CASE_EQ(tier_sb_decode(blk, tier_sb_slot(n->generation), dec, &err), 0);
+	CASE_EQ(dec->virt_extents, 7366);
+	CASE_EQ(dec->tier[1].nr_extents, 2047);
+	/* Shrinks to one extent; a record that shrinks is refused. */
+	CASE_EQ(tier_sb_resize(n, NULL, 1, &err), 0);
+	recs[1].nr_extents = 1000;
+	expect_err(test, tier_sb_resize(n, recs, 1, &err), &err, -EINVAL,
+		   TIER_E_SB_TIER, "a record that shrinks");
+	CASE_EQ(err.item, 1);
+	recs[1].nr_extents = 2048; /* past the recorded device end */
+	expect_err(test, tier_sb_resize(n, recs, 1, &err), &err, -EINVAL,
+		   TIER_E_SB_TIER, "a record past its device");
+
+	/* Labels: the old size is a hint until rewritten; never larger. */
+	tier_fresh_label(fixture(test, false), 1, l);
+	CASE_EQ(tier_label_check_sb(l, n, 1, &err), 0);
+	l->nr_extents = 2047;
+	l->dev_sectors = 2 * GIB_SECTORS;
+	CASE_EQ(tier_label_check_sb(l, n, 1, &err), 0);
+	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), -EUCLEAN);
+	l->nr_extents = 1023;
+	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), -EUCLEAN);
+}
+
+/* create --max-size: the map has room for the virtual size asked. */
+static void tier_layout_map_room_test(CASE_CTX)
+{
+	struct tier_layout_req req;
+	struct tier_fresh *f = fmt_zalloc(test, sizeof(*f));
+	struct tier_fresh *plain = fixture(test, false);
+	struct tier_sb *sb = fmt_zalloc(test, sizeof(*sb));
+	enum tier_resize_bound bound;
+	u32 i;
+
+	memset(&req, 0, sizeof(req));
+	req.nr_tiers = 3;
+	req.extent_shift = 11;
+	for (i = 0; i < 3; i++)
+		req.dev_sectors[i] = sizes3[i];
+	req.map_extents = 200000;
+	CASE_ASSERT_EQ(tier_layout_compute(&req, &f->lo, NULL), 0);
+	CASE_EQ(f->lo.map_blocks, 788); /* ceil(200000 / 254) */
+	CASE_EQ(f->lo.meta_blocks, 2 + 2 * 788);
+	CASE_EQ(f->lo.virt_extents, plain->lo.virt_extents - 6);
+	/* Tier 0's data starts after the larger metadata area. */
+	CASE_EQ(f->lo.tier[0].data_start, 7 * 2048);
+	memcpy(f->uuid, plain->uuid, TIER_UUID_LEN);
+	memcpy(f->member_uuid, plain->member_uuid, sizeof(f->member_uuid));
+	strcpy(f->name, "fast0");
+	memcpy(f->tier_class, plain->tier_class, sizeof(f->tier_class));
+	CASE_EQ(tier_fresh_check(f, NULL), 0);
+	tier_fresh_sb(f, sb);
+	CASE_EQ(tier_sb_max_virt(sb, &bound), f->lo.virt_extents);
+	CASE_EQ(bound, TIER_RESIZE_BOUND_CAPACITY);
+	/* Less than the raw capacity: the raw capacity, as without it. */
+	req.map_extents = 10;
+	CASE_ASSERT_EQ(tier_layout_compute(&req, &f->lo, NULL), 0);
+	CASE_EQ(f->lo.map_blocks, plain->lo.map_blocks);
+	/* More than tier 0 can hold: refused. */
+	req.map_extents = 1ULL << 40;
+	CASE_EQ(tier_layout_compute(&req, &f->lo, NULL), -EINVAL);
+}
+
 static struct case_entry format_cases[] = {
 	CASE_RUN(tier_format_offsets_test),
 	CASE_RUN(tier_format_csum_test),
@@ -2456,6 +2589,8 @@ static struct case_entry format_cases[] = {
 	CASE_RUN(tier_label_check_sb_fields_test),
 	CASE_RUN(tier_list_change_test),
 	CASE_RUN(tier_list_middle_test),
+	CASE_RUN(tier_resize_test),
+	CASE_RUN(tier_layout_map_room_test),
 	CASE_RUN(tier_format_err_values_test),
 	CASE_RUN(tier_map_block_roundtrip_test),
 	CASE_RUN_PARAMS(tier_map_entry_test, entry),

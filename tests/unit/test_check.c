@@ -407,6 +407,7 @@ static void check_label_field_test(CASE_CTX)
 	w = label_want(im, blk, c->dev, &fixable);
 	/* A valid label of another size or class is only a warning. */
 	if (w == W_CLEAN && (l.dev_sectors != im->sb[1].tier[c->dev].dev_sectors ||
+			     l.nr_extents != im->sb[1].tier[c->dev].nr_extents ||
 			     l.tier_class != im->sb[1].tier[c->dev].tier_class))
 		w = W_WARN;
 	check_repair(test, im, w, fixable, c->desc);
@@ -893,6 +894,41 @@ static void check_tier_list_hints_test(CASE_CTX)
 	CASE_EQ(md->problems[0].dev, NR);
 }
 
+/*
+ * A resize cut between the kernel's commit and the label rewrite: tier 1's
+ * label gives the size before the growth (a hint, accepted by the kernel),
+ * which check reports as a warning naming the command that rewrites it.
+ */
+static void check_resize_hint_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_label l;
+	struct tl_md *md;
+
+	pr(test, im, 1, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	l.nr_extents -= 5;
+	l.dev_sectors -= 5 << l.extent_shift;
+	tier_label_encode(&l, blk);
+	pw(test, im, 1, 0, blk);
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_ASSERT_TRUE(md->nr_problems >= 1);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "a resize cut before it rewrote the label"));
+	CASE_NOT_NULL(strstr(md->problems[0].what, "'tierctl resize fast0'"));
+	/* Larger than the superblock's: the kernel refuses it, an error. */
+	l.nr_extents += 10;
+	l.dev_sectors += 10 << l.extent_shift;
+	tier_label_encode(&l, blk);
+	pw(test, im, 1, 0, blk);
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->nr_errors, 1);
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -911,6 +947,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_restore_bad_test),
 	CASE_RUN(check_settings_test),
 	CASE_RUN(check_tier_list_hints_test),
+	CASE_RUN(check_resize_hint_test),
 	{}
 };
 

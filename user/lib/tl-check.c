@@ -536,8 +536,16 @@ static void check_labels_sb(struct tl_md *md)
 			continue;
 		}
 		if (idx != TIER_META_DEV &&
-		    (l->dev_sectors != md->sb.tier[idx].dev_sectors ||
-		     l->tier_class != md->sb.tier[idx].tier_class))
+		    (l->dev_sectors < md->sb.tier[idx].dev_sectors ||
+		     l->nr_extents < md->sb.tier[idx].nr_extents))
+			problem(md, TL_SEV_WARN, d, "label",
+				"gives %llu extents, the superblock %llu: a resize cut before it rewrote the label (a hint; 'tierctl resize %s' rewrites it)",
+				(unsigned long long)l->nr_extents,
+				(unsigned long long)md->sb.tier[idx].nr_extents,
+				md->name);
+		else if (idx != TIER_META_DEV &&
+			 (l->dev_sectors != md->sb.tier[idx].dev_sectors ||
+			  l->tier_class != md->sb.tier[idx].tier_class))
 			problem(md, TL_SEV_WARN, d, "label",
 				"size or class differs from the superblock's tier record (not checked by the kernel)");
 	}

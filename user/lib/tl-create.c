@@ -102,6 +102,16 @@ int tl_create_plan(const struct tl_create_req *req, struct tier_fresh *f,
 		lr.dev_sectors[i] = req->tier[i].sectors;
 	if (req->has_meta)
 		lr.meta_dev_sectors = req->meta.sectors;
+	/* Map room for growth (tierctl resize --size), docs/FORMAT.md. */
+	lr.map_extents = req->max_sectors >> req->extent_shift;
+	if (req->max_sectors && req->virt_sectors > req->max_sectors)
+		return tl_fail(err, TL_USAGE,
+			       "--max-size %s is smaller than --size %s",
+			       tl_size_str(req->max_sectors << TIER_SECTOR_SHIFT,
+					   a),
+			       tl_size_str(req->virt_sectors
+						   << TIER_SECTOR_SHIFT,
+					   b));
 
 	/* First with all the capacity: that is the limit for --size. */
 	ret = tier_layout_compute(&lr, &lo, &e);

@@ -32,6 +32,8 @@ struct tl_create_dev {
  * @has_meta:     a separate metadata device is given in @meta.
  * @extent_shift: log2(extent sectors).
  * @virt_sectors: requested size, 0 = all capacity.
+ * @max_sectors:  virtual size to reserve map room for (--max-size), 0 =
+ *                the tiers' raw capacity.
  * @ctime:        creation time.
  */
 struct tl_create_req {
@@ -42,6 +44,7 @@ struct tl_create_req {
 	struct tl_create_dev meta;
 	u32 extent_shift;
 	u64 virt_sectors;
+	u64 max_sectors;
 	u64 ctime;
 };
 

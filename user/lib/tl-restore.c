@@ -384,6 +384,9 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 	for (t = 0; t < d->nr_tiers; t++)
 		req.dev_sectors[t] = d->tier[t].dev_sectors;
 	req.meta_dev_sectors = d->meta_ext ? d->meta_dev_sectors : 0;
+	/* Map room reserved at creation (create --max-size) is kept. */
+	if (d->map_blocks <= TIER_MAX_PEXTS)
+		req.map_extents = d->map_blocks * TIER_MAP_ENTRIES;
 	if (d->virt_extents > (U64_MAX >> (d->extent_shift + TIER_SECTOR_SHIFT)))
 		return tl_fail(err, TL_USAGE, "dump: virtual size too large");
 	req.virt_sectors = d->virt_extents << d->extent_shift;

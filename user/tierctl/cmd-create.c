@@ -323,6 +323,7 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 		{ "tier", required_argument, NULL, 't' },
 		{ "extent-size", required_argument, NULL, 'e' },
 		{ "size", required_argument, NULL, 's' },
+		{ "max-size", required_argument, NULL, 'M' },
 		{ "class", required_argument, NULL, 'c' },
 		{ "metadata-dev", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'f' },
@@ -334,7 +335,7 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *extent_arg = NULL, *size_arg = NULL;
+	const char *extent_arg = NULL, *size_arg = NULL, *max_arg = NULL;
 	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL, *fail_arg = NULL;
 	const char *hits_arg = NULL, *mem_arg = NULL;
 	struct create_remote_tier *rt = cc->rt;
@@ -373,6 +374,9 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 			break;
 		case 's':
 			size_arg = optarg;
+			break;
+		case 'M':
+			max_arg = optarg;
 			break;
 		case 'm':
 			cc->meta_arg = optarg;
@@ -489,6 +493,12 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 	if (size_arg) {
 		rc = tl_parse_virt_size(size_arg, cc->req.extent_shift,
 					&cc->req.virt_sectors, err);
+		if (rc)
+			return rc;
+	}
+	if (max_arg) {
+		rc = tl_parse_virt_size(max_arg, cc->req.extent_shift,
+					&cc->req.max_sectors, err);
 		if (rc)
 			return rc;
 	}

@@ -30,7 +30,7 @@ bool tierctl_human;
 static const struct tierctl_cmd commands[] = {
 	{ "create", cmd_create,
 	  "create NAME --tier DEV|nvmf://TRANSPORT/ADDR:PORT/NQN [--tier ...]\n"
-	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE]\n"
+	  "         [--tier numa:NODE:SIZE] [--extent-size SIZE] [--size SIZE] [--max-size SIZE]\n"
 	  "         [--class CLASS...] [--metadata-dev DEV] [--force]\n"
 	  "         [--ctrl-loss-tmo SEC] [--reconnect-delay SEC] [--fast-io-fail-tmo SEC]\n"
 	  "         [--mem-promote-hits N] [--json]",
@@ -85,6 +85,9 @@ static const struct tierctl_cmd commands[] = {
 	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
 	  "      evacuate TIER onto it (waiting), remove-tier TIER; run again to\n"
 	  "      resume after a crash or Ctrl-C" },
+	{ "resize", cmd_resize, "resize NAME [--size SIZE] [--json]",
+	  "pick up tier devices that grew (online: a table reload), and\n"
+	  "      with --size grow or shrink the virtual size" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"

@@ -152,6 +152,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 		     int position, bool json);
 int tierctl_remove_tier(const char *name, u32 tier, bool json);
 int cmd_remove_tier(int argc, char **argv);
+int cmd_resize(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_evacuate_lost(int argc, char **argv);
 int cmd_evacuate(int argc, char **argv);

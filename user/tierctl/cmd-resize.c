@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierctl resize NAME [--size SIZE]: pick up tiers whose device grew, and
+ * change the virtual size, with a table reload (docs/ARCHITECTURE.md
+ * "Resize"). The kernel commits the grown tier records and the new virtual
+ * size in one superblock at the resume; the labels' sizes are hints
+ * rewritten here afterwards. A crash at any step leaves the old or the new
+ * sizes; running the command again completes it.
+ */
+#include <sys/ioctl.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tierctl.h"
+#include "tl-dm.h"
+#include "tl-print.h"
+#include "tl-resize.h"
+#include "tl-sysfs.h"
+#include "units.h"
+#include "tl-tierlist.h"
+
+#ifndef BLKGETSIZE64
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)
+#endif
+
+/* Tests only (VM test 074), as TIERCTL_TEST_STOP of add-tier. */
+static bool test_stop(const char *step)
+{
+	const char *s = getenv("TIERCTL_TEST_STOP");
+
+	if (!s || strcmp(s, step))
+		return false;
+	fprintf(stderr, "tierctl: TIERCTL_TEST_STOP: stopped after the %s step\n",
+		step);
+	return true;
+}
+
+struct rz_live {
+	struct tl_dm_dev d;
+	struct tl_table tt;
+	u32 nr;
+	char path[TIER_MAX_TIERS][TL_PATH_LEN];
+	char meta_path[TL_PATH_LEN];
+	struct tier_label meta_label;
+	struct tier_sb sb;
+};
+
+static void rz_free(struct rz_live *lv)
+{
+	tl_table_free(&lv->tt);
+	tl_dm_dev_free(&lv->d);
+}
+
+static void devt_path(const char *devt, char *buf, size_t len)
+{
+	unsigned int maj, min;
+
+	if (!tl_parse_devt(devt, &maj, &min) &&
+	    !tl_sysfs_devname(TL_SYSROOT, maj, min, buf, len))
+		return;
+	snprintf(buf, len, "%s", devt);
+}
+
+static int rz_open(const char *name, struct rz_live *lv)
+{
+	struct tl_err err = { "" };
+	u32 i;
+	int ret;
+
+	memset(lv, 0, sizeof(*lv));
+	ret = tl_dm_query(name, NULL, false, &lv->d, &err);
+	if (ret == -ENXIO)
+		return fail("resize: no active device named '%s'; activate it first (tierctl activate %s)",
+			    name, name);
+	if (ret)
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (lv->d.nr_targets != 1 || strcmp(lv->d.type, TL_DM_TARGET)) {
+		tl_dm_dev_free(&lv->d);
+		return fail("resize: %s is not a dm-tier device", name);
+	}
+	if (lv->d.read_only) {
+		tl_dm_dev_free(&lv->d);
+		return fail("resize: %s is activated read-only: nothing can change; remove it and activate it read-write",
+			    name);
+	}
+	if (tl_table_parse_line(lv->d.params, &lv->tt, &err)) {
+		tl_dm_dev_free(&lv->d);
+		return report(TIERCTL_EXIT_FAIL, &err);
+	}
+	lv->nr = lv->tt.t.nr_tiers;
+	for (i = 0; i < lv->nr; i++)
+		devt_path(lv->tt.t.tier_dev[i], lv->path[i], TL_PATH_LEN);
+	if (lv->tt.t.metadata_dev)
+		devt_path(lv->tt.t.metadata_dev, lv->meta_path, TL_PATH_LEN);
+	else
+		snprintf(lv->meta_path, TL_PATH_LEN, "%s", lv->path[0]);
+	if (tl_tierlist_read_label(lv->meta_path, &lv->meta_label)) {
+		rz_free(lv);
+		return fail("resize: cannot read the label of %s", lv->meta_path);
+	}
+	if (tl_tierlist_read_sb(lv->meta_path, &lv->meta_label, &lv->sb,
+				&err)) {
+		rz_free(lv);
+		return report(TIERCTL_EXIT_FAIL, &err);
+	}
+	if (lv->sb.nr_tiers != lv->nr) {
+		rz_free(lv);
+		return fail("resize: the table has %u tiers, the superblock %u: finish the tier-list change first (add-tier/remove-tier again)",
+			    lv->nr, lv->sb.nr_tiers);
+	}
+	return TIERCTL_EXIT_OK;
+}
+
+static int dev_size(const char *path, u64 *sectors)
+{
+	u64 bytes = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, &bytes)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	*sectors = bytes >> TIER_SECTOR_SHIFT;
+	return 0;
+}
+
+/* The labels' sizes as the superblock records them; how many rewritten. */
+static u32 rewrite_sizes(const struct rz_live *lv, const struct tier_sb *sb)
+{
+	struct tier_label l, nl;
+	struct tl_err err = { "" };
+	u32 i, n = 0;
+
+	for (i = 0; i < lv->nr; i++) {
+		if (tl_tierlist_read_label(lv->path[i], &l) ||
+		    tl_resize_label(&l, sb, &nl) != 1)
+			continue;
+		if (tl_tierlist_write_label(lv->path[i], &nl, &err))
+			warn("resize: %s (the label's size is a hint: the device works without the update; run resize again)",
+			     err.msg);
+		else
+			n++;
+	}
+	return n;
+}
+
+/* After a failed reload: the previous table back, when the new one is stuck. */
+static void restore_table(const char *name, const struct rz_live *lv)
+{
+	struct tl_err err = { "" };
+	struct tl_dm_dev d;
+
+	if (tl_dm_query(name, NULL, false, &d, NULL))
+		return;
+	if (d.suspended &&
+	    tl_dm_reload(name, lv->d.start, lv->d.length, TL_DM_TARGET,
+			 lv->d.params, &err))
+		warn("%s stays suspended: %s", name, err.msg);
+	tl_dm_dev_free(&d);
+}
+
+static void print_resized(const char *name, const struct rz_live *lv,
+			  const struct tl_resize_plan *p,
+			  const struct tier_sb *sb, u32 labels)
+{
+	u32 b = sb->extent_shift + TIER_SECTOR_SHIFT, i;
+	char s1[TL_SIZE_STR_LEN], s2[TL_SIZE_STR_LEN];
+
+	print_obj_begin(NULL);
+	print_str("name", "%s:", name);
+	print_arr_begin("tiers", NULL);
+	for (i = 0; i < sb->nr_tiers; i++) {
+		print_obj_begin(NULL);
+		print_u64("tier", " tier %llu", i);
+		print_str("device", " (%s)", lv->path[i]);
+		print_u64("nr_extents", " %llu extents", sb->tier[i].nr_extents);
+		print_bool("grown", NULL, p->grown & (1U << i));
+		if (p->grown & (1U << i))
+			print_u64_text("old_nr_extents", " (was %llu)",
+				       p->old_nr[i], NULL);
+		else
+			print_u64("old_nr_extents", NULL, p->old_nr[i]);
+		print_text(";");
+		print_obj_end();
+	}
+	print_arr_end();
+	print_u64("capacity_bytes", " capacity %llu bytes",
+		  p->capacity << b);
+	print_str("capacity", " (%s);", tl_size_str(p->capacity << b, s1));
+	print_u64("virt_bytes", " virtual size %llu bytes",
+		  sb->virt_extents << b);
+	print_u64("old_virt_bytes", NULL, p->old_virt << b);
+	if (sb->virt_extents != p->old_virt)
+		print_str("virt", " (%s, was ", tl_size_str(sb->virt_extents << b,
+							     s1));
+	else
+		print_str("virt", " (%s", tl_size_str(sb->virt_extents << b, s1));
+	if (sb->virt_extents != p->old_virt)
+		print_text("%s)", tl_size_str(p->old_virt << b, s2));
+	else
+		print_text(")");
+	print_u64("max_virt_bytes", "; largest virtual size now %llu bytes",
+		  p->max_virt << b);
+	print_str("max_virt_limit", " (%s)",
+		  p->bound == TIER_RESIZE_BOUND_MAP ? "map room" :
+		  p->bound == TIER_RESIZE_BOUND_CAPACITY ? "tier capacity" :
+							   "byte limit");
+	print_u64("labels_rewritten", "; %llu labels rewritten\n", labels);
+	print_obj_end();
+}
+
+int cmd_resize(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *size_arg = NULL, *name;
+	struct tl_err err = { "" };
+	bool json = tierctl_json;
+	u64 sectors[TIER_MAX_TIERS] = { 0 }, virt = 0, bytes, n, first;
+	struct tl_resize_plan p;
+	struct rz_live lv;
+	struct tier_sb now;
+	u32 i, b, labels;
+	int c, rc;
+
+	opts_reset();
+	while ((c = next_opt("resize", argc, argv, "s:j", longopts)) != -1) {
+		switch (c) {
+		case 's':
+			size_arg = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			return TIERCTL_EXIT_OK;
+		default:
+			return TIERCTL_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("resize: give NAME");
+	name = argv[optind];
+	if (size_arg && (tier_parse_size(size_arg, &bytes) || !bytes))
+		return usage_error("resize: bad size '%s' (e.g. 200G, 1T)",
+				   size_arg);
+	rc = rz_open(name, &lv);
+	if (rc)
+		return rc;
+	b = lv.sb.extent_shift + TIER_SECTOR_SHIFT;
+	if (size_arg) {
+		if (bytes & ((1ULL << b) - 1)) {
+			rc = usage_error("resize: %s is not a multiple of the extent size (%llu bytes); e.g. %llu",
+					 size_arg, 1ULL << b,
+					 (unsigned long long)(bytes >> b) << b);
+			goto out;
+		}
+		virt = bytes >> b;
+	}
+	for (i = 0; i < lv.nr; i++) {
+		if (dev_size(lv.path[i], &sectors[i])) {
+			rc = fail("resize: cannot read the size of %s", lv.path[i]);
+			goto out;
+		}
+	}
+	rc = tl_resize_plan(&lv.sb, sectors, virt, &p, &err);
+	if (rc) {
+		rc = report(rc, &err);
+		goto out;
+	}
+	/* Shrinking: say which mapped extents are in the way (last commit). */
+	if (virt && virt < lv.sb.virt_extents) {
+		if (tl_dm_message(name, "commit", &err) ||
+		    tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &now,
+					&err) ||
+		    tl_resize_mapped_on_disk(lv.meta_path, &now, virt,
+					     now.virt_extents, &n, &first,
+					     &err)) {
+			rc = report(TIERCTL_EXIT_FAIL, &err);
+			goto out;
+		}
+		if (n) {
+			rc = fail("resize: %llu mapped extents live at or beyond the new end (the first is extent %llu, byte %llu): discard them (e.g. shrink the filesystem, then fstrim) or give a larger size",
+				  (unsigned long long)n,
+				  (unsigned long long)first,
+				  (unsigned long long)first << b);
+			goto out;
+		}
+	}
+	if (p.grown || (virt && virt != lv.sb.virt_extents)) {
+		u64 len = (virt ? virt : lv.sb.virt_extents) << lv.sb.extent_shift;
+
+		/* A table shorter than the virtual size keeps its length. */
+		if (!virt && lv.d.length < len)
+			len = lv.d.length;
+		if (tl_dm_reload(name, lv.d.start, len, TL_DM_TARGET,
+				 lv.d.params, &err)) {
+			restore_table(name, &lv);
+			tl_err_append(&err,
+				      "%s keeps its sizes (the kernel says why: dmesg | grep tier)",
+				      name);
+			rc = report(TIERCTL_EXIT_FAIL, &err);
+			goto out;
+		}
+	}
+	if (test_stop("commit"))
+		goto out;
+	/* The kernel committed the sizes; the labels' hints follow. */
+	if (tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &now, &err)) {
+		rc = report(TIERCTL_EXIT_FAIL, &err);
+		goto out;
+	}
+	/* A module without resize takes the table and changes nothing. */
+	for (i = 0; i < now.nr_tiers; i++)
+		if (now.tier[i].nr_extents < p.sb.tier[i].nr_extents)
+			break;
+	if ((virt && now.virt_extents != virt) || i < now.nr_tiers) {
+		tl_fail(&err, TL_NOFEATURE,
+			"resize: the kernel did not record the new sizes: the dm-tier module predates resize; update it (remove the devices, modprobe -r dm-tier, load the new one)");
+		rc = report(TIERCTL_EXIT_NOFEATURE, &err);
+		goto out;
+	}
+	labels = rewrite_sizes(&lv, &now);
+	/* What the kernel committed (a re-run: the earlier run's). */
+	for (i = 0; i < now.nr_tiers; i++)
+		if (now.tier[i].nr_extents > p.old_nr[i])
+			p.grown |= 1U << i;
+	print_open(json);
+	print_resized(name, &lv, &p, &now, labels);
+	print_close();
+	rc = TIERCTL_EXIT_OK;
+out:
+	rz_free(&lv);
+	return rc;
+}
