@@ -70,7 +70,7 @@ guest_first() {
 		tierctl remove-tier $DEV 1
 	expect_status 2 "tier 0 cannot be removed" tierctl remove-tier $DEV 0
 	expect_status 2 "position 0 is tier 0" tierctl add-tier $DEV "$DMT_NVME3" --position 0
-	expect_status 1 "--position goes from 1 to 3" tierctl add-tier $DEV "$DMT_NVME3" --position 4
+	expect_status 1 "position goes from 1 to 3" tierctl add-tier $DEV "$DMT_NVME3" --position 4
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the refusals"
 
 	# remove: migrated back, tier 2 goes, its label is wiped.
