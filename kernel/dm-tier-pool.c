@@ -1017,7 +1017,7 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 	spin_lock_irq(&pool->lock);
 	if (rz->map_change)
 		r = tier_map_resize_copy(&rz->map, &pool->map);
-	tier_pool_used(pool, used, pool->nr_tiers);
+	tier_pool_used(pool, used, true, pool->nr_tiers); /* no change */
 	spin_unlock_irq(&pool->lock);
 	if (!r)
 		r = tier_md_commit_resize(pool->meta, map, &pool->lock, used,

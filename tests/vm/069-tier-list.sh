@@ -22,18 +22,6 @@ DEV=tl
 D=/dev/mapper/$DEV
 MNT=/mnt/tl
 
-fio_loop() {
-	local i=0
-	while [ ! -e /tmp/fio.stop ]; do
-		i=$((i + 1))
-		fio --name=v --directory=$MNT/fio --size=16M --bs=64k --rw=randwrite \
-			--direct=1 --ioengine=libaio --iodepth=4 --numjobs=2 \
-			--verify=crc32c --verify_fatal=1 --do_verify=1 --randrepeat=0 \
-			--group_reporting --eta=never >/tmp/fio.$i.out 2>&1 ||
-			{ echo "$i" >>/tmp/fio.failed; cat /tmp/fio.$i.out >&2; }
-		echo "$i" >/tmp/fio.runs
-	done
-}
 
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 
@@ -46,7 +34,7 @@ guest_first() {
 	mkdir $MNT/a $MNT/fio
 	write_files $MNT/a 8 4 /tmp/sums
 	rm -f /tmp/fio.stop /tmp/fio.failed
-	fio_loop &
+	fio_verify_loop $MNT/fio &
 	fio_pid=$!
 	sleep 3
 

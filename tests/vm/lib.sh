@@ -249,6 +249,22 @@ tier_wait() { # dev timeout_s condition
 	done
 }
 
+# fio crc32c write+verify passes on DIR until /tmp/fio.stop exists (run it in
+# the background): /tmp/fio.runs counts the passes, /tmp/fio.failed lists
+# the ones that failed (their output goes to stderr).
+fio_verify_loop() { # dir
+	local i=0
+	while [ ! -e /tmp/fio.stop ]; do
+		i=$((i + 1))
+		fio --name=v --directory="$1" --size=16M --bs=64k --rw=randwrite \
+			--direct=1 --ioengine=libaio --iodepth=4 --numjobs=2 \
+			--verify=crc32c --verify_fatal=1 --do_verify=1 --randrepeat=0 \
+			--group_reporting --eta=never >/tmp/fio.$i.out 2>&1 ||
+			{ echo "$i" >>/tmp/fio.failed; cat /tmp/fio.$i.out >&2; }
+		echo "$i" >/tmp/fio.runs
+	done
+}
+
 # Power cuts on null_blk disks under dm-linear shims (SHIM:DISK pairs, the
 # disk being /dev/DISK from tools/nullb): every shim fails all I/O at once,
 # then each disk loses its volatile cache. shims_restore maps them back.
