@@ -4,12 +4,13 @@
 # shellcheck source=tests/vm/lib.sh disable=SC2154
 # The tier-list lifecycle again with a separate metadata device (issue 18:
 # "everything again with a separate metadata device"). Metadata on its own
-# drive, tiers 64M + 256M, virtual size 256M, XFS with checksummed files and
+# drive, tiers 96M + 256M, virtual size 320M, XFS with checksummed files and
 # a fio crc32c write+verify loop running throughout:
-#   replace0  replace-tier 0 with a new drive: with the metadata elsewhere,
-#             tier 0 is a data tier like the others (add at 1, evacuate to
-#             it, remove: the new drive is tier 0); the metadata device is
-#             still the one the table names
+#   replace   replace-tier 0 is refused (remove-tier cannot take tier 0
+#             out of the list yet, even with the metadata elsewhere: the
+#             message says so); replace-tier 1 with a new drive (add at 2,
+#             evacuate to it, remove: the new drive is tier 1); the
+#             metadata device is still the one the table names
 #   insert    add-tier --position 1: a drive between the two tiers; data
 #             migrated onto it
 #   middle    evacuate the middle tier, remove-tier 1 (the tier after it is
@@ -40,7 +41,7 @@ guest_main() {
 	local fio_pid runs
 	mkdir -p $MNT
 	tierctl create $DEV --metadata-dev "$META" --tier "$T0" --tier "$T1" \
-		--extent-size 1M --size 256M >/dev/null
+		--extent-size 1M --size 320M >/dev/null
 	meta_dev_is "$META" "create"
 	mkfs.xfs -q $D
 	mount $D $MNT
@@ -51,23 +52,27 @@ guest_main() {
 	fio_pid=$!
 	sleep 3
 
-	# ---- replace0
-	[ "$(tier_mapped $DEV 0)" -gt 0 ] || fail "replace0: nothing on tier 0 to move"
-	tierctl replace-tier $DEV 0 "$NEW0" >/tmp/rep.out 2>&1 || { cat /tmp/rep.out; fail "replace0: replace-tier 0"; }
+	# ---- replace: tier 0 is refused (remove-tier does not take tier 0 out
+	# of the list, even with the metadata elsewhere); tier 1 is replaced.
+	expect_status 1 "tier 0 cannot be replaced yet: its data could move \\(the metadata is on the separate metadata device\\)" \
+		tierctl replace-tier $DEV 0 "$NEW0"
+	tierctl migrate $DEV --range 0:32M --tier 1 --wait >/dev/null || fail "replace: migrate to tier 1"
+	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "replace: nothing on tier 1 to move"
+	tierctl replace-tier $DEV 1 "$NEW0" >/tmp/rep.out 2>&1 || { cat /tmp/rep.out; fail "replace: replace-tier 1"; }
 	cat /tmp/rep.out
-	expect_eq "$(nr_tiers_now)" 2 "replace0: tiers"
-	tier_dev_is 0 "$NEW0" "replace0"
-	tier_dev_is 1 "$T1" "replace0"
-	meta_dev_is "$META" "replace0"
-	expect_eq "$(tierctl probe "$T0" --json | jget '["has"]' 2>/dev/null || echo none)" none "replace0: the old tier 0's label"
-	tier_sane $DEV "replace0"
-	echo "replace0: tier 0 replaced online, metadata device unchanged"
+	expect_eq "$(nr_tiers_now)" 2 "replace: tiers"
+	tier_dev_is 0 "$T0" "replace"
+	tier_dev_is 1 "$NEW0" "replace"
+	meta_dev_is "$META" "replace"
+	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "replace: nothing on the new tier 1: $(tier_summary $DEV)"
+	tier_sane $DEV "replace"
+	echo "replace: tier 0 refused; tier 1 replaced online, metadata device unchanged"
 
 	# ---- insert
 	tierctl add-tier $DEV "$MID" --position 1 >/dev/null || fail "insert: add-tier --position 1"
 	expect_eq "$(nr_tiers_now)" 3 "insert: tiers"
 	tier_dev_is 1 "$MID" "insert"
-	tier_dev_is 2 "$T1" "insert"
+	tier_dev_is 2 "$NEW0" "insert"
 	tierctl migrate $DEV --range 0:48M --tier 1 --wait >/dev/null || fail "insert: migrate to tier 1"
 	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "insert: nothing on the inserted tier: $(tier_summary $DEV)"
 	tier_sane $DEV "insert"
@@ -77,8 +82,8 @@ guest_main() {
 	tierctl evacuate $DEV 1 --wait >/dev/null || fail "middle: evacuate 1"
 	tierctl remove-tier $DEV 1 >/dev/null || fail "middle: remove-tier 1"
 	expect_eq "$(nr_tiers_now)" 2 "middle: tiers"
-	tier_dev_is 0 "$NEW0" "middle"
-	tier_dev_is 1 "$T1" "middle"
+	tier_dev_is 0 "$T0" "middle"
+	tier_dev_is 1 "$NEW0" "middle"
 	meta_dev_is "$META" "middle"
 	tier_sane $DEV "middle"
 	echo "middle: the middle tier evacuated and removed"
@@ -95,7 +100,7 @@ guest_main() {
 	tierctl activate $DEV >/tmp/act.out 2>&1 || { cat /tmp/act.out; fail "activate"; }
 	! grep -q "does not list" /tmp/act.out || { cat /tmp/act.out; fail "activate: a stale label"; }
 	expect_eq "$(nr_tiers_now)" 2 "activate: tiers"
-	tier_dev_is 0 "$NEW0" "activate"
+	tier_dev_is 1 "$NEW0" "activate"
 	meta_dev_is "$META" "activate"
 	mount $D $MNT
 	check_files $MNT/a /tmp/sums
@@ -107,4 +112,4 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 16M --nvme 64M --nvme 256M --nvme 96M --nvme 128M -- "$0" main
+vm --fresh --nvme 16M --nvme 96M --nvme 256M --nvme 320M --nvme 128M -- "$0" main
