@@ -18,100 +18,27 @@
 #include "tl-dm.h"
 #include "tl-print.h"
 #include "tl-resize.h"
-#include "tl-sysfs.h"
 #include "units.h"
 #include "tl-tierlist.h"
+#include "live.h"
 
 #ifndef BLKGETSIZE64
 #define BLKGETSIZE64 _IOR(0x12, 114, size_t)
 #endif
 
-/* Tests only (VM test 074), as TIERCTL_TEST_STOP of add-tier. */
-static bool test_stop(const char *step)
+/* tierctl_live_open(), and the table and superblock list the same tiers. */
+static int rz_open(const char *name, struct tierctl_live *lv)
 {
-	const char *s = getenv("TIERCTL_TEST_STOP");
+	int rc = tierctl_live_open("resize", name, lv);
 
-	if (!s || strcmp(s, step))
-		return false;
-	fprintf(stderr, "tierctl: TIERCTL_TEST_STOP: stopped after the %s step\n",
-		step);
-	return true;
-}
-
-struct rz_live {
-	struct tl_dm_dev d;
-	struct tl_table tt;
-	u32 nr;
-	char path[TIER_MAX_TIERS][TL_PATH_LEN];
-	char meta_path[TL_PATH_LEN];
-	struct tier_label meta_label;
-	struct tier_sb sb;
-};
-
-static void rz_free(struct rz_live *lv)
-{
-	tl_table_free(&lv->tt);
-	tl_dm_dev_free(&lv->d);
-}
-
-static void devt_path(const char *devt, char *buf, size_t len)
-{
-	unsigned int maj, min;
-
-	if (!tl_parse_devt(devt, &maj, &min) &&
-	    !tl_sysfs_devname(TL_SYSROOT, maj, min, buf, len))
-		return;
-	snprintf(buf, len, "%s", devt);
-}
-
-static int rz_open(const char *name, struct rz_live *lv)
-{
-	struct tl_err err = { "" };
-	u32 i;
-	int ret;
-
-	memset(lv, 0, sizeof(*lv));
-	ret = tl_dm_query(name, NULL, false, &lv->d, &err);
-	if (ret == -ENXIO)
-		return fail("resize: no active device named '%s'; activate it first (tierctl activate %s)",
-			    name, name);
-	if (ret)
-		return report(TIERCTL_EXIT_FAIL, &err);
-	if (lv->d.nr_targets != 1 || strcmp(lv->d.type, TL_DM_TARGET)) {
-		tl_dm_dev_free(&lv->d);
-		return fail("resize: %s is not a dm-tier device", name);
-	}
-	if (lv->d.read_only) {
-		tl_dm_dev_free(&lv->d);
-		return fail("resize: %s is activated read-only: nothing can change; remove it and activate it read-write",
-			    name);
-	}
-	if (tl_table_parse_line(lv->d.params, &lv->tt, &err)) {
-		tl_dm_dev_free(&lv->d);
-		return report(TIERCTL_EXIT_FAIL, &err);
-	}
-	lv->nr = lv->tt.t.nr_tiers;
-	for (i = 0; i < lv->nr; i++)
-		devt_path(lv->tt.t.tier_dev[i], lv->path[i], TL_PATH_LEN);
-	if (lv->tt.t.metadata_dev)
-		devt_path(lv->tt.t.metadata_dev, lv->meta_path, TL_PATH_LEN);
-	else
-		snprintf(lv->meta_path, TL_PATH_LEN, "%s", lv->path[0]);
-	if (tl_tierlist_read_label(lv->meta_path, &lv->meta_label)) {
-		rz_free(lv);
-		return fail("resize: cannot read the label of %s", lv->meta_path);
-	}
-	if (tl_tierlist_read_sb(lv->meta_path, &lv->meta_label, &lv->sb,
-				&err)) {
-		rz_free(lv);
-		return report(TIERCTL_EXIT_FAIL, &err);
-	}
+	if (rc)
+		return rc;
 	if (lv->sb.nr_tiers != lv->nr) {
-		rz_free(lv);
-		return fail("resize: the table has %u tiers, the superblock %u: finish the tier-list change first (add-tier/remove-tier again)",
-			    lv->nr, lv->sb.nr_tiers);
+		rc = fail("resize: the table has %u tiers, the superblock %u: finish the tier-list change first (add-tier/remove-tier again)",
+			  lv->nr, lv->sb.nr_tiers);
+		tierctl_live_free(lv);
 	}
-	return TIERCTL_EXIT_OK;
+	return rc;
 }
 
 static int dev_size(const char *path, u64 *sectors)
@@ -132,7 +59,7 @@ static int dev_size(const char *path, u64 *sectors)
 }
 
 /* The labels' sizes as the superblock records them; how many rewritten. */
-static u32 rewrite_sizes(const struct rz_live *lv, const struct tier_sb *sb)
+static u32 rewrite_sizes(const struct tierctl_live *lv, const struct tier_sb *sb)
 {
 	struct tier_label l, nl;
 	struct tl_err err = { "" };
@@ -151,22 +78,7 @@ static u32 rewrite_sizes(const struct rz_live *lv, const struct tier_sb *sb)
 	return n;
 }
 
-/* After a failed reload: the previous table back, when the new one is stuck. */
-static void restore_table(const char *name, const struct rz_live *lv)
-{
-	struct tl_err err = { "" };
-	struct tl_dm_dev d;
-
-	if (tl_dm_query(name, NULL, false, &d, NULL))
-		return;
-	if (d.suspended &&
-	    tl_dm_reload(name, lv->d.start, lv->d.length, TL_DM_TARGET,
-			 lv->d.params, &err))
-		warn("%s stays suspended: %s", name, err.msg);
-	tl_dm_dev_free(&d);
-}
-
-static void print_resized(const char *name, const struct rz_live *lv,
+static void print_resized(const char *name, const struct tierctl_live *lv,
 			  const struct tl_resize_plan *p,
 			  const struct tier_sb *sb, u32 labels)
 {
@@ -229,7 +141,7 @@ int cmd_resize(int argc, char **argv)
 	bool json = tierctl_json;
 	u64 sectors[TIER_MAX_TIERS] = { 0 }, virt = 0, bytes, n, first;
 	struct tl_resize_plan p;
-	struct rz_live lv;
+	struct tierctl_live lv;
 	struct tier_sb now;
 	u32 i, b, labels;
 	int c, rc;
@@ -306,7 +218,7 @@ int cmd_resize(int argc, char **argv)
 			len = lv.d.length;
 		if (tl_dm_reload(name, lv.d.start, len, TL_DM_TARGET,
 				 lv.d.params, &err)) {
-			restore_table(name, &lv);
+			tierctl_live_restore(name, &lv);
 			tl_err_append(&err,
 				      "%s keeps its sizes (the kernel says why: dmesg | grep tier)",
 				      name);
@@ -314,7 +226,7 @@ int cmd_resize(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (test_stop("commit"))
+	if (tierctl_test_stop("commit"))
 		goto out;
 	/* The kernel committed the sizes; the labels' hints follow. */
 	if (tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &now, &err)) {
@@ -341,6 +253,6 @@ int cmd_resize(int argc, char **argv)
 	print_close();
 	rc = TIERCTL_EXIT_OK;
 out:
-	rz_free(&lv);
+	tierctl_live_free(&lv);
 	return rc;
 }

@@ -23,17 +23,13 @@
 #include "tl-status.h"
 #include "tl-sysfs.h"
 #include "tl-tierlist.h"
+#include "live.h"
 
 #ifndef BLKGETSIZE64
 #define BLKGETSIZE64 _IOR(0x12, 114, size_t)
 #endif
 
-/*
- * Tests only (VM test 070): TIERCTL_TEST_STOP=label|commit makes the
- * command stop right after that step, as a crash would (exit 0 after
- * saying so), so that a power cut can follow it.
- */
-static bool test_stop(const char *step)
+bool tierctl_test_stop(const char *step)
 {
 	const char *s = getenv("TIERCTL_TEST_STOP");
 
@@ -44,18 +40,7 @@ static bool test_stop(const char *step)
 	return true;
 }
 
-/* An active device: its table, member paths and superblock. */
-struct live {
-	struct tl_dm_dev d;
-	struct tl_table tt;
-	u32 nr;
-	char path[TIER_MAX_TIERS][TL_PATH_LEN];
-	char meta_path[TL_PATH_LEN];
-	struct tier_label meta_label;
-	struct tier_sb sb;
-};
-
-static void live_free(struct live *lv)
+void tierctl_live_free(struct tierctl_live *lv)
 {
 	tl_table_free(&lv->tt);
 	tl_dm_dev_free(&lv->d);
@@ -72,7 +57,8 @@ static int devt_to_path(const char *devt, char *buf, size_t len)
 	return -1;
 }
 
-static int live_open(const char *cmd, const char *name, struct live *lv)
+int tierctl_live_open(const char *cmd, const char *name,
+		      struct tierctl_live *lv)
 {
 	struct tl_err err = { "" };
 	u32 i;
@@ -90,12 +76,12 @@ static int live_open(const char *cmd, const char *name, struct live *lv)
 		return fail("%s: %s is not a dm-tier device", cmd, name);
 	}
 	if (lv->d.read_only) {
-		live_free(lv);
+		tierctl_live_free(lv);
 		return fail("%s: %s is activated read-only: nothing can change; remove it and activate it read-write",
 			    cmd, name);
 	}
 	if (tl_table_parse_line(lv->d.params, &lv->tt, &err)) {
-		live_free(lv);
+		tierctl_live_free(lv);
 		return report(TIERCTL_EXIT_FAIL, &err);
 	}
 	lv->nr = lv->tt.t.nr_tiers;
@@ -107,11 +93,11 @@ static int live_open(const char *cmd, const char *name, struct live *lv)
 		snprintf(lv->meta_path, TL_PATH_LEN, "%s", lv->path[0]);
 	if (tl_tierlist_read_label(lv->meta_path, &lv->meta_label)) {
 		ret = fail("%s: cannot read the label of %s", cmd, lv->meta_path);
-		live_free(lv);
+		tierctl_live_free(lv);
 		return ret;
 	}
 	if (tl_tierlist_read_sb(lv->meta_path, &lv->meta_label, &lv->sb, &err)) {
-		live_free(lv);
+		tierctl_live_free(lv);
 		return report(TIERCTL_EXIT_FAIL, &err);
 	}
 	return TIERCTL_EXIT_OK;
@@ -139,7 +125,7 @@ static void rewrite_hints(const char *cmd, char (*paths)[TL_PATH_LEN], u32 n,
 }
 
 /* After a failed reload: the previous table back, when the new one is stuck. */
-static void restore_table(const char *name, const struct live *lv)
+void tierctl_live_restore(const char *name, const struct tierctl_live *lv)
 {
 	struct tl_err err = { "" };
 	struct tl_dm_dev d;
@@ -253,7 +239,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 	struct tl_err err = { "" };
 	u8 member_uuid[TIER_UUID_LEN];
 	char dpath[TL_PATH_LEN];
-	struct live lv;
+	struct tierctl_live lv;
 	struct stat st;
 	u64 bytes = 0;
 	int rc, fd, lret, listed;
@@ -266,7 +252,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 	if (tl_sysfs_devname(TL_SYSROOT, major(st.st_rdev), minor(st.st_rdev),
 			     dpath, sizeof(dpath)))
 		snprintf(dpath, sizeof(dpath), "%s", dev);
-	rc = live_open("add-tier", name, &lv);
+	rc = tierctl_live_open("add-tier", name, &lv);
 	if (rc)
 		return rc;
 	pos = position < 0 ? lv.nr : (u32)position;
@@ -328,14 +314,14 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 					      &err);
 	if (!rc)
 		rc = tl_tierlist_write_label(dpath, &l, &err);
-	if (!rc && test_stop("label"))
+	if (!rc && tierctl_test_stop("label"))
 		goto out;
 	if (!rc)
 		rc = tl_table_insert_tier(lv.d.params, pos, devt, params,
 					  sizeof(params), &err);
 	if (!rc && tl_dm_reload(name, lv.d.start, lv.d.length, TL_DM_TARGET,
 				params, &err)) {
-		restore_table(name, &lv);
+		tierctl_live_restore(name, &lv);
 		tl_err_append(&err,
 			      "%s keeps its %u tiers; the label written on %s is unused (run add-tier again, or wipe it)",
 			      name, lv.nr, dpath);
@@ -346,7 +332,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 		goto out;
 	}
 	/* The kernel committed the new list; the hints follow it. */
-	if (test_stop("commit"))
+	if (tierctl_test_stop("commit"))
 		goto out;
 	if (tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &lv.sb, &err)) {
 		rc = report(TIERCTL_EXIT_FAIL, &err);
@@ -385,7 +371,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 	print_close();
 	rc = TIERCTL_EXIT_OK;
 out:
-	live_free(&lv);
+	tierctl_live_free(&lv);
 	return rc;
 }
 
@@ -396,7 +382,7 @@ out:
  * tier label of this device that the superblock does not list, and
  * rewrite the hints. @what says which case it is.
  */
-static int wipe_stale(const char *name, u32 tier, struct live *lv, bool json,
+static int wipe_stale(const char *name, u32 tier, struct tierctl_live *lv, bool json,
 		      const char *what)
 {
 	struct tl_blockdev *bd;
@@ -471,7 +457,7 @@ int cmd_remove_tier(int argc, char **argv)
  * change that renumbered tiers was cut between the kernel's commit and the
  * rewrite of the hints (a member's index hint is its old position).
  */
-static bool hints_stale(const struct live *lv)
+static bool hints_stale(const struct tierctl_live *lv)
 {
 	struct tier_label l, nl;
 	u32 i;
@@ -488,14 +474,14 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
 	struct tl_err err = { "" };
 	struct tier_label l;
-	struct live lv;
+	struct tierctl_live lv;
 	u64 held = 0, cap;
 	int rc;
 	u32 i;
 
 	if (!tier)
 		return usage_error("remove-tier: tier 0 cannot be removed (it identifies the device and holds the metadata)");
-	rc = live_open("remove-tier", name, &lv);
+	rc = tierctl_live_open("remove-tier", name, &lv);
 	if (rc)
 		return rc;
 	if (tier == lv.nr) {
@@ -558,7 +544,7 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	rc = tl_table_drop_tier(lv.d.params, tier, params, sizeof(params), &err);
 	if (!rc && tl_dm_reload(name, lv.d.start, lv.d.length, TL_DM_TARGET,
 				params, &err)) {
-		restore_table(name, &lv);
+		tierctl_live_restore(name, &lv);
 		tl_err_append(&err, "%s keeps its %u tiers", name, lv.nr);
 		rc = TL_FAIL;
 	}
@@ -569,7 +555,7 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 		rc = report(rc, &err);
 		goto out;
 	}
-	if (test_stop("commit"))
+	if (tierctl_test_stop("commit"))
 		goto out;
 	/* The superblock lists it no more: its label goes, the hints follow. */
 	if (!tl_tierlist_read_label(removed, &l) &&
@@ -589,6 +575,6 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	print_close();
 	rc = TIERCTL_EXIT_OK;
 out:
-	live_free(&lv);
+	tierctl_live_free(&lv);
 	return rc;
 }
