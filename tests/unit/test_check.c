@@ -714,6 +714,39 @@ static void check_dump_restore_test(CASE_CTX)
 	CASE_EQ(memcmp(&md2->sb, &md->sb, sizeof(md->sb)), 0);
 }
 
+/*
+ * A dump of a device whose tier grew since create: its layout is no longer
+ * what create makes of its sizes (the map was sized at creation), and it
+ * restores as recorded.
+ */
+static void check_restore_grown_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true), *to = img_make(test, false);
+	struct tl_md *md = md_check(test, im, NR, NULL), *md2;
+	struct tl_err err = { "" };
+	struct tl_dump d;
+	size_t len;
+	char *text = dump_json(test, md, &len);
+	u64 grow = 4 * TIER_MAP_ENTRIES;
+
+	CASE_ASSERT_EQ_MSG(tl_dump_parse(text, len, &d, &err), TL_OK, "%s",
+			   err.msg);
+	case_defer(test, dump_free, &d);
+	d.tier[NR - 1].dev_sectors += grow << d.extent_shift;
+	d.tier[NR - 1].nr_extents += grow;
+	CASE_ASSERT_EQ(ftruncate(to->fd[NR - 1],
+				 d.tier[NR - 1].dev_sectors << 9),
+		       0);
+	to->f->lo.tier[NR - 1].dev_sectors = d.tier[NR - 1].dev_sectors;
+	restore_into(test, &d, false, "grown", to);
+	md2 = md_check(test, to, NR, NULL);
+	show(md2);
+	CASE_EQ(md2->nr_errors, 0);
+	CASE_EQ(md2->sb.map_blocks, md->sb.map_blocks);
+	CASE_EQ(md2->sb.tier[NR - 1].nr_extents, d.tier[NR - 1].nr_extents);
+	CASE_EQ(md2->used[NR - 1], used_want[NR - 1]);
+}
+
 /* Dumps restore refuses. */
 static void check_restore_bad_test(CASE_CTX)
 {
@@ -738,12 +771,13 @@ static void check_restore_bad_test(CASE_CTX)
 	CASE_NOT_NULL(strstr(err.msg, "mapped twice"));
 	tl_dump_free(&d);
 	d.ext = NULL;
-	/* A tier of another size than create lays out. */
+	/* A tier with more extents than its device holds. */
 	p = strstr(text, "\"nr_extents\":2047");
 	CASE_ASSERT_NOT_NULL(p);
-	memcpy(p, "\"nr_extents\":2046", 17);
+	memcpy(p, "\"nr_extents\":9047", 17);
 	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
 	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "not one the kernel would load"));
 }
 
 static void settings_clear(void *arg)
@@ -945,6 +979,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_heat_flags_test),
 	CASE_RUN(check_dump_restore_test),
 	CASE_RUN(check_restore_bad_test),
+	CASE_RUN(check_restore_grown_test),
 	CASE_RUN(check_settings_test),
 	CASE_RUN(check_tier_list_hints_test),
 	CASE_RUN(check_resize_hint_test),

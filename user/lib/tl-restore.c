@@ -357,12 +357,88 @@ static int cmp_vext(const void *a, const void *b)
 	return x->vext < y->vext ? -1 : x->vext > y->vext;
 }
 
+/* @lo, as create lays it out for the dump's sizes, is the dump's layout. */
+static bool layout_is_dumps(const struct tier_layout *lo,
+			    const struct tl_dump *d)
+{
+	u32 t;
+
+	if (lo->map_blocks != d->map_blocks || lo->meta_start != d->meta_start)
+		return false;
+	for (t = 0; t < d->nr_tiers; t++)
+		if (lo->tier[t].data_start != d->tier[t].data_start ||
+		    lo->tier[t].nr_extents != d->tier[t].nr_extents)
+			return false;
+	return true;
+}
+
+/*
+ * The layout the dump records, for a device whose layout is no longer what
+ * create makes of its sizes: a tier was added or removed, or a tier grew
+ * (the map room stays as created; see FORMAT.md "Resizing"). It is taken
+ * as recorded when the kernel would load it: the superblock it makes must
+ * pass the superblock's own checks (tier_sb_decode()), and a separate
+ * metadata device must hold the metadata area.
+ */
+static int layout_from_dump(const struct tl_dump *d, struct tier_fresh *f,
+			    struct tl_err *err)
+{
+	struct tier_layout *lo = &f->lo;
+	struct tier_err e = { 0 };
+	struct tier_sb sb;
+	u8 *blk;
+	u32 t;
+	int r;
+
+	lo->nr_tiers = d->nr_tiers;
+	lo->extent_shift = d->extent_shift;
+	lo->meta_ext = d->meta_ext;
+	lo->virt_extents = d->virt_extents;
+	lo->map_blocks = d->map_blocks;
+	lo->meta_dev_sectors = d->meta_ext ? d->meta_dev_sectors : 0;
+	lo->meta_start = d->meta_start;
+	if (d->map_blocks > TIER_MAX_PEXTS || d->meta_start > TIER_MAX_PEXTS)
+		return tl_fail(err, TL_USAGE,
+			       "dump: its map of %llu blocks at sector %llu is out of range",
+			       (unsigned long long)d->map_blocks,
+			       (unsigned long long)d->meta_start);
+	lo->meta_blocks = 2 + 2 * d->map_blocks;
+	lo->map_start[0] = d->meta_start + 2 * TIER_BLOCK_SECTORS;
+	lo->map_start[1] = lo->map_start[0] + d->map_blocks * TIER_BLOCK_SECTORS;
+	for (t = 0; t < d->nr_tiers; t++) {
+		lo->tier[t].dev_sectors = d->tier[t].dev_sectors;
+		lo->tier[t].data_start = d->tier[t].data_start;
+		lo->tier[t].nr_extents = d->tier[t].nr_extents;
+		f->tier_class[t] = d->tier[t].tier_class;
+	}
+	if (lo->meta_ext &&
+	    lo->meta_dev_sectors < lo->meta_start + lo->meta_blocks * TIER_BLOCK_SECTORS)
+		return tl_fail(err, TL_USAGE,
+			       "dump: its metadata device of %llu sectors cannot hold the metadata area (%llu blocks at sector %llu)",
+			       (unsigned long long)lo->meta_dev_sectors,
+			       (unsigned long long)lo->meta_blocks,
+			       (unsigned long long)lo->meta_start);
+	blk = tl_block_alloc(1);
+	if (!blk)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	tier_fresh_sb(f, &sb);
+	tier_sb_encode(&sb, blk);
+	r = tier_sb_decode(blk, tier_sb_slot(sb.generation), &sb, &e);
+	free(blk);
+	if (r)
+		return tl_fail(err, TL_USAGE,
+			       "dump: its layout is not one the kernel would load: %s (item %llu)",
+			       tier_err_str(e.code), (unsigned long long)e.item);
+	return TL_OK;
+}
+
 int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 		    struct tier_fresh *f, struct tl_err *err)
 {
 	struct tier_layout_req req;
 	struct tier_err e = { 0 };
 	unsigned long *used[TIER_MAX_TIERS] = { NULL };
+	bool as_created;
 	u64 i;
 	u32 t;
 	int rc = TL_OK;
@@ -391,20 +467,15 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 		return tl_fail(err, TL_USAGE, "dump: virtual size too large");
 	req.virt_sectors = d->virt_extents << d->extent_shift;
 	memset(f, 0, sizeof(*f));
-	if (tier_layout_compute(&req, &f->lo, &e))
-		return tl_fail(err, TL_USAGE, "dump: its layout is invalid: %s",
-			       tier_err_str(e.code));
-	if (f->lo.map_blocks != d->map_blocks || f->lo.meta_start != d->meta_start)
-		return tl_fail(err, TL_USAGE,
-			       "dump: its metadata area differs from what create lays out for these sizes");
-	for (t = 0; t < d->nr_tiers; t++) {
-		if (f->lo.tier[t].data_start != d->tier[t].data_start ||
-		    f->lo.tier[t].nr_extents != d->tier[t].nr_extents)
-			return tl_fail(err, TL_USAGE,
-				       "dump: tier %u's data start or extents differ from what create lays out",
-				       t);
-		f->tier_class[t] = d->tier[t].tier_class;
+	as_created = !tier_layout_compute(&req, &f->lo, &e) &&
+		     layout_is_dumps(&f->lo, d);
+	if (!as_created) {
+		rc = layout_from_dump(d, f, err);
+		if (rc)
+			return rc;
 	}
+	for (t = 0; t < d->nr_tiers; t++)
+		f->tier_class[t] = d->tier[t].tier_class;
 	name = name ? name : d->name;
 	if (!tier_name_valid(name))
 		return tl_fail(err, TL_USAGE, "invalid device name '%s'", name);
@@ -423,7 +494,8 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 		if (rc)
 			return tl_fail(err, TL_FAIL, "cannot get random numbers");
 	}
-	if (tier_fresh_check(f, &e))
+	/* A recorded layout was checked as a superblock: its classes too. */
+	if (as_created && tier_fresh_check(f, &e))
 		return tl_fail(err, TL_USAGE, "dump: %s (item %llu)",
 			       tier_err_str(e.code), (unsigned long long)e.item);
 

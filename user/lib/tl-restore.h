@@ -52,8 +52,10 @@ int tl_dump_parse(const char *text, size_t len, struct tl_dump *d,
 void tl_dump_free(struct tl_dump *d);
 
 /**
- * tl_restore_plan() - check @d (layout as create makes it, extents inside
- * the device, no physical extent twice) and fill @f for the writing.
+ * tl_restore_plan() - check @d (a layout as create makes it or, for a
+ * device whose tier list or sizes changed since, one the kernel would load;
+ * extents inside the device, no physical extent twice) and fill @f for the
+ * writing.
  * @keep_ids: keep the dump's device and member UUIDs (restoring onto the
  *            original devices); otherwise new random ones.
  * @name:     a new name, or NULL for the dump's.
