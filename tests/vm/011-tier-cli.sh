@@ -82,7 +82,7 @@ d = json.load(sys.stdin)
 assert [(e["name"], e["state"]) for e in d["devices"]] == [("f", "already-active")], d' ||
 		fail "activate --json of an active device"
 	expect_eq "$(jfield f '["tiers"][1]["device"]')" "$DMT_NVMF0" "fabric tier after activation"
-	cmp /tmp/f <(dd if=/dev/mapper/f bs=1M count=100 iflag=direct status=none) ||
+	dev_cmp /dev/mapper/f /tmp/f ||
 		fail "data over NVMe-oF differs"
 	tierctl remove f >/dev/null
 	echo "errors and exit codes as documented"

@@ -53,7 +53,7 @@ guest_main() {
 	flip_byte "$a" $((16 * 512 + 64))
 
 	tierctl activate c >/dev/null
-	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "data differs after repair"
 	tierctl remove c
 	echo "repaired metadata loads with the data intact"
@@ -85,12 +85,12 @@ guest_main() {
 	expect_eq "$(jfield c '["metadata_mode"]')" ro "mode after a failed commit"
 	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct status=none 2>/dev/null &&
 		fail "read-only metadata mode allocated a new extent"
-	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "read-only mode: old data unreadable"
 	dd if=/dev/null of=/dev/mapper/c conv=fsync status=none 2>/dev/null &&
 		fail "second flush succeeded"
 	expect_eq "$(jfield c '["metadata_mode"]')" ro "mode after a second failed commit"
-	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "read-only mode after two failures: old data unreadable"
 	dmesg | grep -q 'metadata mode now ro' || fail "no dmesg line for read-only mode"
 	! dmesg | grep -q 'metadata mode now fail' || fail "two failed commits went to fail mode"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # Concurrent writers: fio with 4 jobs, random writes with crc32c verification
 # over a device whose hot tier is too small for the data (allocation, spill
 # and remapping race each other); zero verify errors, also after a

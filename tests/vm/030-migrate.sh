@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
 # The migration engine, one boot, two NVMe drives (hot 64M, cold 512M),
 # 1 MiB extents. Counters come from `dmsetup status` (tier_stats in lib.sh).
@@ -36,8 +37,8 @@ MNT=/mnt/mg
 # Writes of whole MiBs with O_DIRECT: file, device offset in MiB.
 put() { dd if="$1" of=$D bs=1M seek="$2" oflag=direct conv=fsync status=none; }
 # sha256 of COUNT MiB of the device at OFFSET MiB, read with O_DIRECT.
-dev_sha() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
-file_sha() { sha256sum <"$1" | cut -d' ' -f1; }
+dev_sha() { dev_sum $D "$2" "$1"; }
+file_sha() { dev_sum "$1"; }
 # Extents of tier 0 at or below PCT percent (rounding up: the engine may
 # count a partial extent as under the mark).
 pct_extents() { echo $((($1 * $2 + 99) / 100)); }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # shellcheck source=tests/vm/lib.sh
 # The dm-tier generic netlink family under fire: while fio writes and
 # verifies one region of a two-tier device, nlfuzz (tests/vm/helpers/nlfuzz.c,

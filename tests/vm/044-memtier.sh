@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # shellcheck source=tests/vm/lib.sh disable=SC2016,SC2154  # conditions are evaluated later; counters come from eval
 # The volatile memory tier (clean copies on a CPU-less NUMA node, what CXL
 # memory looks like): NVMe hot tier, NVMe-oF cold tier (nvmf:// over the
@@ -152,7 +153,7 @@ model_pass_damaged() { # where
 	[ -z "${WANT_SUM:-}" ] || expect_eq "$(sum0)" "$WANT_SUM" "$1: checksum of the overwritten file"
 	echo "$1: +$((hits - b_hits)) hits +$((misses - b_misses)) misses +$((reads1 - b_reads1)) tier-1 reads; $(mem_summary $DEV)"
 }
-sum0() { dd if=$MNT/model/ckpt.0000 bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum0() { dev_sum $MNT/model/ckpt.0000; }
 
 guest_first() {
 	local n=${DMT_NUMA_NODE:-} hot=$DMT_NVME0 uri f0 z0 i size c
@@ -228,7 +229,7 @@ guest_first() {
 	dd if=$MNT/model/ckpt.0000 of=/tmp/expect bs=1M iflag=direct status=none
 	head -c 2M /dev/urandom >/tmp/patch
 	dd if=/tmp/patch of=/tmp/expect bs=512K seek=13 conv=notrunc status=none
-	WANT_SUM=$(sha256sum </tmp/expect | cut -d' ' -f1)
+	WANT_SUM=$(dev_sum /tmp/expect)
 	mem_eval $DEV
 	c=$invalidations
 	dd if=/tmp/patch of=$MNT/model/ckpt.0000 bs=512K seek=13 conv=notrunc oflag=direct status=none

@@ -34,7 +34,7 @@ tier1_failed() { case $(tier1_state) in degraded | offline) return 0 ;; esac; re
 ctrl_state() { cat "/sys/class/nvme/$CTRL/state"; }
 # A direct read of the whole device (every extent is on tier 1).
 read_all() { dd if=$D of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; }
-sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum_all() { dev_sum $D; }
 
 # Close the port; wait for a read to fail (the fast_io_fail_tmo), so that
 # the tier is degraded or offline.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: smp
 # shellcheck source=tests/vm/lib.sh
 # dmt: alone
 # Creating the memory tier costs time linear in its size (issue 13, defect

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # The I/O-epoch quiesce must not miss a bio (issue 13, defect 1).
 #
 # A bio that map() remaps is counted in the current I/O epoch; a commit that

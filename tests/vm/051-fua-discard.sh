@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # A FUA write held for a commit must not be submitted to an extent that a
 # discard freed in the same worker pass (issue 13, defect 2).
 #

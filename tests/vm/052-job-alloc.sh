@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # Job allocation must not deadlock under memory pressure (issue 13, defect 4).
 #
 # Every first write covering a whole extent holds a job (struct tier_job)

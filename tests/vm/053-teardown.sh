@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # Teardown and lifetime ordering (issue 13, defect 5).
 #
 # 1. A suspended device writes nothing: no metadata commit while suspended,

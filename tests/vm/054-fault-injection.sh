@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dmt: debug-kernel
+# dmt: smp
 # Fault injection (issue 13): the kernel's own injectors, aimed at one tier's
 # bios and at the module's allocations, under verified workloads. Expected:
 # errors reported, no splat, no hang, nothing acknowledged lost. One boot of

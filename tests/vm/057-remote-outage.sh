@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck source=tests/vm/lib.sh disable=SC2016  # conditions are evaluated later
 # dmt: debug-kernel
+# dmt: smp
 # A remote tier's outage does not stop the hot tier (issue 15), and the
 # tier comes back once with `tierctl recover`, once with tierd alone. Tier 0
 # is an emulated NVMe drive, tier 1 the bench's in-guest nvmet target over
@@ -57,7 +58,7 @@ writer_so_far() {
 		END { printf "writer so far: %d records, slowest %d ms, %d failed", n, m, e }' "$WLOG"
 	echo ", metadata mode $(tier_stat $DEV mode)"
 }
-sum_a() { dd if=$A bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum_a() { dev_sum $A; }
 # Bytes of PATHs (files, directories) on each tier: "t0=N t1=N unmapped=N".
 where_sum() {
 	tierctl where $DEV "$@" --json | python3 -c '

@@ -27,7 +27,7 @@ shim_bad() { printf '0 8 linear %s 0\n8 16 error\n24 %s linear %s 24\n' "$A" $((
 shim_swap() { "$1" | dmsetup load shim && dmsetup suspend shim && dmsetup resume shim; }
 mode() { tier_stat $DEV mode; }
 flush() { dd if=/dev/null of=$D conv=fsync status=none 2>/dev/null; }
-sum_of() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum_of() { dev_sum $D "$2" "$1"; }
 
 
 guest_main() {
@@ -73,7 +73,7 @@ guest_main() {
 	shim_swap shim_ok
 	flush || fail "rw: the retried commit failed after the shim healed"
 	expect_eq "$(mode)" rw "mode after a retried commit"
-	expect_eq "$(sum_of 16 1)" "$(sha256sum </tmp/b | cut -d' ' -f1)" "rw: the write whose flush failed"
+	expect_eq "$(sum_of 16 1)" "$(dev_sum /tmp/b)" "rw: the write whose flush failed"
 	dd if=/dev/urandom of=$D bs=1M seek=20 count=1 oflag=direct conv=fsync status=none ||
 		fail "rw: a new extent cannot be allocated"
 	sum_b=$(sum_of 16 8)

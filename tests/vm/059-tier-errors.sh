@@ -23,7 +23,7 @@ DEV=te59
 D=/dev/mapper/$DEV
 TIERMAP="$TOP/tests/vm/helpers/tiermap.py"
 
-ext_sum() { dd if=$D bs=1M skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+ext_sum() { dev_sum $D 1 "$1"; }
 # The vexts whose 1 MiB direct read fails, space separated.
 failing() {
 	local v out=""
@@ -119,7 +119,7 @@ guest_main() {
 	dd if=/dev/urandom of=/tmp/x bs=1M count=1 status=none
 	bounded 30 "flakey: whole write" dd if=/tmp/x of=$D bs=1M seek=9 count=1 oflag=direct conv=fsync status=none ||
 		fail "flakey: a whole-extent write to offline tier 1 was not redirected"
-	expect_eq "$(ext_sum 9)" "$(sha256sum </tmp/x | cut -d' ' -f1)" "flakey: the redirected extent"
+	expect_eq "$(ext_sum 9)" "$(dev_sum /tmp/x)" "flakey: the redirected extent"
 	expect_eq "$(tier_stat $DEV mapped 1)" 7 "flakey: extents left on tier 1"
 	! bounded 20 "flakey: partial write" dd if=/dev/zero of=$D bs=4k seek=$((12 * 256)) count=1 oflag=direct status=none 2>/dev/null ||
 		fail "flakey: a partial write to an offline extent succeeded"
@@ -132,7 +132,7 @@ guest_main() {
 	shim_load te1 "$(shim_table "$DMT_NVME1")"
 	bounded 30 "flakey: recover" tierctl recover $DEV 1 >/dev/null
 	expect_eq "$(tier_stat $DEV state 1)" ok "flakey: tier 1 after recover"
-	sums[9]=$(sha256sum </tmp/x | cut -d' ' -f1)
+	sums[9]=$(dev_sum /tmp/x)
 	for i in $(seq 0 15); do expect_eq "$(ext_sum $i)" "${sums[i]}" "flakey: vext $i after recovery"; done
 	tier_sane $DEV "after recovery"
 	no_kernel_warning "tier errors"

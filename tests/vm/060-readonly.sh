@@ -58,7 +58,7 @@ refused() { # pattern command...
 }
 
 hash_members() { # out
-	sha256sum "$DMT_NVME0" "$DMT_NVME1" >"$1"
+	md5sum "$DMT_NVME0" "$DMT_NVME1" >"$1"
 	sed 's/^/  /' "$1"
 }
 
@@ -95,7 +95,7 @@ step_ro() {
 	dmsetup reload --readonly $DEV --table "$tbl" || fail "read-only reload refused"
 	dmsetup resume $DEV
 	check "the whole device reads back as written" \
-		cmp /tmp/data <(dd if=$D bs=1M count=96 iflag=direct status=none)
+		dev_cmp $D /tmp/data
 	read_all
 	dmsetup status $DEV
 	check "status: activation ro" test "$(activation)" = ro
@@ -142,7 +142,7 @@ step_refused() {
 		echo "note: a read-write dm-linear over the read-only device was refused: $(cat /tmp/over.err)"
 	fi
 	check "the data is unchanged" \
-		cmp /tmp/data <(dd if=$D bs=1M count=96 iflag=direct status=none)
+		dev_cmp $D /tmp/data
 	tier_eval $DEV
 	check "still no commit, nothing mapped anew" test "$commits/$mapped" = "0/96"
 	# Read-write while the read-only table is active: refused.
@@ -172,7 +172,7 @@ step_rw() {
 	dmsetup message $DEV 0 commit || fail "commit after a read-only activation failed"
 	tier_eval $DEV
 	[ "$commits" -ge 1 ] || fail "read-write: no commit"
-	cmp /tmp/data <(dd if=$D bs=1M count=96 iflag=direct status=none) ||
+	dev_cmp $D /tmp/data ||
 		fail "read-write: data differs"
 	tierctl remove $DEV >/dev/null
 	echo "rw: read-only tables refused, writes and commits work"

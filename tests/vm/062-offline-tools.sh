@@ -52,19 +52,28 @@ where() { # dev
 
 verify_data() { # what
 	tierctl activate c >/dev/null
-	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "$1: data differs after repair"
 	tierctl remove c >/dev/null
 	echo "$1: repaired, activates, 48 MiB verified"
+}
+
+# What repair may write: both labels and tier 0's metadata area, all before
+# the tiers' data (data_start of each, from its label, read once at the
+# start: META_END). Hashing the whole devices took a minute of the test
+# under TCG.
+meta_sums() {
+	head -c "${META_END[0]}" "$DMT_NVME0" | md5sum
+	head -c "${META_END[1]}" "$DMT_NVME1" | md5sum
 }
 
 # Repair: the preview writes nothing, --yes fixes, check is strict-clean.
 repair_it() { # what want-preview-rc devs...
 	local what=$1 want=$2
 	shift 2
-	sha256sum "$DMT_NVME0" "$DMT_NVME1" >/tmp/before
+	meta_sums >/tmp/before
 	expect_status "$want" "would write [1-9]" tierctl repair "$@"
-	sha256sum -c --quiet /tmp/before || fail "$what: repair without --yes wrote"
+	meta_sums | cmp -s - /tmp/before || fail "$what: repair without --yes wrote"
 	expect_status 0 "wrote [1-9].*after repair, c: clean" tierctl repair --yes "$@"
 	expect_status 0 "c: clean \\(0 errors, 0 warnings\\)" tierctl check --strict "$@"
 	verify_data "$what"
@@ -73,6 +82,8 @@ repair_it() { # what want-preview-rc devs...
 guest_main() {
 	local a=$DMT_NVME0 b=$DMT_NVME1
 	tierctl create c --tier "$a" --tier "$b" >/dev/null
+	META_END=($(($(le "$a" $((0x90)) 8) * 512)) $(($(le "$b" $((0x90)) 8) * 512)))
+	[ "${META_END[0]}" -gt 0 ] && [ "${META_END[1]}" -gt 0 ] || fail "no data_start in the labels"
 	dd if=/dev/urandom of=/tmp/data bs=1M count=48 status=none
 	dd if=/tmp/data of=/dev/mapper/c bs=1M oflag=direct conv=fsync status=none
 	# One more commit, after the one that mapped the 48 MiB: the
@@ -188,9 +199,9 @@ guest_main() {
 	EOF
 	tierctl activate copy >/dev/null
 	tierctl activate c >/dev/null
-	cmp <(dd if=/dev/mapper/copy bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/copy /tmp/data ||
 		fail "restored copy: data differs"
-	cmp <(dd if=/dev/mapper/c bs=1M count=48 iflag=direct status=none) /tmp/data ||
+	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "original next to the copy: data differs"
 	tierctl remove copy >/dev/null
 	tierctl remove c >/dev/null

@@ -35,7 +35,7 @@
 DEV=rb
 D=/dev/mapper/$DEV
 
-sum_all() { dd if=$D bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sum_all() { dev_sum $D; }
 table_tier1() { dmsetup table $DEV | awk '{ print $7 }'; }
 # The NVMe namespaces of the bench's NVMe-oF subsystem (not the local drives,
 # nor the one nvmet exports): their controller's or multipath subsystem's NQN;

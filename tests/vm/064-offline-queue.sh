@@ -24,7 +24,7 @@
 DEV=oq64
 D=/dev/mapper/$DEV
 
-ext_sum() { dd if=$D bs=1M skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+ext_sum() { dev_sum $D 1 "$1"; }
 # <offline_queued> <offline_expired>: the status line's fields before the
 # last one (<evacuating>, docs/ARCHITECTURE.md "The status line").
 offq() { dmsetup status $DEV | awk '{ print $(NF - 2), $(NF - 1) }'; }
@@ -119,7 +119,7 @@ guest_main() {
 	expect_eq "$(offq)" "0 0" "queue: after recovery"
 	# The extent as it was, with the 4 KiB at 8 KiB replaced.
 	dd if=/tmp/blk of=/tmp/want13 bs=4k seek=2 count=1 conv=notrunc status=none
-	expect_eq "$(ext_sum 13)" "$(sha256sum </tmp/want13 | cut -d' ' -f1)" "queue: vext 13 with the parked write"
+	expect_eq "$(ext_sum 13)" "$(dev_sum /tmp/want13)" "queue: vext 13 with the parked write"
 	echo "queue: the write waited and completed after recovery ($(fmt_ms $el) s)"
 	# The paused move to tier 2 goes on now.
 	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped2 = 6 ]' ||

@@ -29,8 +29,8 @@ SHIMS=(hotL:hot0 coldL:cold0 metaL:meta0)
 
 mode() { tier_stat $DEV mode; }
 flush() { dd if=/dev/null of=$D conv=fsync status=none 2>/dev/null; }
-head_sum() { dd if=/dev/hot0 bs=1M count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
-disk_sums() { local d; for d in hot0 cold0 meta0; do sha256sum </dev/$d | cut -d' ' -f1; done; }
+head_sum() { dev_sum /dev/hot0 1; }
+disk_sums() { local d; for d in hot0 cold0 meta0; do dev_sum /dev/$d; done; }
 meta_ok() { printf '0 %s linear /dev/meta0 0\n' "$(blockdev --getsz /dev/meta0)"; }
 meta_bad() { printf '0 %s error\n' "$(blockdev --getsz /dev/meta0)"; }
 meta_swap() { "$1" | dmsetup load metaL && dmsetup suspend metaL && dmsetup resume metaL; }
@@ -147,7 +147,7 @@ guest_main() {
 	tier_set $DEV commit_interval_ms 60000
 	tier_set $DEV auto_migrate 0
 	ext=$(($(blockdev --getsz $D) / 2048 - 1))
-	raw=$(dd if=$D bs=1M count=64 iflag=direct status=none | sha256sum)
+	raw=$(dev_sum $D 64)
 	# The last extent unmapped (committed), so that a write there is new.
 	blkdiscard -f -o $((ext << 20)) -l $((1 << 20)) $D
 	tier_msg $DEV commit || fail "metaerr: commit"
@@ -157,7 +157,7 @@ guest_main() {
 	expect_eq "$(mode)" ro "metaerr: mode after a failed commit"
 	! flush || fail "metaerr: a flush succeeded"
 	expect_eq "$(tier_stat $DEV state 0) $(tier_stat $DEV state 1)" "ok ok" "metaerr: tier states"
-	expect_eq "$(dd if=$D bs=1M count=64 iflag=direct status=none | sha256sum)" "$raw" "metaerr: reads"
+	expect_eq "$(dev_sum $D 64)" "$raw" "metaerr: reads"
 	tierctl status $DEV | grep -E "metadata: +ro" || fail "metaerr: status does not say ro"
 	dmesg | grep -q "tier: $DEV: metadata mode now ro" || fail "metaerr: no kernel message"
 	meta_swap meta_ok
@@ -165,7 +165,7 @@ guest_main() {
 	expect_eq "$(mode)" rw "metaerr: mode after healing"
 	dd if=/dev/urandom of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none ||
 		fail "metaerr: a new extent after healing"
-	expect_eq "$(dd if=$D bs=1M count=64 iflag=direct status=none | sha256sum)" "$raw" "metaerr: reads after healing"
+	expect_eq "$(dev_sum $D 64)" "$raw" "metaerr: reads after healing"
 	echo "metaerr: ro while the metadata device failed (tiers ok, reads kept), rw once healed"
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "$DEV: clean \\(0 errors, 0 warnings\\)" tierctl check $DEV

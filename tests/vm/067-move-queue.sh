@@ -19,8 +19,8 @@ D=/dev/mapper/$DEV
 MB=1048576
 
 put() { dd if="$1" of=$D bs=1M seek="$2" oflag=direct conv=fsync status=none; }
-dev_sha() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
-file_sha() { sha256sum <"$1" | cut -d' ' -f1; }
+dev_sha() { dev_sum $D "$2" "$1"; }
+file_sha() { dev_sum "$1"; }
 # migration-done events of request ID in the watch log: "outcome" per line.
 outcomes() { # log id
 	python3 - "$1" "$2" <<-'PY'

@@ -21,7 +21,7 @@ DEV=pc
 D=/dev/mapper/$DEV
 SHIMS="hotL:hot0 coldL:cold0 newL:new0"
 
-sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sha_dev() { dev_sum $D "$1"; }
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 
 # Cut the power, deactivate, power on, activate; stderr of activate kept.
@@ -62,7 +62,7 @@ guest_main() {
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M >/dev/null
 	head -c $((24 << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 
 	# add, cut after the label: the old list; the label is stale; again.
 	TIERCTL_TEST_STOP=label tierctl add-tier $DEV /dev/mapper/newL 2>/dev/null

@@ -23,7 +23,7 @@ DEV=pm
 D=/dev/mapper/$DEV
 SHIMS="hotL:hot0 midL:mid0 coldL:cold0 newL:new0"
 
-sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sha_dev() { dev_sum $D "$1"; }
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 hint() { tierctl probe "/dev/mapper/$1" --json | jget '["tier"]'; }
 
@@ -78,7 +78,7 @@ guest_main() {
 		--extent-size 1M --size 200M >/dev/null
 	head -c $((24 << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 	# Extents on tier 2: their map words are renumbered by each change.
 	tierctl migrate $DEV --range 0:16M --tier 2 --wait >/dev/null
 	expect_eq "$(tier_mapped $DEV 2)" 16 "extents migrated to tier 2"

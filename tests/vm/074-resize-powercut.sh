@@ -24,7 +24,7 @@ D=/dev/mapper/$DEV
 COLD_LEN=128 # MiB of cold0 that coldL maps
 
 sha_dev() { # MiB [offset-MiB]
-	dd if=$D bs=1M count="$1" skip="${2:-0}" iflag=direct status=none | sha256sum | cut -d' ' -f1
+	dev_sum $D "$1" "${2:-0}"
 }
 
 shims_up() {
@@ -59,6 +59,7 @@ reload_len() { # MiB: the live table with another length, loaded only
 }
 
 guest_main() {
+	head -c 16M /dev/zero >/tmp/zero16
 	"$TOP/tools/nullb" create hot0 96 32
 	"$TOP/tools/nullb" create cold0 512 32
 	dmsetup create hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
@@ -66,7 +67,7 @@ guest_main() {
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M --size 128M --max-size 600M >/dev/null
 	head -c $((24 << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 	expect_eq "$(total1)" 127 "tier 1 at creation"
 
 	# tier, cut with the table loaded (growth prepared): the old size.
@@ -105,7 +106,7 @@ guest_main() {
 	head -c $((16 << 20)) /dev/urandom >/tmp/data2
 	dd if=/tmp/data2 of=$D bs=1M seek=180 oflag=direct conv=fsync status=none
 	power_cut "virt/new data"
-	expect_eq "$(sha_dev 16 180)" "$(sha256sum </tmp/data2 | cut -d' ' -f1)" "virt: data in the new space after a cut"
+	expect_eq "$(sha_dev 16 180)" "$(dev_sum /tmp/data2)" "virt: data in the new space after a cut"
 	echo "virtual growth, cut after the commit: 200 MiB; 16 MiB written there survived a cut"
 
 	# Both at once (tier 1 grows again, and the size), cut after the commit.
@@ -114,7 +115,7 @@ guest_main() {
 	power_cut "both/commit"
 	expect_eq "$(size_mib)" 250 "both/commit: virtual size"
 	expect_eq "$(total1)" 511 "both/commit: tier 1"
-	expect_eq "$(sha_dev 16 180)" "$(sha256sum </tmp/data2 | cut -d' ' -f1)" "both: data in the new space"
+	expect_eq "$(sha_dev 16 180)" "$(dev_sum /tmp/data2)" "both: data in the new space"
 	tierctl resize $DEV >/dev/null
 	expect_eq "$(label_nr1)" 511 "both/commit: tier 1's label after resize again"
 	echo "tier and virtual growth together, cut after the commit: both new"
@@ -125,17 +126,17 @@ guest_main() {
 	expect_status 0 "virtual size 419430400 bytes" tierctl resize $DEV --size 400M
 	head -c $((16 << 20)) /dev/urandom >/tmp/data3
 	dd if=/tmp/data3 of=$D bs=1M seek=300 oflag=direct conv=fsync status=none
-	expect_eq "$(sha_dev 16 300)" "$(sha256sum </tmp/data3 | cut -d' ' -f1)" "shrink: data at 300 MiB"
+	expect_eq "$(sha_dev 16 300)" "$(dev_sum /tmp/data3)" "shrink: data at 300 MiB"
 	blkdiscard -o $((300 << 20)) -l $((16 << 20)) $D
 	TIERCTL_TEST_STOP=commit tierctl resize $DEV --size 200M 2>/dev/null
 	power_cut "shrink/commit"
 	expect_eq "$(size_mib)" 200 "shrink/commit: virtual size"
-	expect_eq "$(sha_dev 16 180)" "$(sha256sum </tmp/data2 | cut -d' ' -f1)" "shrink: data below the new end"
+	expect_eq "$(sha_dev 16 180)" "$(dev_sum /tmp/data2)" "shrink: data below the new end"
 	expect_status 0 "virtual size 419430400 bytes" tierctl resize $DEV --size 400M
-	expect_eq "$(sha_dev 16 300)" "$(head -c $((16 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" "grown again: the discarded range reads zeroes"
+	expect_eq "$(sha_dev 16 300)" "$(dev_sum /tmp/zero16)" "grown again: the discarded range reads zeroes"
 	dmsetup message $DEV 0 commit
 	power_cut "grown again"
-	expect_eq "$(sha_dev 16 300)" "$(head -c $((16 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)" "grown again, after a cut: zeroes"
+	expect_eq "$(sha_dev 16 300)" "$(dev_sum /tmp/zero16)" "grown again, after a cut: zeroes"
 	echo "shrink to 200 MiB cut after the commit, grown to 400 MiB: the range discarded before reads zeroes"
 	tier_sane $DEV final
 	tierctl remove $DEV >/dev/null

@@ -23,7 +23,7 @@ D=/dev/mapper/$DEV
 SHIMS="hotL:hot0 coldL:cold0 midL:mid0 newL:new0"
 MIB=48 # of data, all on tier 1: 48 s of evacuation at 1 MiB/s
 
-sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sha_dev() { dev_sum $D "$1"; }
 nr_tiers_now() { tier_stat $DEV nr_tiers; }
 probe_tier() { tierctl probe "$1" --json 2>/dev/null | jget '["tier"]'; }
 
@@ -61,7 +61,7 @@ guest_main() {
 	tier_set $DEV auto_migrate 0
 	head -c $((MIB << 20)) /dev/urandom >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 	tierctl migrate $DEV --range all --tier 1 --wait >/dev/null
 	expect_eq "$(tier_mapped $DEV 1)" $MIB "extents on tier 1"
 

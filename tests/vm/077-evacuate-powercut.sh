@@ -22,7 +22,7 @@ DEV=ev
 D=/dev/mapper/$DEV
 SHIMS="hotL:hot0 midL:mid0 coldL:cold0"
 
-sha_dev() { dd if=$D bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+sha_dev() { dev_sum $D "$1"; }
 tier2_state() { tierctl status $DEV --json | jget '["tiers"][2]["evacuation"]'; }
 moves() { tierctl status $DEV --json | jget "$1"; }
 # The live table's parameters without the last tier (as 070).
@@ -57,7 +57,7 @@ guest_main() {
 	dmsetup message $DEV 0 commit
 	before=$(tier_mapped $DEV 2)
 	[ "$before" -ge 32 ] || fail "setup: tier 2 maps $before extents: $(tier_summary $DEV)"
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 
 	# ---- mid: cut with the evacuation under way
 	tier_set $DEV migration_bandwidth 1
@@ -80,7 +80,7 @@ guest_main() {
 	dd if=/tmp/data of=$D bs=1M skip=48 seek=48 count=8 oflag=direct conv=fsync status=none
 	dmsetup message $DEV 0 commit
 	expect_eq "$(tier_mapped $DEV 2)" "$left" "mid: tier 2 extents after more writes"
-	SUM=$(sha256sum </tmp/data | cut -d' ' -f1)
+	SUM=$(dev_sum /tmp/data)
 	# Resumed at full speed: empty.
 	tier_set $DEV migration_bandwidth 0
 	tierctl evacuate $DEV 2 --wait >/dev/null || fail "mid: evacuate again"

@@ -37,6 +37,14 @@ run_guest_phase() {
 	if in_guest; then
 		local phase=${1:?phase}
 		shift
+		# DMT_VM_XTRACE=1: every command of the guest phase with its
+		# start time, into the run directory (build/vm/TEST/run/
+		# xtrace-PHASE.log), to see where a test's time goes.
+		if [ "${DMT_VM_XTRACE:-0}" = 1 ]; then
+			exec {BASH_XTRACEFD}>>"/dmt-out/xtrace-$phase.log"
+			PS4='+ $EPOCHREALTIME ${BASH_SOURCE[0]##*/}:$LINENO '
+			set -x
+		fi
 		"guest_$phase" "$@"
 		exit $?
 	fi
@@ -247,6 +255,42 @@ tier_wait() { # dev timeout_s condition
 		[ "$WAITED_MS" -lt "$limit" ] || return 1
 		sleep 0.2
 	done
+}
+
+# A checksum of COUNT MiB of DEV (a device or a file) from SKIP MiB on (all
+# of it without COUNT), read with O_DIRECT (never the page cache) where the
+# file system has it; the same checksum for the same bytes either way. No pipe carries the
+# data: under TCG a pipe between two processes costs several times the read
+# (48 MiB: 4.4 s on two virtual CPUs, 0.8 s on one), and sha256 three times
+# md5, which suffices to tell data apart. Chunks of 32 MiB go through a
+# file in /tmp (the guest's RAM).
+dev_sum() { # dev [count_mib [skip_mib]]
+	local dev=$1 n=${2:-} s=${3:-0} f=/tmp/.dev_sum.$$ c sums=
+	if [ -z "$n" ]; then
+		if [ -b "$dev" ]; then n=$(blockdev --getsize64 "$dev"); else n=$(stat -c %s "$dev"); fi
+		n=$(((n + (1 << 20) - 1) >> 20))
+	fi
+	while [ "$n" -gt 0 ]; do
+		c=$((n > 32 ? 32 : n))
+		# tmpfs (a file in /tmp) has no O_DIRECT on 6.1: read it cached.
+		dd if="$dev" of="$f" bs=1M skip="$s" count="$c" iflag=direct status=none 2>/dev/null ||
+			dd if="$dev" of="$f" bs=1M skip="$s" count="$c" status=none || { rm -f "$f"; return 1; }
+		sums+=$(md5sum <"$f")
+		n=$((n - c)) s=$((s + c))
+	done
+	rm -f "$f"
+	md5sum <<<"$sums" | cut -d' ' -f1
+}
+
+# DEV starts with the bytes of FILE (read with O_DIRECT into /tmp, then
+# compared: no pipe, see dev_sum). Status as cmp's.
+dev_cmp() { # dev file
+	local f=/tmp/.dev_cmp.$$ len rc=0
+	len=$(stat -c %s "$2")
+	dd if="$1" of="$f" bs=1M count=$(((len + (1 << 20) - 1) >> 20)) iflag=direct status=none || { rm -f "$f"; return 2; }
+	cmp -n "$len" "$f" "$2" || rc=$?
+	rm -f "$f"
+	return "$rc"
 }
 
 # fio crc32c write+verify passes on DIR until /tmp/fio.stop exists (run it in
