@@ -701,10 +701,14 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
  * copy of what was there (the caller sets it up), a removal leaves the
  * last position with a copy of the last tier (the caller clears it).
  * Under pool->lock; the device is suspended: no I/O, job or fill touches
- * a tier meanwhile.
+ * a tier meanwhile. @follow (the move queue, tier_mig_tiers_renumber())
+ * renumbers in the same section.
  */
 static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
-				  u32 old_n)
+				  u32 old_n,
+				  void (*follow)(struct tier_pool *pool,
+						 bool insert, u32 pos,
+						 u32 old_n))
 {
 	unsigned long (*shift)(unsigned long x, u32 pos);
 	u32 i;
@@ -724,6 +728,9 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));
 	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
+	/* Queued moves name tiers by index: they follow in this section. */
+	if (follow)
+		follow(pool, insert, pos, old_n);
 }
 
 /*
@@ -758,7 +765,9 @@ static void tier_pool_md_names(struct tier_pool *pool)
 }
 
 int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
-		       const struct tier_sb_tier *rec, struct tier_alloc *alloc)
+		       const struct tier_sb_tier *rec, struct tier_alloc *alloc,
+		       void (*follow)(struct tier_pool *pool, bool insert,
+				      u32 pos, u32 old_n))
 {
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
@@ -783,7 +792,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	}
 	pool->commits++;
 	spin_lock_irq(&pool->lock);
-	tier_pool_tiers_shift(pool, true, pos, n);
+	tier_pool_tiers_shift(pool, true, pos, n, follow);
 	pool->alloc[pos] = *alloc;
 	memset(alloc, 0, sizeof(*alloc));
 	pool->tier_bdev[pos] = dev->bdev;
@@ -806,7 +815,9 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	return 0;
 }
 
-int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
+			  void (*follow)(struct tier_pool *pool, bool insert,
+					 u32 pos, u32 old_n))
 {
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
@@ -848,7 +859,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
 	spin_lock_irq(&pool->lock);
 	old = pool->alloc[pos];
 	/* An evacuated tier's state goes with it: a tier added later is new. */
-	tier_pool_tiers_shift(pool, false, pos, n);
+	tier_pool_tiers_shift(pool, false, pos, n, follow);
 	WRITE_ONCE(pool->nr_tiers, n - 1);
 	memset(&pool->alloc[n - 1], 0, sizeof(pool->alloc[n - 1]));
 	pool->tier_bdev[n - 1] = NULL;
