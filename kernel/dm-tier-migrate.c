@@ -367,8 +367,7 @@ bool tier_mig_list_blocker(struct tier_pool *pool, u32 pos,
 	lockdep_assert_held(&pool->lock);
 	if (tier_map_renumber_table(pool->nr_tiers, false, pos, table))
 		return false;
-	m = tier_movq_renumber_blocker(&pool->mig->movq, table,
-				       pool->nr_tiers);
+	m = tier_movq_renumber_blocker(&pool->mig->movq, table, pool->nr_tiers);
 	if (m)
 		*out = *m;
 	return m;
@@ -392,7 +391,7 @@ void tier_mig_tiers_renumber(struct tier_pool *pool, bool insert, u32 pos,
 		r = tier_movq_renumber(&mg->movq, table, old_n, &id);
 	if (WARN_ON_ONCE(r)) {
 		/* Never run a request with numbers of the old list. */
-		DMERR("%s: queued moves cannot follow the tier list change (%d, move %u): all cancelled",
+		DMERR("%s: moves cannot follow the tier list (%d, move %u): cancelled",
 		      tier_pool_log_name(pool), r, id);
 		tier_movq_cancel_all(&mg->movq);
 	}

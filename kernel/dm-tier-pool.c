@@ -704,11 +704,9 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
  * a tier meanwhile. @follow (the move queue, tier_mig_tiers_renumber())
  * renumbers in the same section.
  */
-static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
-				  u32 old_n,
-				  void (*follow)(struct tier_pool *pool,
-						 bool insert, u32 pos,
-						 u32 old_n))
+static void tier_pool_tiers_shift(
+	struct tier_pool *pool, bool insert, u32 pos, u32 old_n,
+	void (*follow)(struct tier_pool *pool, bool insert, u32 pos, u32 old_n))
 {
 	unsigned long (*shift)(unsigned long x, u32 pos);
 	u32 i;

@@ -1333,15 +1333,23 @@ static bool tier_list_fits(struct tier_pool *pool, u32 pos)
  */
 static char tier_list_err[224];
 
+#define TIER_MSG_LIST_BLOCKED \
+	"Move %u (%s to tier %u) targets the tier being removed: "
+#define TIER_MSG_LIST_BLOCKED_HINT \
+	"cancel it (tierctl cancel %s %u) or wait for it to end"
+
 /* The message naming @m, a move that keeps tier @pos from being removed. */
 static void tier_list_blocker_msg(struct tier_pool *pool, u32 pos,
 				  const struct tier_move *m, char *buf,
 				  size_t len)
 {
-	snprintf(buf, len,
-		 "Move %u (%s to tier %u) targets the tier being removed: cancel it (tierctl cancel %s %u) or wait for it to end",
-		 m->id, tier_move_kind_name(m->kind), pos,
-		 tier_pool_log_name(pool), m->id);
+	int n;
+
+	n = snprintf(buf, len, TIER_MSG_LIST_BLOCKED, m->id,
+		     tier_move_kind_name(m->kind), pos);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, TIER_MSG_LIST_BLOCKED_HINT,
+			 tier_pool_log_name(pool), m->id);
 }
 
 /*

@@ -236,7 +236,8 @@ int tier_movq_renumber(struct tier_movq *q, const u8 *table, u32 nr_old,
 				*id = m->id;
 			return -EBUSY;
 		}
-		if (m->inflight || tier_movq_map(table, nr_old, m->tier, &t) < 0)
+		if (m->inflight ||
+		    tier_movq_map(table, nr_old, m->tier, &t) < 0)
 			return -EINVAL;
 	}
 	/*

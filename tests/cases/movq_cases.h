@@ -250,7 +250,8 @@ static void movq_renumber_insert_test(CASE_CTX)
 	struct tier_move *m;
 	u32 id[5], i;
 
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 1, &id[0]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 1, &id[0]),
+		       0);
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 10, 19, 2, &id[1]), 0);
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_EVACUATE, 0, 99, 2, &id[2]),
 		       0);
@@ -258,7 +259,8 @@ static void movq_renumber_insert_test(CASE_CTX)
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 20, 29, 0, &id[3]),
 		       0);
 	/* One that ended, its outcome not sent yet. */
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 2, &id[4]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 2, &id[4]),
+		       0);
 	CASE_ASSERT_EQ(tier_movq_cancel(q, id[4]), 0);
 	m = tier_movq_at(q, 0);
 	m->state = TIER_MOVE_RUNNING;
@@ -305,7 +307,8 @@ static void movq_renumber_remove_test(CASE_CTX)
 	u8 t[TIER_MAX_TIERS];
 	u32 id[5];
 
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]),
+		       0);
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_EVACUATE, 0, 99, 1, &id[1]),
 		       0);
 	tier_movq_find(q, id[1])->pref = 2;
@@ -313,7 +316,8 @@ static void movq_renumber_remove_test(CASE_CTX)
 		       0);
 	tier_movq_find(q, id[2])->pref = 1;
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 30, 39, 0, &id[3]), 0);
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 1, &id[4]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 1, &id[4]),
+		       0);
 	CASE_ASSERT_EQ(tier_movq_cancel(q, id[4]), 0);
 	tier_movq_at(q, 1)->moved = 7;
 
@@ -358,9 +362,11 @@ static void movq_renumber_blocked_test(CASE_CTX)
 	u8 t[TIER_MAX_TIERS];
 	u32 id[3], got = 0;
 
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]),
+		       0);
 	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 0, 9, 2, &id[1]), 0);
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 2, &id[2]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 2, &id[2]),
+		       0);
 	CASE_ASSERT_EQ(tier_map_renumber_table(4, false, 2, t), 0);
 	b = tier_movq_renumber_blocker(q, t, 4);
 	CASE_ASSERT_NOT_NULL(b);
