@@ -701,12 +701,10 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
  * copy of what was there (the caller sets it up), a removal leaves the
  * last position with a copy of the last tier (the caller clears it).
  * Under pool->lock; the device is suspended: no I/O, job or fill touches
- * a tier meanwhile. @follow (the move queue, tier_mig_tiers_renumber())
- * renumbers in the same section.
+ * a tier meanwhile.
  */
-static void tier_pool_tiers_shift(
-	struct tier_pool *pool, bool insert, u32 pos, u32 old_n,
-	void (*follow)(struct tier_pool *pool, bool insert, u32 pos, u32 old_n))
+static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
+				  u32 old_n)
 {
 	unsigned long (*shift)(unsigned long x, u32 pos);
 	u32 i;
@@ -726,9 +724,6 @@ static void tier_pool_tiers_shift(
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));
 	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
-	/* Queued moves name tiers by index: they follow in this section. */
-	if (follow)
-		follow(pool, insert, pos, old_n);
 }
 
 /*
@@ -790,7 +785,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	}
 	pool->commits++;
 	spin_lock_irq(&pool->lock);
-	tier_pool_tiers_shift(pool, true, pos, n, follow);
+	tier_pool_tiers_shift(pool, true, pos, n);
 	pool->alloc[pos] = *alloc;
 	memset(alloc, 0, sizeof(*alloc));
 	pool->tier_bdev[pos] = dev->bdev;
@@ -799,6 +794,9 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	pool->tier_class[pos] = rec->tier_class;
 	strscpy(pool->tier_name[pos], dev->name, BDEVNAME_SIZE);
 	WRITE_ONCE(pool->nr_tiers, n + 1);
+	/* Queued moves name tiers by index: they follow in this section. */
+	if (follow)
+		follow(pool, true, pos, n);
 	spin_unlock_irq(&pool->lock);
 	tier_pool_tier_reset(pool, pos);
 	spin_lock_irq(&pool->lock);
@@ -857,7 +855,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	spin_lock_irq(&pool->lock);
 	old = pool->alloc[pos];
 	/* An evacuated tier's state goes with it: a tier added later is new. */
-	tier_pool_tiers_shift(pool, false, pos, n, follow);
+	tier_pool_tiers_shift(pool, false, pos, n);
 	WRITE_ONCE(pool->nr_tiers, n - 1);
 	memset(&pool->alloc[n - 1], 0, sizeof(pool->alloc[n - 1]));
 	pool->tier_bdev[n - 1] = NULL;
@@ -865,6 +863,8 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	pool->data_start[n - 1] = 0;
 	pool->tier_class[n - 1] = 0;
 	tier_pool_sync_noalloc(pool);
+	if (follow)
+		follow(pool, false, pos, n);
 	spin_unlock_irq(&pool->lock);
 	tier_pool_tier_reset(pool, n - 1);
 	memset(pool->tier_name[n - 1], 0, BDEVNAME_SIZE);
