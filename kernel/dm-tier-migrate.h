@@ -101,8 +101,9 @@ bool tier_mig_list_blocker(struct tier_pool *pool, u32 pos,
  * of @old_n tiers (a tier inserted at or removed from @pos): their tiers,
  * preferred destinations and unsent outcomes go through the table that
  * renumbered the map (tier_movq_renumber()); an evacuation of the removed
- * tier ends done. Called where the pool's per-tier state shifts, in the
- * same pool->lock section that changes pool->nr_tiers, so no request is
+ * tier ends done. The target passes it to tier_pool_add_tier() and
+ * tier_pool_remove_tier(), which call it in the pool->lock section that
+ * shifts the per-tier state and sets pool->nr_tiers, so no request is
  * ever taken or queued against a list its numbers do not match. A request
  * that names the removed tier cannot exist here (refused at the load,
  * tier_mig_request() refuses a held tier); if one did, the whole queue

@@ -10,8 +10,9 @@
 #   place     extents migrated onto tiers 1 and 2
 #   refuse    removing tier 1 while it holds extents: the evacuate hint
 #   remove    tier 1 evacuated, then removed: tier 2 becomes tier 1 with
-#             its extents (same count), class and label hint; the removed
-#             disk's label is wiped
+#             its extents (same count, with tier 0's: the queued moves go
+#             between the two), class and label hint; the removed disk's
+#             label is wiped
 #   insert    a new disk (pmem) inserted at position 1: the tier at 1 moves
 #             to 2 with its extents; extents migrated onto the new tier 1
 #   queued    moves queued (crawling at 1 MiB/s) across both changes follow
