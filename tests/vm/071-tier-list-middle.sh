@@ -188,11 +188,12 @@ guest_main() {
 	moves_followed "add-tier --position 1" 2 "$range"
 	expect_eq "$(tier_mapped $DEV 1)" 0 "the new tier 1 after the queued moves"
 
-	# A queued move to the new tier 1 (behind a crawling one) refuses its
-	# removal, by tierctl and by the kernel for a table loaded by hand.
+	# A queued move to the new tier 1 (behind one crawling to the emptied
+	# tier 0) refuses its removal, by tierctl and by the kernel for a
+	# table loaded by hand.
 	tier_set $DEV migration_bandwidth 1
-	idh=$(queue_moves 2 0:320M)
-	id=$(queue_moves 1 "$(span_on 0 1)")
+	idh=$(queue_moves 0 0:320M)
+	id=$(queue_moves 1 0:1M)
 	expect_status 1 "move $id \\(migrate to tier 1\\) targets the tier being removed: cancel it \\(tierctl cancel $DEV $id\\)" \
 		tierctl remove-tier $DEV 1
 	tbl=$(dmsetup table $DEV | awk '{ out = ""; for (i = 1; i <= NF; i++) if (i != 7) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
