@@ -16,12 +16,11 @@
 #   insert    a new disk (pmem) inserted at position 1: the tier at 1 moves
 #             to 2 with its extents; extents migrated onto the new tier 1
 #   queued    moves (one crawling at 1 MiB/s, one queued) across both changes
-#             follow
-#             the renumbering: status shows their new target, and they end
-#             on the nvmf tier, whatever its index (docs/ARCHITECTURE.md
-#             "Move queue"); a queued move to the new tier 1 refuses its
-#             removal, naming the move (tierctl, and the kernel for a table
-#             loaded by hand)
+#             follow the renumbering: status shows their new target, and
+#             they end on the nvmf tier, whatever its index
+#             (docs/ARCHITECTURE.md "Move queue"); a queued move to the new
+#             tier 1 refuses its removal, naming the move (tierctl, and the
+#             kernel for a table loaded by hand)
 # Then, fio stopped: every file intact, used = mapped per tier after a
 # commit; remove/activate keeps the list and the classes per index (status
 # JSON, probe hints); xfs_repair -n and tierctl check are clean.
