@@ -218,7 +218,17 @@ int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
 	if (pool->read_only)
 		return -EROFS;
 	spin_lock_irq(&pool->lock);
-	r = tier_movq_push(&mg->movq, kind, first, last, tier, id);
+	/*
+	 * Here, not only in the caller: the numbers must be those of the
+	 * list the request is queued in, and a held tier leaves at the next
+	 * resume (no request may name it then: tier_mig_tiers_renumber()).
+	 */
+	if (tier >= pool->nr_tiers)
+		r = -EINVAL;
+	else if (test_bit(tier, &pool->noalloc_hold))
+		r = -ENOSPC;
+	else
+		r = tier_movq_push(&mg->movq, kind, first, last, tier, id);
 	spin_unlock_irq(&pool->lock);
 	if (!r)
 		tier_mig_kick(pool, 0);
@@ -251,6 +261,13 @@ int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 pref, u32 *id,
 	if (pool->read_only)
 		return -EROFS;
 	spin_lock_irq(&pool->lock);
+	/* The list may have changed since the caller checked (a message). */
+	if (tier >= pool->nr_tiers) {
+		spin_unlock_irq(&pool->lock);
+		return -EINVAL;
+	}
+	if (pref >= pool->nr_tiers)
+		pref = TIER_MOVE_NO_PREF;
 	m = tier_mig_find_evac(&mg->movq, tier);
 	if (m) {
 		/* Asked again with a destination: the next extents go there. */
@@ -339,6 +356,47 @@ u32 tier_mig_queued(struct tier_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
 	return pool->mig->movq.nr;
+}
+
+bool tier_mig_list_blocker(struct tier_pool *pool, u32 pos,
+			   struct tier_move *out)
+{
+	const struct tier_move *m;
+	u8 table[TIER_MAX_TIERS];
+
+	lockdep_assert_held(&pool->lock);
+	if (tier_map_renumber_table(pool->nr_tiers, false, pos, table))
+		return false;
+	m = tier_movq_renumber_blocker(&pool->mig->movq, table, pool->nr_tiers);
+	if (m)
+		*out = *m;
+	return m;
+}
+
+void tier_mig_tiers_renumber(struct tier_pool *pool, bool insert, u32 pos,
+			     u32 old_n)
+{
+	struct tier_mig *mg = pool->mig;
+	u8 table[TIER_MAX_TIERS];
+	/* Outcomes added, dropped ones too (a full ring drops the oldest). */
+	u64 before = mg->movq.res_nr + mg->movq.res_dropped;
+	u32 id = 0;
+	int r;
+
+	lockdep_assert_held(&pool->lock);
+	/* postsuspend waited for every copy: no job holds an old number. */
+	WARN_ON_ONCE(mg->inflight);
+	r = tier_map_renumber_table(old_n, insert, pos, table);
+	if (!r)
+		r = tier_movq_renumber(&mg->movq, table, old_n, &id);
+	if (WARN_ON_ONCE(r)) {
+		/* Never run a request with numbers of the old list. */
+		DMERR("%s: moves cannot follow the tier list (%d, move %u): cancelled",
+		      tier_pool_log_name(pool), r, id);
+		tier_movq_cancel_all(&mg->movq);
+	}
+	if (mg->movq.res_nr + mg->movq.res_dropped != before)
+		tier_event(pool, DM_TIER_EVENT_MIGRATION_DONE, 0);
 }
 
 void tier_mig_tiers_changed(struct tier_pool *pool)

@@ -74,13 +74,50 @@ void tier_mig_stop(struct tier_pool *pool);
 
 /**
  * tier_mig_queued() - how many explicit requests are queued (the running
- * one included); a tier-list change that renumbers or drops a tier is
- * refused while any is.
+ * one included); a shrink of the virtual size is refused while any is (a
+ * request may cover extents beyond the new end).
  * @pool: the pool.
  *
  * Context: caller holds pool->lock.
  */
 u32 tier_mig_queued(struct tier_pool *pool);
+
+/**
+ * tier_mig_list_blocker() - a queued request that keeps tier @pos from
+ * being removed: a migrate or pin to it (tier_movq_renumber_blocker();
+ * an evacuation of the tier or a preference for it does not block).
+ * @pool: the pool.
+ * @pos:  the tier to remove, < nr_tiers.
+ * @out:  out: a copy of the request when there is one.
+ *
+ * Context: caller holds pool->lock.
+ * Return: true when there is one.
+ */
+bool tier_mig_list_blocker(struct tier_pool *pool, u32 pos,
+			   struct tier_move *out);
+
+/**
+ * tier_mig_tiers_renumber() - the queued requests follow a tier-list change
+ * of @old_n tiers (a tier inserted at or removed from @pos): their tiers,
+ * preferred destinations and unsent outcomes go through the table that
+ * renumbered the map (tier_movq_renumber()); an evacuation of the removed
+ * tier ends done. The target passes it to tier_pool_add_tier() and
+ * tier_pool_remove_tier(), which call it in the pool->lock section that
+ * shifts the per-tier state and sets pool->nr_tiers, so no request is
+ * ever taken or queued against a list its numbers do not match. A request
+ * that names the removed tier cannot exist here (refused at the load,
+ * tier_mig_request() refuses a held tier); if one did, the whole queue
+ * ends cancelled (warning) rather than run with stale numbers.
+ * @pool:   the pool.
+ * @insert: a tier inserted (else removed).
+ * @pos:    its position.
+ * @old_n:  tiers before the change.
+ *
+ * Context: caller holds pool->lock; migration stopped (postsuspend's
+ * tier_mig_stop(): no tick, no copy in flight).
+ */
+void tier_mig_tiers_renumber(struct tier_pool *pool, bool insert, u32 pos,
+			     u32 old_n);
 
 /**
  * tier_mig_tiers_changed() - the tier list changed (pool->nr_tiers): the
@@ -112,12 +149,16 @@ void tier_mig_set_cfg(struct tier_pool *pool,
  * @kind:  enum tier_move_kind.
  * @first: first virtual extent.
  * @last:  last virtual extent, >= @first, < virt_extents.
- * @tier:  destination tier, < nr_tiers.
+ * @tier:  destination tier, checked again under pool->lock: the tier list
+ *         may have changed since the caller looked (a message runs outside
+ *         tier_pools_mutex).
  * @id:    out: the request's id.
  *
  * Context: process; takes pool->lock.
- * Return: 0, -EBUSY when TIER_MOVQ_MAX requests are queued, or -EROFS
- * when the pool is activated read-only.
+ * Return: 0, -EBUSY when TIER_MOVQ_MAX requests are queued, -EINVAL when
+ * @tier is not a tier (now), -ENOSPC when @tier is held for a removal
+ * (tier_pool_hold_tier(): it takes no new extents; TIER_MSG_REMOVING), or
+ * -EROFS when the pool is activated read-only.
  */
 int tier_mig_request(struct tier_pool *pool, u32 kind, u64 first, u64 last,
 		     u32 tier, u32 *id);
@@ -138,13 +179,17 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id);
 #define TIER_MSG_EVACUATING \
 	"the tier is being evacuated and takes no new extents ('tierctl evacuate NAME TIER --cancel' undoes that)"
 
+/* Refusal of a move to a tier a loaded table removes (remove-tier). */
+#define TIER_MSG_REMOVING \
+	"the tier is being removed (remove-tier) and takes no new extents"
+
 /**
  * tier_mig_evacuate() - stop allocation on @tier (pool->evac) and queue a
  * request that moves every extent off it; one already queued for @tier is
  * returned instead of a second. The caller checked the tier may be
  * evacuated (not the metadata's, not offline) and persists the flag.
  * @pool:    the pool.
- * @tier:    the tier, < nr_tiers.
+ * @tier:    the tier, < nr_tiers (checked again under pool->lock).
  * @pref:    the preferred destination (evacuate --to; the caller checked
  *           it is another tier of the device), or TIER_MOVE_NO_PREF. A
  *           request already queued takes a given @pref for its next
@@ -155,7 +200,8 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id);
  * Context: process; takes pool->lock.
  * Return: 0; -ENOSPC when the other tiers (online, not evacuating) lack
  * room above their reserves for the extents mapped on @tier; -EBUSY when
- * the queue is full; -EROFS read-only. On error nothing changed.
+ * the queue is full; -EINVAL when @tier is no tier (now); -EROFS
+ * read-only. On error nothing changed.
  */
 int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 pref, u32 *id,
 		      u64 *missing);

@@ -441,7 +441,9 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 		goto cancel;
 	if (res && tier_nl_put_result(skb, res))
 		goto cancel;
+	/* An outcome whose tier a tier-list change removed names none. */
 	if (event && tier_nl_event_has_tier(event) &&
+	    ev_tier != TIER_MOVE_NO_TIER &&
 	    nla_put_u32(skb, DM_TIER_A_DEV_EVENT_TIER, ev_tier))
 		goto cancel;
 	genlmsg_end(skb, hdr);
@@ -894,6 +896,8 @@ static int tier_nl_request(struct genl_info *info, struct tier_pool *pool,
 
 	if (r == -EBUSY)
 		NL_SET_ERR_MSG(info->extack, TIER_NL_MSG_BUSY);
+	else if (r == -ENOSPC)
+		NL_SET_ERR_MSG(info->extack, TIER_MSG_REMOVING);
 	return r;
 }
 

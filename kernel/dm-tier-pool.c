@@ -758,7 +758,9 @@ static void tier_pool_md_names(struct tier_pool *pool)
 }
 
 int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
-		       const struct tier_sb_tier *rec, struct tier_alloc *alloc)
+		       const struct tier_sb_tier *rec, struct tier_alloc *alloc,
+		       void (*follow)(struct tier_pool *pool, bool insert,
+				      u32 pos, u32 old_n))
 {
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
@@ -792,6 +794,9 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	pool->tier_class[pos] = rec->tier_class;
 	strscpy(pool->tier_name[pos], dev->name, BDEVNAME_SIZE);
 	WRITE_ONCE(pool->nr_tiers, n + 1);
+	/* Queued moves name tiers by index: they follow in this section. */
+	if (follow)
+		follow(pool, true, pos, n);
 	spin_unlock_irq(&pool->lock);
 	tier_pool_tier_reset(pool, pos);
 	spin_lock_irq(&pool->lock);
@@ -806,7 +811,9 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	return 0;
 }
 
-int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
+			  void (*follow)(struct tier_pool *pool, bool insert,
+					 u32 pos, u32 old_n))
 {
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
@@ -856,6 +863,8 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos)
 	pool->data_start[n - 1] = 0;
 	pool->tier_class[n - 1] = 0;
 	tier_pool_sync_noalloc(pool);
+	if (follow)
+		follow(pool, false, pos, n);
 	spin_unlock_irq(&pool->lock);
 	tier_pool_tier_reset(pool, n - 1);
 	memset(pool->tier_name[n - 1], 0, BDEVNAME_SIZE);

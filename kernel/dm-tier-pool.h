@@ -752,15 +752,19 @@ void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
  * the tiers from @pos on moves up by one (tier_pool_tiers_shift()), the new
  * tier gets its device, allocator (prepared by the caller), data area and
  * class, health ok, no counts. New allocations and migration may use it
- * from the resume. The caller refuses an insertion before the last tier
- * while moves are queued (they name tiers by index) and restarts the
- * migration plan (tier_mig_tiers_changed()).
- * @pool:  the pool.
- * @pos:   1..nr_tiers.
- * @dev:   its device (the resuming table holds it).
- * @rec:   its superblock record (tier_md_check_new_tier()).
- * @alloc: its allocator, sized for @rec; moved into the pool on success
- *         (zeroed), left to the caller on failure.
+ * from the resume. The caller restarts the migration plan
+ * (tier_mig_tiers_changed()).
+ * @pool:   the pool.
+ * @pos:    1..nr_tiers.
+ * @dev:    its device (the resuming table holds it).
+ * @rec:    its superblock record (tier_md_check_new_tier()).
+ * @alloc:  its allocator, sized for @rec; moved into the pool on success
+ *          (zeroed), left to the caller on failure.
+ * @follow: optional; state of an upper layer that names tiers by index
+ *          (the target passes tier_mig_tiers_renumber(): the move queue)
+ *          follows, called under pool->lock in the section that shifts
+ *          the per-tier state and sets nr_tiers (only after the commit
+ *          succeeded), with @pos and the count before the change.
  *
  * Context: process, may sleep; the device is suspended (postsuspend ran),
  * at preresume under tier_pools_mutex; takes pool->md_lock, then
@@ -770,23 +774,28 @@ void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
  * the map are unchanged).
  */
 int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
-		       const struct tier_sb_tier *rec,
-		       struct tier_alloc *alloc);
+		       const struct tier_sb_tier *rec, struct tier_alloc *alloc,
+		       void (*follow)(struct tier_pool *pool, bool insert,
+				      u32 pos, u32 old_n));
 
 /**
  * tier_pool_remove_tier() - drop tier @pos, held empty by
  * tier_pool_hold_tier(): commit the superblock with the shorter list and
  * the map renumbered, then forget it in memory (allocator freed); the
  * tiers after it move down by one with all their state. The caller
- * refuses while moves are queued and restarts the migration plan.
- * @pool: the pool.
- * @pos:  1..nr_tiers - 1.
+ * refuses while a queued move targets the tier (tier_mig_list_blocker())
+ * and restarts the migration plan.
+ * @pool:   the pool.
+ * @pos:    1..nr_tiers - 1.
+ * @follow: as for tier_pool_add_tier().
  *
  * Context: as tier_pool_add_tier().
  * Return: 0; -EROFS; -EBUSY (not held, or extents appeared on it); the
  * commit's error (the list and the map are unchanged).
  */
-int tier_pool_remove_tier(struct tier_pool *pool, u32 pos);
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
+			  void (*follow)(struct tier_pool *pool, bool insert,
+					 u32 pos, u32 old_n));
 
 /**
  * struct tier_resize - a resize prepared by a table's constructor and

@@ -1325,30 +1325,53 @@ static bool tier_list_fits(struct tier_pool *pool, u32 pos)
 }
 
 /*
+ * ti->error of a removal refused for a queued move, which names it: dm
+ * prints ti->error after the constructor returned and freed its context,
+ * so the text lives here. tier_pools_mutex serialises the writers; the
+ * last byte is never written, so a print that races another refusal reads
+ * that one's text at worst, never past the end.
+ */
+static char tier_list_err[224];
+
+#define TIER_MSG_LIST_BLOCKED \
+	"Move %u (%s to tier %u) targets the tier being removed: "
+#define TIER_MSG_LIST_BLOCKED_HINT \
+	"cancel it (tierctl cancel %s %u) or wait for it to end"
+
+/* The message naming @m, a move that keeps tier @pos from being removed. */
+static void tier_list_blocker_msg(struct tier_pool *pool, u32 pos,
+				  const struct tier_move *m, char *buf,
+				  size_t len)
+{
+	int n;
+
+	n = snprintf(buf, len, TIER_MSG_LIST_BLOCKED, m->id,
+		     tier_move_kind_name(m->kind), pos);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, TIER_MSG_LIST_BLOCKED_HINT,
+			 tier_pool_log_name(pool), m->id);
+}
+
+/*
  * A table with one tier more or less than the pool (tc->list_change): the
  * inserted device must carry the label tierctl add-tier wrote for its
  * position (its allocator is prepared now, where sleeping and failing are
  * allowed); the removed tier must be empty and stays so (no allocation)
- * until the resume. A change before the last tier renumbers the tiers
- * after it: refused while moves are queued (they name tiers by index).
+ * until the resume. Queued moves follow the change at the resume
+ * (tier_mig_tiers_renumber()); only a migrate or pin to the removed tier
+ * refuses it: there is no tier to renumber it to.
  */
 static int tier_prepare_list_change(struct tier_c *tc, char **error)
 {
 	struct tier_pool *pool = tc->pool;
 	u32 n = tc->list_base, pos = tc->list_pos;
+	struct tier_move m;
+	bool blocked = false;
 	int r;
 
 	if (tc->list_change > 0) {
 		struct dm_dev *dev = tc->tier_dev[pos];
 
-		spin_lock_irq(&pool->lock);
-		r = pos < n && tier_mig_queued(pool) ? -EAGAIN : 0;
-		spin_unlock_irq(&pool->lock);
-		if (r) {
-			*error =
-				"Moves are queued: wait or cancel them before inserting a tier";
-			return -EBUSY;
-		}
 		mutex_lock(&pool->md_lock);
 		r = pool->nr_tiers == n ?
 			    tier_md_check_new_tier(pool->meta, pos, dev->bdev,
@@ -1375,9 +1398,9 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 			*error =
 				"The tier list changed while the table was loaded";
 			r = -EBUSY;
-		} else if (tier_mig_queued(pool)) {
-			*error =
-				"Moves are queued: wait or cancel them before removing a tier";
+		} else if (tier_mig_list_blocker(pool, pos, &m)) {
+			/* Held only once none is: then none can be queued. */
+			blocked = true;
 			r = -EBUSY;
 		} else if (!tier_list_fits(pool, pos)) {
 			*error =
@@ -1388,6 +1411,13 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 		}
 		spin_unlock_irq(&pool->lock);
 		tc->held = !r;
+		if (blocked) {
+			mutex_lock(&tier_pools_mutex);
+			tier_list_blocker_msg(pool, pos, &m, tier_list_err,
+					      sizeof(tier_list_err) - 1);
+			mutex_unlock(&tier_pools_mutex);
+			*error = tier_list_err;
+		}
 		return r;
 	}
 	return 0;
@@ -1783,7 +1813,9 @@ static int tier_preresume(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
 	struct tier_pool *pool = tc->pool;
-	bool middle;
+	char why[sizeof(tier_list_err)];
+	bool blocked = false;
+	struct tier_move m;
 	int r = 0;
 
 	if (tc->resize) {
@@ -1806,23 +1838,31 @@ static int tier_preresume(struct dm_target *ti)
 	if (!tc->list_change)
 		return 0;
 	mutex_lock(&tier_pools_mutex);
-	middle = tc->list_change > 0 ? tc->list_pos < tc->list_base :
-				       tc->list_pos + 1 < tc->list_base;
 	spin_lock_irq(&pool->lock);
 	/*
-	 * A move queued since the load names tiers by index: the list may
-	 * not shift under it.
+	 * Queued moves follow the new numbers in the section that switches
+	 * the pool (tier_mig_tiers_renumber()). None can target the removed
+	 * tier: refused at the load, and tier_mig_request() refuses a held
+	 * tier since; checked again before anything is committed.
 	 */
-	if (pool->nr_tiers != tc->list_base ||
-	    (middle && tier_mig_queued(pool)))
+	if (pool->nr_tiers != tc->list_base)
 		r = -EBUSY;
+	else if (tc->list_change < 0 &&
+		 tier_mig_list_blocker(pool, tc->list_pos, &m))
+		blocked = true;
 	spin_unlock_irq(&pool->lock);
+	if (blocked) {
+		tier_list_blocker_msg(pool, tc->list_pos, &m, why, sizeof(why));
+		DMERR("%s: %s", tier_pool_log_name(pool), why);
+		r = -EBUSY;
+	}
 	if (!r && tc->list_change > 0)
 		r = tier_pool_add_tier(pool, tc->list_pos,
 				       tc->tier_dev[tc->list_pos], &tc->new_rec,
-				       &tc->new_alloc);
+				       &tc->new_alloc, tier_mig_tiers_renumber);
 	else if (!r)
-		r = tier_pool_remove_tier(pool, tc->list_pos);
+		r = tier_pool_remove_tier(pool, tc->list_pos,
+					  tier_mig_tiers_renumber);
 	if (!r) {
 		tc->list_change = 0;
 		tc->held = false;
@@ -2207,6 +2247,12 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 	if (r == -EBUSY)
 		DMWARN_LIMIT("%s: migrate: the move queue is full (%u)",
 			     tier_pool_log_name(pool), TIER_MOVQ_MAX);
+	else if (r == -ENOSPC)
+		DMWARN_LIMIT("%s: migrate: tier %u: %s",
+			     tier_pool_log_name(pool), tier, TIER_MSG_REMOVING);
+	else if (r == -EINVAL)
+		DMWARN_LIMIT("%s: migrate: no tier %u (the tier list changed)",
+			     tier_pool_log_name(pool), tier);
 	return r;
 }
 

@@ -140,19 +140,21 @@ static bool tier_move_over(const struct tier_move *m)
 	       (m->state == TIER_MOVE_RUNNING && m->next > m->last);
 }
 
+/* How @m ends now that it is over. */
+static u32 tier_move_outcome(const struct tier_move *m)
+{
+	if (m->state == TIER_MOVE_CANCELLING)
+		return TIER_MOVE_CANCELLED;
+	return m->err ? TIER_MOVE_FAILED : TIER_MOVE_DONE;
+}
+
 u32 tier_movq_reap(struct tier_movq *q)
 {
 	struct tier_move *m;
-	u32 n = 0, outcome;
+	u32 n = 0;
 
 	while ((m = tier_movq_at(q, 0)) && tier_move_over(m)) {
-		if (m->state == TIER_MOVE_CANCELLING)
-			outcome = TIER_MOVE_CANCELLED;
-		else if (m->err)
-			outcome = TIER_MOVE_FAILED;
-		else
-			outcome = TIER_MOVE_DONE;
-		tier_movq_result(q, m, outcome);
+		tier_movq_result(q, m, tier_move_outcome(m));
 		q->head = (q->head + 1) % TIER_MOVQ_MAX;
 		q->nr--;
 		n++;
@@ -182,6 +184,95 @@ bool tier_movq_pop_result(struct tier_movq *q, struct tier_move_result *res)
 	q->res_head = (q->res_head + 1) % TIER_MOVQ_RESULTS;
 	q->res_nr--;
 	return true;
+}
+
+/* @t through @table: 0 kept, 1 removed, -EINVAL for a bad tier or entry. */
+static int tier_movq_map(const u8 *table, u32 nr_old, u32 t, u32 *out)
+{
+	if (t >= nr_old || nr_old > TIER_MAX_TIERS)
+		return -EINVAL;
+	if (table[t] == TIER_RENUM_GONE)
+		return 1;
+	if (table[t] >= TIER_MAX_TIERS)
+		return -EINVAL;
+	*out = table[t];
+	return 0;
+}
+
+/* Whether @m blocks the change: a migrate or pin to a removed tier. */
+static bool tier_move_blocks(const struct tier_move *m, const u8 *table,
+			     u32 nr_old)
+{
+	u32 t;
+
+	return m->kind != TIER_MOVE_EVACUATE &&
+	       tier_movq_map(table, nr_old, m->tier, &t) == 1;
+}
+
+const struct tier_move *tier_movq_renumber_blocker(struct tier_movq *q,
+						   const u8 *table, u32 nr_old)
+{
+	struct tier_move *m;
+	u32 i;
+
+	for (i = 0; (m = tier_movq_at(q, i)); i++)
+		if (tier_move_blocks(m, table, nr_old))
+			return m;
+	return NULL;
+}
+
+int tier_movq_renumber(struct tier_movq *q, const u8 *table, u32 nr_old,
+		       u32 *id)
+{
+	struct tier_move_result *r;
+	struct tier_move *m;
+	u32 i, t;
+	int ret;
+
+	/* Check first: a refusal leaves the queue as it was. */
+	for (i = 0; (m = tier_movq_at(q, i)); i++) {
+		if (tier_move_blocks(m, table, nr_old)) {
+			if (id)
+				*id = m->id;
+			return -EBUSY;
+		}
+		if (m->inflight ||
+		    tier_movq_map(table, nr_old, m->tier, &t) < 0)
+			return -EINVAL;
+	}
+	/*
+	 * An evacuation of a removed tier is over (done, unless it had
+	 * failed or was being cancelled): it ends with the old numbers.
+	 */
+	i = 0;
+	while ((m = tier_movq_at(q, i))) {
+		if (tier_movq_map(table, nr_old, m->tier, &t) != 1) {
+			i++;
+			continue;
+		}
+		tier_movq_result(q, m, tier_move_outcome(m));
+		if (i) {
+			tier_movq_remove(q, i);
+		} else {
+			q->head = (q->head + 1) % TIER_MOVQ_MAX;
+			q->nr--;
+		}
+	}
+	for (i = 0; (m = tier_movq_at(q, i)); i++) {
+		tier_movq_map(table, nr_old, m->tier, &m->tier);
+		if (m->pref == TIER_MOVE_NO_PREF)
+			continue;
+		/* Only a preference: a removed one lets the usual choice pick. */
+		ret = tier_movq_map(table, nr_old, m->pref, &t);
+		m->pref = ret ? TIER_MOVE_NO_PREF : t;
+	}
+	for (i = 0; i < q->res_nr; i++) {
+		r = &q->res[(q->res_head + i) % TIER_MOVQ_RESULTS];
+		/* Removed (or no tier already): nothing to name. */
+		ret = tier_movq_map(table, nr_old, r->tier, &t);
+		r->tier = ret ? TIER_MOVE_NO_TIER : t;
+	}
+	return 0;
 }
 
 const char *tier_move_kind_name(u32 kind)

@@ -10,12 +10,18 @@
 #define DM_TIER_CORE_MOVQ_H
 
 #include "tier-internal.h"
+#include "extent_map.h"
 
 /*
  * tier_move.pref of a request without a preferred destination; the same
  * value as TIER_EVAC_NO_PREF (policy.h), which the evacuation passes on.
  */
 #define TIER_MOVE_NO_PREF 0xffffffffU
+/*
+ * tier_move_result.tier of an outcome whose tier a tier-list change removed
+ * before the outcome was sent (tier_movq_renumber()): no tier to name.
+ */
+#define TIER_MOVE_NO_TIER 0xffffffffU
 
 /* Requests queued at once (the running one included); one more: EBUSY. */
 #define TIER_MOVQ_MAX 32
@@ -201,6 +207,50 @@ u64 tier_movq_left(struct tier_movq *q);
  * Return: true when there was one.
  */
 bool tier_movq_pop_result(struct tier_movq *q, struct tier_move_result *res);
+
+/**
+ * tier_movq_renumber_blocker() - the first request a tier-list change
+ * through @table cannot follow: a migrate or pin whose target tier the
+ * change removes (docs/ARCHITECTURE.md "Move queue").
+ * @q:      the queue.
+ * @table:  [old tier] = new tier, TIER_RENUM_GONE for the removed tier
+ *          (tier_map_renumber_table()).
+ * @nr_old: tiers before the change (valid entries of @table).
+ *
+ * An evacuation of the removed tier never blocks (see
+ * tier_movq_renumber()), nor does a removed preferred destination.
+ *
+ * Context: any; pure.
+ * Return: the request, or NULL.
+ */
+const struct tier_move *tier_movq_renumber_blocker(struct tier_movq *q,
+						   const u8 *table, u32 nr_old);
+
+/**
+ * tier_movq_renumber() - the queue follows a tier-list change, with the
+ * table that renumbers the map (tier_map_renumber()):
+ *  - every request's tier and preferred destination go through @table; a
+ *    removed (or invalid) preferred destination becomes TIER_MOVE_NO_PREF;
+ *  - an evacuation of the removed tier ends done (outcome in the result
+ *    ring): the removed tier holds no extent (the change is refused
+ *    otherwise), so it has nothing left to move;
+ *  - every outcome not yet sent names its tier in the new list too, so the
+ *    event that carries it matches the tier list it is sent with; one whose
+ *    tier is removed (or was not a tier of the old list) gets
+ *    TIER_MOVE_NO_TIER.
+ * All or nothing: a blocker (tier_movq_renumber_blocker()) refuses it.
+ * @q:      the queue; no request may have copies in flight (suspended).
+ * @table:  as for tier_movq_renumber_blocker().
+ * @nr_old: tiers before the change.
+ * @id:     out, optional: the blocker's id on -EBUSY.
+ *
+ * Context: any; pure.
+ * Return: 0; -EBUSY for a blocker; -EINVAL for a request naming a tier at
+ * or above @nr_old (through a table entry at or above TIER_MAX_TIERS but
+ * TIER_RENUM_GONE) or with copies in flight; nothing changes on an error.
+ */
+int tier_movq_renumber(struct tier_movq *q, const u8 *table, u32 nr_old,
+		       u32 *id);
 
 /**
  * tier_move_kind_name() - "migrate", "pin" or "evacuate".

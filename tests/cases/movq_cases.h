@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Cases for kernel/core/movq.c: the queue of explicit move requests (FIFO
- * order, the bound, id allocation, cancel, progress, outcomes). Run by
+ * order, the bound, id allocation, cancel, progress, outcomes, renumbering
+ * at a tier-list change). Run by
  * tests/unit/test_movq.c (cmocka) and tests/kunit/movq_kunit.c (KUnit).
  */
 #include "case.h"
@@ -237,6 +238,182 @@ static void movq_results_full_test(CASE_CTX)
 	CASE_EQ(r.id, first);
 }
 
+/*
+ * A tier inserted at 1 of 3: every request's tier and preference, and the
+ * outcomes not yet sent, follow the map's table; ids, order, cursors stay.
+ */
+static void movq_renumber_insert_test(CASE_CTX)
+{
+	struct tier_movq *q = movq_new(test);
+	struct tier_move_result r;
+	u8 t[TIER_MAX_TIERS];
+	struct tier_move *m;
+	u32 id[5], i;
+
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 1, &id[0]),
+		       0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 10, 19, 2, &id[1]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_EVACUATE, 0, 99, 2, &id[2]),
+		       0);
+	tier_movq_find(q, id[2])->pref = 1;
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 20, 29, 0, &id[3]),
+		       0);
+	/* One that ended, its outcome not sent yet. */
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 2, &id[4]),
+		       0);
+	CASE_ASSERT_EQ(tier_movq_cancel(q, id[4]), 0);
+	m = tier_movq_at(q, 0);
+	m->state = TIER_MOVE_RUNNING;
+	m->next = 4;
+	m->moved = 3;
+
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 1, t), 0);
+	CASE_EQ(tier_movq_renumber(q, t, 3, NULL), 0);
+	CASE_EQ(q->nr, 4U);
+	for (i = 0; i < 4; i++)
+		CASE_EQ(tier_movq_at(q, i)->id, id[i]);
+	m = tier_movq_at(q, 0);
+	CASE_EQ(m->tier, 2U);
+	CASE_EQ(m->state, (u8)TIER_MOVE_RUNNING);
+	CASE_EQ(m->next, 4ULL);
+	CASE_EQ(m->moved, 3ULL);
+	CASE_EQ(tier_movq_at(q, 1)->tier, 3U);
+	CASE_EQ(tier_movq_at(q, 2)->tier, 3U);
+	CASE_EQ(tier_movq_at(q, 2)->pref, 2U);
+	CASE_EQ(tier_movq_at(q, 3)->tier, 0U);
+	CASE_EQ(tier_movq_at(q, 3)->pref, TIER_MOVE_NO_PREF);
+	CASE_ASSERT_TRUE(tier_movq_pop_result(q, &r));
+	CASE_EQ(r.id, id[4]);
+	CASE_EQ(r.tier, 3U);
+	CASE_FALSE(tier_movq_pop_result(q, &r));
+
+	/* Appending renumbers nothing. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(4, true, 4, t), 0);
+	CASE_EQ(tier_movq_renumber(q, t, 4, NULL), 0);
+	CASE_EQ(tier_movq_at(q, 0)->tier, 2U);
+	CASE_EQ(tier_movq_at(q, 1)->tier, 3U);
+	CASE_EQ(q->nr, 4U);
+}
+
+/*
+ * Tier 1 of 4 removed: the tiers after it move down; an evacuation of it
+ * ends done (the tier is empty), a preference for it is dropped, and an
+ * unsent outcome that named it names no tier.
+ */
+static void movq_renumber_remove_test(CASE_CTX)
+{
+	struct tier_movq *q = movq_new(test);
+	struct tier_move_result r;
+	u8 t[TIER_MAX_TIERS];
+	u32 id[5];
+
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]),
+		       0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_EVACUATE, 0, 99, 1, &id[1]),
+		       0);
+	tier_movq_find(q, id[1])->pref = 2;
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_EVACUATE, 0, 99, 2, &id[2]),
+		       0);
+	tier_movq_find(q, id[2])->pref = 1;
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 30, 39, 0, &id[3]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 5, 5, 1, &id[4]),
+		       0);
+	CASE_ASSERT_EQ(tier_movq_cancel(q, id[4]), 0);
+	tier_movq_at(q, 1)->moved = 7;
+
+	CASE_ASSERT_EQ(tier_map_renumber_table(4, false, 1, t), 0);
+	CASE_EQ(tier_movq_renumber(q, t, 4, NULL), 0);
+	CASE_ASSERT_EQ(q->nr, 3U);
+	CASE_EQ(tier_movq_at(q, 0)->id, id[0]);
+	CASE_EQ(tier_movq_at(q, 0)->tier, 2U);
+	CASE_EQ(tier_movq_at(q, 1)->id, id[2]);
+	CASE_EQ(tier_movq_at(q, 1)->tier, 1U);
+	CASE_EQ(tier_movq_at(q, 1)->pref, TIER_MOVE_NO_PREF);
+	CASE_EQ(tier_movq_at(q, 2)->id, id[3]);
+	CASE_EQ(tier_movq_at(q, 2)->tier, 0U);
+	/* The cancelled migrate's outcome, then the evacuation's. */
+	CASE_ASSERT_TRUE(tier_movq_pop_result(q, &r));
+	CASE_EQ(r.id, id[4]);
+	CASE_EQ(r.outcome, (u32)TIER_MOVE_CANCELLED);
+	CASE_EQ(r.tier, TIER_MOVE_NO_TIER);
+	CASE_ASSERT_TRUE(tier_movq_pop_result(q, &r));
+	CASE_EQ(r.id, id[1]);
+	CASE_EQ(r.kind, (u32)TIER_MOVE_EVACUATE);
+	CASE_EQ(r.outcome, (u32)TIER_MOVE_DONE);
+	CASE_EQ(r.moved, 7ULL);
+	CASE_EQ(r.tier, TIER_MOVE_NO_TIER);
+	CASE_FALSE(tier_movq_pop_result(q, &r));
+	/* Later outcomes name the new numbers. */
+	CASE_ASSERT_EQ(tier_movq_cancel(q, id[0]), 0);
+	CASE_ASSERT_TRUE(tier_movq_pop_result(q, &r));
+	CASE_EQ(r.tier, 2U);
+}
+
+/*
+ * A migrate or pin to the tier being removed cannot be renumbered: the
+ * change is refused, naming it, and nothing changes; once it is cancelled
+ * the change goes through.
+ */
+static void movq_renumber_blocked_test(CASE_CTX)
+{
+	struct tier_movq *q = movq_new(test);
+	struct tier_movq *before = case_alloc(test, sizeof(*before));
+	const struct tier_move *b;
+	u8 t[TIER_MAX_TIERS];
+	u32 id[3], got = 0;
+
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 3, &id[0]),
+		       0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 0, 9, 2, &id[1]), 0);
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 2, &id[2]),
+		       0);
+	CASE_ASSERT_EQ(tier_map_renumber_table(4, false, 2, t), 0);
+	b = tier_movq_renumber_blocker(q, t, 4);
+	CASE_ASSERT_NOT_NULL(b);
+	CASE_EQ(b->id, id[1]);
+	memcpy(before, q, sizeof(*q));
+	CASE_EQ(tier_movq_renumber(q, t, 4, &got), -EBUSY);
+	CASE_EQ(got, id[1]);
+	CASE_MEMEQ(q, before, sizeof(*q));
+
+	CASE_ASSERT_EQ(tier_movq_cancel(q, id[1]), 0);
+	b = tier_movq_renumber_blocker(q, t, 4);
+	CASE_ASSERT_NOT_NULL(b);
+	CASE_EQ(b->id, id[2]);
+	CASE_ASSERT_EQ(tier_movq_cancel(q, id[2]), 0);
+	CASE_NULL(tier_movq_renumber_blocker(q, t, 4));
+	CASE_EQ(tier_movq_renumber(q, t, 4, NULL), 0);
+	CASE_EQ(tier_movq_at(q, 0)->tier, 2U);
+
+	/* An insertion never blocks. */
+	CASE_ASSERT_EQ(tier_map_renumber_table(3, true, 1, t), 0);
+	CASE_NULL(tier_movq_renumber_blocker(q, t, 3));
+}
+
+/* Copies in flight, or a tier outside the old list: refused, unchanged. */
+static void movq_renumber_invalid_test(CASE_CTX)
+{
+	struct tier_movq *q = movq_new(test);
+	u8 t[TIER_MAX_TIERS];
+	struct tier_move *m;
+	u32 id;
+
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 9, 1, &id), 0);
+	m = tier_movq_at(q, 0);
+	m->state = TIER_MOVE_RUNNING;
+	m->inflight = 1;
+	CASE_ASSERT_EQ(tier_map_renumber_table(2, true, 1, t), 0);
+	CASE_EQ(tier_movq_renumber(q, t, 2, NULL), -EINVAL);
+	CASE_EQ(m->tier, 1U);
+	m->inflight = 0;
+	m->tier = 2;
+	CASE_EQ(tier_movq_renumber(q, t, 2, NULL), -EINVAL);
+	CASE_EQ(m->tier, 2U);
+	m->tier = 1;
+	CASE_EQ(tier_movq_renumber(q, t, 2, NULL), 0);
+	CASE_EQ(m->tier, 2U);
+}
+
 static void movq_names_test(CASE_CTX)
 {
 	CASE_STREQ(tier_move_kind_name(TIER_MOVE_MIGRATE), "migrate");
@@ -261,6 +438,10 @@ static struct case_entry movq_cases_all[] = {
 	CASE_RUN(movq_failed_test),
 	CASE_RUN(movq_cancel_all_test),
 	CASE_RUN(movq_results_full_test),
+	CASE_RUN(movq_renumber_insert_test),
+	CASE_RUN(movq_renumber_remove_test),
+	CASE_RUN(movq_renumber_blocked_test),
+	CASE_RUN(movq_renumber_invalid_test),
 	CASE_RUN(movq_names_test),
 	{}
 };

@@ -75,15 +75,17 @@ guest_first() {
 	# again: the same disk comes back as tier 2.
 	tierctl add-tier $DEV "$DMT_NVME2" >/dev/null
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the second add-tier"
-	# A queued move: removing the tier is refused by tierctl, and
-	# by the kernel for a table loaded without tierctl.
+	# A queued move to the tier: removing it is refused by tierctl, and
+	# by the kernel for a table loaded without tierctl, naming the move.
 	tier_set $DEV migration_bandwidth 1
 	id=$(tierctl migrate $DEV --range all --tier 2 --json | jget '["move_id"]')
-	expect_status 1 "moves are queued" tierctl remove-tier $DEV 2
+	expect_status 1 "move $id \\(migrate to tier 2\\) targets the tier being removed: cancel it \\(tierctl cancel $DEV $id\\)" \
+		tierctl remove-tier $DEV 2
 	tbl=$(dmsetup table $DEV | awk '{ n = 5 + $5; out = ""; for (i = 1; i <= NF; i++) if (i != n) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
 	! dmsetup reload $DEV --table "0 $(blockdev --getsz $D) tier $tbl" 2>/dev/null ||
-		fail "the kernel loaded a table without tier 2 while a move was queued"
-	dmesg | grep -q "Moves are queued" || fail "no 'Moves are queued' in the kernel log"
+		fail "the kernel loaded a table without tier 2 while a move to it was queued"
+	dmesg | grep -q "Move $id (migrate to tier 2) targets the tier being removed" ||
+		fail "no 'Move $id ... targets the tier being removed' in the kernel log"
 	tierctl cancel $DEV "$id" >/dev/null || true
 	tier_set $DEV migration_bandwidth 0
 	expect_eq "$(nr_tiers_now)" 3 "tiers after the refused removal"

@@ -10,10 +10,17 @@
 #   place     extents migrated onto tiers 1 and 2
 #   refuse    removing tier 1 while it holds extents: the evacuate hint
 #   remove    tier 1 evacuated, then removed: tier 2 becomes tier 1 with
-#             its extents (same count), class and label hint; the removed
-#             disk's label is wiped
+#             its extents (same count, with tier 0's: the queued moves go
+#             between the two), class and label hint; the removed disk's
+#             label is wiped
 #   insert    a new disk (pmem) inserted at position 1: the tier at 1 moves
 #             to 2 with its extents; extents migrated onto the new tier 1
+#   queued    moves (one crawling at 1 MiB/s, one queued) across both changes
+#             follow the renumbering: status shows their new target, and
+#             they end on the nvmf tier, whatever its index
+#             (docs/ARCHITECTURE.md "Move queue"); a queued move to the new
+#             tier 1 refuses its removal, naming the move (tierctl, and the
+#             kernel for a table loaded by hand)
 # Then, fio stopped: every file intact, used = mapped per tier after a
 # commit; remove/activate keeps the list and the classes per index (status
 # JSON, probe hints); xfs_repair -n and tierctl check are clean.
@@ -37,6 +44,51 @@ print(" ".join(t["class"] for t in d["tiers"] if t["durable"]))'
 table_devs() { dmsetup table $DEV | awk '{ for (i = 6; i < 6 + $5; i++) printf "%s%s", (i > 6 ? " " : ""), $i; print "" }'; }
 devt() { printf '%d:%d' "$(stat -c '0x%t' "$1")" "$(stat -c '0x%T' "$1")"; }
 
+# "OFFSET:LEN" (bytes) from the first extent mapped on tier T to the Nth
+# (the last when T maps fewer), or nothing when it maps none.
+span_on() { # tier n
+	tierctl where $DEV --range 0:320M --json | python3 -c '
+import json, sys
+t, n = int(sys.argv[1]), int(sys.argv[2])
+d = json.load(sys.stdin)
+eb, offs = d["extent_bytes"], []
+for e in (e for f in d["files"] for e in f["extents"] if e["tier"] == t):
+	offs += range(e["device_offset"], e["device_offset"] + e["length"], eb)
+offs = offs[:n]
+if offs:
+	print("%d:%d" % (offs[0], offs[-1] + eb - offs[0]))' "$1" "$2"
+}
+
+# The tiers the mapped extents of range R are on, e.g. "[2]".
+tiers_of() { # range
+	tierctl where $DEV --range "$1" --json |
+		jget '["files"] and sorted(set(e["tier"] for f in d["files"] for e in f["extents"] if e["tier"] is not None))'
+}
+
+# Queue a migrate of each range to tier T; prints the ids.
+queue_moves() { # tier ranges...
+	local t=$1 r
+	shift
+	for r; do
+		tierctl migrate $DEV --range "$r" --tier "$t" --json | jget '["move_id"]' ||
+			fail "migrate --range $r --tier $t"
+	done
+}
+
+# After a change: the two moves of range R (one crawling, one queued behind
+# it) target tier T now (status); then, at full speed, the queue drains and
+# every mapped extent of R is on T (where).
+moves_followed() { # what tier range
+	local what=$1 t=$2 r=$3
+	expect_eq "$(tierctl status $DEV --json | jget '["moves"] and [m["target_tier"] for m in d["moves"]]')" \
+		"[$t, $t]" "$what: targets of the two queued moves (fewer left: too fast)"
+	tier_set $DEV migration_bandwidth 0
+	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
+		fail "$what: moves still queued: $(tierctl status $DEV)"
+	expect_eq "$(tiers_of "$r")" "[$t]" "$what: tiers of $r after its queued moves"
+	expect_eq "$(tier_stat $DEV migration_errors)" 0 "$what: migration errors"
+}
+
 # used = mapped on every tier once nothing waits for a commit.
 used_is_mapped() { # where
 	local i m u
@@ -51,7 +103,7 @@ used_is_mapped() { # where
 }
 
 guest_main() {
-	local out fio_pid n1 n2 cls
+	local out fio_pid n0 n1 n2 cls range ids id idh tbl
 	mkdir -p $MNT
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" \
 		--class nvme --class pmem --class nvmf --extent-size 1M --size 320M >/dev/null
@@ -85,12 +137,26 @@ guest_main() {
 	tier_set $DEV auto_migrate 0
 	tier_set $DEV redirect_writes 0
 	sleep 2
-	n2=$(tier_mapped $DEV 2)
+	# Two moves to the nvmf tier (2, then 1) across the removal: one
+	# crawling through (up to) 32 extents of tier 0 at 1 MiB/s, one queued
+	# behind it. Extents only go from tier 0 to it: the two keep their
+	# count.
+	range=$(span_on 0 32)
+	[ -n "$range" ] || fail "no extent on tier 0: $(tier_summary $DEV)"
+	tier_set $DEV migration_bandwidth 1
+	tier_eval $DEV
+	n0=$mapped0
+	n2=$mapped2
+	ids=$(queue_moves 2 "$range" "$range" | tr '\n' ' ')
+	echo "queued before remove-tier 1: moves $ids of $range: $(tier_summary $DEV)"
 	out=$(tierctl remove-tier $DEV 1 --json)
 	echo "remove-tier 1: $out"
 	expect_eq "$(jget '["tier"]' <<<"$out")" 1 "remove-tier: tier"
 	expect_eq "$(nr_tiers_now)" 2 "tiers after remove-tier 1"
-	expect_eq "$(tier_mapped $DEV 1)" "$n2" "old tier 2's extents, now on tier 1"
+	tier_eval $DEV
+	expect_eq "$((mapped0 + mapped1))" "$((n0 + n2))" "old tier 2's extents (and those moving there), now on tier 1"
+	[ "$mapped1" -ge "$n2" ] || fail "tier 1 maps $mapped1 extents, old tier 2 had $n2"
+	moves_followed "remove-tier 1" 1 "$range"
 	expect_eq "$(classes)" "nvme nvmf" "classes after remove-tier 1"
 	expect_eq "$(table_devs)" "$(devt "$DMT_NVME0") $(devt "$DMT_NVME2")" "table after remove-tier 1"
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["tier"]')" 1 "hint of the moved tier"
@@ -100,14 +166,47 @@ guest_main() {
 	tier_sane $DEV remove
 	echo "remove: $(tier_summary $DEV)"
 
-	# insert: a new disk at position 1; the tier at 1 moves to 2.
-	n1=$(tier_mapped $DEV 1)
+	# insert: a new disk at position 1; the tier at 1 moves to 2, with
+	# the moves queued to it (a move left at 1 would fill the new tier).
+	range=$(span_on 0 32)
+	[ -n "$range" ] || fail "no extent on tier 0: $(tier_summary $DEV)"
+	tier_set $DEV migration_bandwidth 1
+	tier_eval $DEV
+	n0=$mapped0
+	n1=$mapped1
+	ids=$(queue_moves 1 "$range" "$range" | tr '\n' ' ')
+	echo "queued before add-tier --position 1: moves $ids of $range: $(tier_summary $DEV)"
 	out=$(tierctl add-tier $DEV "$DMT_NVME3" --class pmem --position 1 --json)
 	echo "add-tier --position 1: $out"
 	expect_eq "$(jget '["tier"]' <<<"$out")" 1 "add-tier: tier"
 	expect_eq "$(nr_tiers_now)" 3 "tiers after add-tier --position 1"
-	expect_eq "$(tier_mapped $DEV 1)" 0 "the new tier 1"
-	expect_eq "$(tier_mapped $DEV 2)" "$n1" "old tier 1's extents, now on tier 2"
+	tier_eval $DEV
+	expect_eq "$mapped1" 0 "the new tier 1"
+	expect_eq "$((mapped0 + mapped2))" "$((n0 + n1))" "old tier 1's extents (and those moving there), now on tier 2"
+	[ "$mapped2" -ge "$n1" ] || fail "tier 2 maps $mapped2 extents, old tier 1 had $n1"
+	moves_followed "add-tier --position 1" 2 "$range"
+	expect_eq "$(tier_mapped $DEV 1)" 0 "the new tier 1 after the queued moves"
+
+	# A queued move to the new tier 1 (behind one crawling to the emptied
+	# tier 0) refuses its removal, by tierctl and by the kernel for a
+	# table loaded by hand.
+	tier_set $DEV migration_bandwidth 1
+	idh=$(queue_moves 0 0:320M)
+	id=$(queue_moves 1 0:1M)
+	expect_status 1 "move $id \\(migrate to tier 1\\) targets the tier being removed: cancel it \\(tierctl cancel $DEV $id\\)" \
+		tierctl remove-tier $DEV 1
+	tbl=$(dmsetup table $DEV | awk '{ out = ""; for (i = 1; i <= NF; i++) if (i != 7) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
+	! dmsetup reload $DEV --table "0 $(blockdev --getsz $D) tier $tbl" 2>/dev/null ||
+		fail "the kernel loaded a table without tier 1 while a move to it was queued"
+	dmesg | grep -q "Move $id (migrate to tier 1) targets the tier being removed: cancel it (tierctl cancel $DEV $id)" ||
+		fail "no 'Move $id ... targets the tier being removed' in the kernel log"
+	tierctl cancel $DEV "$id" >/dev/null
+	tierctl cancel $DEV "$idh" >/dev/null
+	tier_set $DEV migration_bandwidth 0
+	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
+		fail "moves still queued after the cancels: $(tierctl status $DEV)"
+	expect_eq "$(nr_tiers_now)" 3 "tiers after the refused removal"
+	expect_eq "$(tier_mapped $DEV 1)" 0 "the new tier 1 after the refused removal"
 	expect_eq "$(classes)" "nvme pmem nvmf" "classes after add-tier --position 1"
 	expect_eq "$(table_devs)" "$(devt "$DMT_NVME0") $(devt "$DMT_NVME3") $(devt "$DMT_NVME2")" \
 		"table after add-tier --position 1"

@@ -203,50 +203,6 @@ static void quiet_end(int saved)
 	close(saved);
 }
 
-/* Extents queued moves still have to move (status manual_pending), or 0. */
-static u64 moves_pending(const char *name)
-{
-	struct tl_status stat;
-	struct tl_dm_dev d;
-	u64 n = 0;
-
-	if (tl_dm_query(name, NULL, true, &d, NULL))
-		return 0;
-	if (!tl_status_parse(d.params, &stat, NULL))
-		n = stat.mig.manual_pending;
-	tl_dm_dev_free(&d);
-	return n;
-}
-
-#define REPLACE_MOVES_WAIT_MS (120 * 1000)
-#define REPLACE_MOVES_POLL_MS 500
-#define REPLACE_STEP_TRIES 3
-
-/*
- * A tier-list change before the last tier is refused while moves are
- * queued (a queued move names tiers by index). Moves others queued (tierd's
- * pins and checkpoint retention react to the new list at once) usually end
- * within seconds: wait for the queue to drain, at most
- * REPLACE_MOVES_WAIT_MS; the step itself refuses if it does not.
- */
-static void wait_moves(const struct replace_opts *o, bool json)
-{
-	u64 n = moves_pending(o->name);
-	u32 waited = 0;
-
-	if (!n)
-		return;
-	if (!json)
-		printf("%s: replace-tier %u: waiting for queued moves (%llu extents to go; 'tierctl status %s' lists them)\n",
-		       o->name, o->tier, (unsigned long long)n, o->name);
-	fflush(stdout);
-	while (n && waited < REPLACE_MOVES_WAIT_MS) {
-		usleep(REPLACE_MOVES_POLL_MS * 1000);
-		waited += REPLACE_MOVES_POLL_MS;
-		n = moves_pending(o->name);
-	}
-}
-
 /* The evacuate step: "tierctl evacuate NAME TIER --to TIER+1 --wait". */
 static int evacuate_step(const struct replace_opts *o, bool json)
 {
@@ -276,7 +232,7 @@ int cmd_replace_tier(int argc, char **argv)
 	struct replace_opts o;
 	struct rstate st;
 	struct stat sb;
-	u32 nr_done = 0, i, guard, repeats = 0, tries;
+	u32 nr_done = 0, i, guard, repeats = 0;
 	bool json, started = false;
 	int rc, saved;
 
@@ -328,27 +284,23 @@ int cmd_replace_tier(int argc, char **argv)
 		if (!json)
 			printf("%s: replace-tier %u: step %s\n", o.name, o.tier,
 			       tl_replace_step_name(step));
-		for (tries = 0; tries < REPLACE_STEP_TRIES; tries++) {
-			if (step != TL_REPLACE_EVACUATE)
-				wait_moves(&o, json);
-			saved = quiet_begin(json);
-			if (step == TL_REPLACE_ADD)
-				rc = tierctl_add_tier(
-					o.name, o.dev,
-					o.class_arg ?
-						o.tier_class :
-						st.sb.tier[o.tier].tier_class,
-					(int)o.tier + 1, json);
-			else if (step == TL_REPLACE_EVACUATE)
-				rc = evacuate_step(&o, json);
-			else
-				rc = tierctl_remove_tier(o.name, o.tier, json);
-			quiet_end(saved);
-			/* Refused for a move queued meanwhile: again. */
-			if (!rc || step == TL_REPLACE_EVACUATE ||
-			    !moves_pending(o.name))
-				break;
-		}
+		/*
+		 * Queued moves (tierd's pins and retention) follow the list
+		 * change: nothing to wait for (docs/ARCHITECTURE.md "Move
+		 * queue"). A move to TIER is refused while it evacuates.
+		 */
+		saved = quiet_begin(json);
+		if (step == TL_REPLACE_ADD)
+			rc = tierctl_add_tier(
+				o.name, o.dev,
+				o.class_arg ? o.tier_class :
+					      st.sb.tier[o.tier].tier_class,
+				(int)o.tier + 1, json);
+		else if (step == TL_REPLACE_EVACUATE)
+			rc = evacuate_step(&o, json);
+		else
+			rc = tierctl_remove_tier(o.name, o.tier, json);
+		quiet_end(saved);
 		if (rc)
 			return fail("replace-tier: the %s step failed (above); fix that and run 'tierctl replace-tier %s %u %s' again: it resumes there",
 				    tl_replace_step_name(step), o.name, o.tier,

@@ -204,17 +204,22 @@ int cmd_add_tier(int argc, char **argv)
 }
 
 /*
- * Moves queued (migrate, pin --tier, evacuate) name tiers by index: a list
- * change that renumbers tiers waits for them (the kernel refuses too).
- * TIERCTL_EXIT_OK when none, else the failure printed.
+ * Queued moves (migrate, pin --tier, evacuate) name tiers by index; the
+ * kernel renumbers them with the map when the list changes. Only a migrate
+ * or pin to the tier being removed cannot follow (the kernel refuses it
+ * too); an evacuation of that tier can (the tier is empty: nothing is left
+ * for it to move). @mapped: the tier's mapped extents (status line).
+ * TIERCTL_EXIT_OK when nothing is in the way, else the failure printed.
  */
-static int check_no_moves(const char *cmd, const char *name, u64 *mapped,
-			  u32 tier)
+static int check_remove_moves(const char *name, u64 *mapped, u32 tier)
 {
 	struct tl_err err = { "" };
 	struct tl_status stat;
+	struct tl_nl_dev *dev;
 	struct tl_dm_dev d;
+	struct tl_nl *nl;
 	int rc;
+	u32 i;
 
 	if (tl_dm_query(name, NULL, true, &d, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
@@ -222,13 +227,22 @@ static int check_no_moves(const char *cmd, const char *name, u64 *mapped,
 	tl_dm_dev_free(&d);
 	if (rc)
 		return report(TIERCTL_EXIT_FAIL, &err);
-	if (mapped)
-		*mapped = stat.tier[tier].mapped_extents;
-	if (stat.mig.manual_pending)
-		return fail("%s: moves are queued (%llu extents to go): wait for them or cancel them ('tierctl status %s' lists them), then run %s again",
-			    cmd, (unsigned long long)stat.mig.manual_pending,
-			    name, cmd);
-	return TIERCTL_EXIT_OK;
+	*mapped = stat.tier[tier].mapped_extents;
+	rc = nl_open_dev("remove-tier", name, NULL, &nl, &dev);
+	if (rc)
+		return rc;
+	for (i = 0; i < dev->nr_moves; i++) {
+		const struct tl_nl_move *m = &dev->moves[i];
+
+		if (m->target_tier != tier || !strcmp(m->kind, "evacuate"))
+			continue;
+		rc = fail("remove-tier: move %u (%s to tier %u) targets the tier being removed: cancel it (tierctl cancel %s %u) or wait for it to end, then run remove-tier again",
+			  m->id, m->kind, tier, name, m->id);
+		break;
+	}
+	tl_nl_close(nl);
+	free(dev);
+	return rc;
 }
 
 int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
@@ -300,12 +314,6 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 	if (tier_class == TL_CLASS_AUTO)
 		tier_class = tl_sysfs_detect_class(TL_SYSROOT, major(st.st_rdev),
 						   minor(st.st_rdev));
-	/* An insertion renumbers the tiers after it: no move may be queued. */
-	if (pos < lv.nr) {
-		rc = check_no_moves("add-tier", name, NULL, 0);
-		if (rc)
-			goto out;
-	}
 	rc = tl_uuid_random(member_uuid) ?
 		     tl_fail(&err, TL_FAIL, "cannot get random numbers") :
 		     tl_tierlist_new_label_at(&lv.meta_label, &lv.sb, pos,
@@ -506,11 +514,10 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	}
 	/*
 	 * Mapped extents, not used ones: freed extents count as used until a
-	 * commit. The kernel checks again (nothing allocated either). A
-	 * queued move may target the tier or name one after it: the kernel
-	 * refuses too.
+	 * commit. The kernel checks again (nothing allocated either), and
+	 * refuses a queued move to the tier too.
 	 */
-	rc = check_no_moves("remove-tier", name, &held, tier);
+	rc = check_remove_moves(name, &held, tier);
 	if (rc)
 		goto out;
 	if (held) {

@@ -23,7 +23,9 @@ enum dm_tier_event {
 	/*
 	 * An explicit move request (migrate, pin with target-tier) ended: one
 	 * notification per request, with its move-id, move-outcome, move-errno
-	 * and done-extents; event-tier is its target tier.
+	 * and done-extents; event-tier is its target tier in the tier list the
+	 * notification carries (absent when a tier-list change removed that tier
+	 * before it was sent).
 	 */
 	DM_TIER_EVENT_MIGRATION_DONE = 5,
 	/*
