@@ -726,7 +726,7 @@ void tier_pool_sync_noalloc(struct tier_pool *pool);
  * still be empty when that table resumes. Undone by
  * tier_pool_release_tier().
  * @pool: the pool.
- * @tier: the last tier, >= 1.
+ * @tier: the tier to remove (tier 0 only when tier 1 takes its place).
  * @err:  out; a static message for ti->error.
  *
  * Context: caller holds pool->lock.
@@ -779,8 +779,12 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
  * the map renumbered, then forget it in memory (allocator freed); the
  * tiers after it move down by one with all their state. The caller
  * refuses while moves are queued and restarts the migration plan.
+ * Removing tier 0 makes tier 1 tier 0; without a metadata device the
+ * metadata moves to it (tier_md_commit_tiers()) and it becomes the pool's
+ * key (@pool->meta_dev_id), so the table that names it as tier 0 finds
+ * this pool from now on.
  * @pool: the pool.
- * @pos:  1..nr_tiers - 1.
+ * @pos:  0..nr_tiers - 1.
  *
  * Context: as tier_pool_add_tier().
  * Return: 0; -EROFS; -EBUSY (not held, or extents appeared on it); the
