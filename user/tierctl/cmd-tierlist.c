@@ -498,7 +498,7 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	    (tl_tierlist_read_label(lv.path[1], &l1) ||
 	     l1.spare_meta_blocks != 2 + 2 * lv.sb.map_blocks ||
 	     tier_label_sb_index(&l1, &lv.sb) != 1)) {
-		rc = usage_error("remove-tier: tier 0 holds the metadata of %s and tier 1 (%s) has no room for it; 'tierctl replace-tier %s 0 NEWDEV' adds a tier that has",
+		rc = usage_error("remove-tier: tier 0 cannot be removed: it holds the metadata of %s and tier 1 (%s) has no room for it; 'tierctl replace-tier %s 0 NEWDEV' replaces tier 0 with a new device",
 				 name, lv.path[1], name);
 		goto out;
 	}
