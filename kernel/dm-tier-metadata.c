@@ -704,7 +704,7 @@ static int tier_md_write_copy_full(struct tier_md *md, struct tier_map *m,
 			       tier_map_block_sector(nsb, copy, index),
 			       md->md_buf, n);
 		if (r) {
-			DMERR("%s: writing map copy %u blocks %llu..%llu on the new tier 0 failed: %d",
+			DMERR("%s: new tier 0: writing map copy %u blocks %llu..%llu failed: %d",
 			      md->meta_name, copy, index, index + n - 1, r);
 			return r;
 		}
@@ -871,10 +871,9 @@ int tier_md_check_spare(struct tier_md *md, struct block_device *bdev,
 	    label.spare_meta_blocks != 2 + 2 * md->sb.map_blocks ||
 	    md->sb.meta_start != TIER_META_START) {
 		DMERR("%s: tier 1 has no spare metadata area of %llu blocks (label: %llu)",
-		      name, 2 + 2 * md->sb.map_blocks,
-		      label.spare_meta_blocks);
+		      name, 2 + 2 * md->sb.map_blocks, label.spare_meta_blocks);
 		*error =
-			"Tier 0 holds the metadata and tier 1 has no room for it (tierctl replace-tier NAME 0 adds such a tier)";
+			"Tier 1 has no room for tier 0's metadata (see tierctl replace-tier)";
 		r = -EINVAL;
 	}
 out:

@@ -1172,7 +1172,7 @@ static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
 	 */
 	if (!pos && ins) {
 		*error =
-			"Tier 0 cannot be inserted (it identifies the device); insert at 1 and remove tier 0";
+			"Tier 0 cannot be inserted (insert at 1, then remove tier 0)";
 		return -EINVAL;
 	}
 	tc->list_pos = pos;

@@ -935,8 +935,8 @@ int tier_sb_remove_tier(struct tier_sb *sb, u32 pos)
 		return -EINVAL;
 	/* Tier 1 becomes tier 0: on the tiers, the metadata precedes its data. */
 	if (!pos && !(sb->flags & TIER_SB_F_META_EXT) &&
-	    sb->tier[1].data_start < sb->map_start[1] +
-					     sb->map_blocks * TIER_BLOCK_SECTORS)
+	    sb->tier[1].data_start <
+		    sb->map_start[1] + sb->map_blocks * TIER_BLOCK_SECTORS)
 		return -EINVAL;
 	/* The superblock's check: the virtual size fits the capacity. */
 	for (i = 0; i < sb->nr_tiers; i++)

@@ -1840,7 +1840,8 @@ static void tier_list_tier0_test(CASE_CTX)
 	sb->virt_extents = sb->tier[2].nr_extents;
 	meta_blocks = 2 + 2 * sb->map_blocks;
 	data = (TIER_META_START + meta_blocks * TIER_BLOCK_SECTORS +
-		TIER_DATA_ALIGN - 1) / TIER_DATA_ALIGN * TIER_DATA_ALIGN;
+		TIER_DATA_ALIGN - 1) /
+	       TIER_DATA_ALIGN * TIER_DATA_ALIGN;
 
 	/* The new tier's label: a spare area, the data after it. */
 	tier_fresh_label(f, 1, l);
@@ -1868,7 +1869,8 @@ static void tier_list_tier0_test(CASE_CTX)
 	CASE_EQ(blocks, out->meta_blocks);
 
 	/* Refused: the area runs into the data, with META, with META_EXT. */
-	l->spare_meta_blocks = (data - TIER_META_START) / TIER_BLOCK_SECTORS + 1;
+	l->spare_meta_blocks =
+		(data - TIER_META_START) / TIER_BLOCK_SECTORS + 1;
 	tier_label_encode(l, blk);
 	expect_err(test, tier_label_decode(blk, out, &err), &err, -EUCLEAN,
 		   TIER_E_LABEL_META, "spare area into the data");
