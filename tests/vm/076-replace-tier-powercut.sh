@@ -21,6 +21,9 @@
 #   add0    after the add step: four tiers, coldL tier 1 with a spare
 #           metadata area
 #   moved0  after the evacuate step: tier 0 empty
+#   torn0   in the remove step's commit, after the map copies reached
+#           coldL and before its superblock (its slots fail: dm error):
+#           the resume refused, the old tier 0's superblock used
 #   commit0 after the remove step's commit: the metadata on coldL (its
 #           superblock one generation above hotL's, which activate passes
 #           over), coldL's label not rewritten yet, hotL's stale
@@ -60,7 +63,7 @@ resume() { # what step [env]
 }
 
 guest_main() {
-	local p pid n out id
+	local p pid n out id sz
 	"$TOP/tools/nullb" create hot0 96 32
 	"$TOP/tools/nullb" create cold0 128 32
 	"$TOP/tools/nullb" create mid0 128 32
@@ -157,6 +160,23 @@ guest_main() {
 	expect_eq "$(tier_mapped $DEV 0)" 0 "moved0: extents on tier 0"
 	expect_eq "$(tier_mapped $DEV 1)" 16 "moved0: extents on coldL (tier 1)"
 	echo "moved0: cut after the evacuation: tier 0 empty"
+	# torn0: the remove commit cut between its map copies and its
+	# superblock: coldL's superblock slots fail (dm error over them), so
+	# both copies reach coldL and no superblock; the resume is refused
+	# and the previous table comes back.
+	sz=$(blockdev --getsz /dev/cold0)
+	dmsetup suspend coldL
+	printf '0 8 linear /dev/cold0 0\n8 16 error\n24 %s linear /dev/cold0 24\n' $((sz - 24)) |
+		dmsetup load coldL
+	dmsetup resume coldL
+	out=$(tierctl replace-tier $DEV 0 $RNEW 2>&1) &&
+		{ echo "$out"; fail "torn0: replaced with coldL's superblock slots failing"; }
+	echo "$out" | sed 's/^/  said: /'
+	grep -q "the remove step failed" <<<"$out" || fail "torn0: the remove step did not fail"
+	power_cut torn0
+	expect_eq "$(nr_tiers_now)" 4 "torn0: tiers (the list before the removal)"
+	expect_eq "$(tier_mapped $DEV 1)" 16 "torn0: extents on coldL (tier 1)"
+	echo "torn0: the switch cut before its superblock: the old tier 0's metadata is used"
 	resume commit0 remove TIERCTL_TEST_STOP=commit
 	power_cut commit0
 	expect_eq "$(nr_tiers_now)" 3 "commit0: tiers"
