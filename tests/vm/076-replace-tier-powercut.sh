@@ -27,7 +27,8 @@
 #   commit0 after the remove step's commit: the metadata on coldL (its
 #           superblock one generation above hotL's, which activate passes
 #           over), coldL's label not rewritten yet, hotL's stale
-# After each cut: activate, data intact, resumed; the end: coldL is tier 0
+# After each cut: check (no error), activate, data intact, resumed; the
+# end: coldL is tier 0
 # holding the metadata, hotL's label wiped, check clean.
 . "$(dirname "$0")/lib.sh"
 DEV=rp
@@ -45,6 +46,8 @@ power_cut() { # what
 	tierctl remove $DEV >/dev/null 2>&1 || dmsetup remove --force $DEV >/dev/null 2>&1 || true
 	# shellcheck disable=SC2086
 	shims_restore $SHIMS
+	# The offline check finds the superblock activate will use: no error.
+	tierctl check $DEV >/tmp/chk.out 2>&1 || { cat /tmp/chk.out; fail "$1: check after the cut"; }
 	tierctl activate $DEV >/tmp/act.out 2>/tmp/act.err ||
 		{ cat /tmp/act.err; fail "$1: activate after the cut"; }
 	expect_eq "$(sha_dev $MIB)" "$SUM" "$1: data after the cut"
