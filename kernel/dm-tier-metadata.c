@@ -716,10 +716,11 @@ static int tier_md_write_copy_full(struct tier_md *md, struct tier_map *m,
 /*
  * Commit @nsb_in (tier 0 removed, tier 1 now tier 0) with the whole
  * metadata area on @bdev, the new tier 0: both copies in full, then the
- * superblock of the next generation (PREFLUSH|FUA). The old tier 0 is not
- * written: its superblock stays one generation older, so activation picks
- * this one (docs/FORMAT.md "Replacing tier 0"). On success @bdev is the
- * metadata device from now on.
+ * superblock of the next generation (PREFLUSH|FUA). Until then the old
+ * tier 0 is not written; its superblock is one generation older, so
+ * activation picks this one (docs/FORMAT.md "Replacing tier 0"); once it is
+ * durable, the old slots are zeroed. On success @bdev is the metadata
+ * device from now on.
  */
 static int tier_md_commit_move(struct tier_md *md, struct tier_map *map,
 			       spinlock_t *map_lock,
@@ -727,6 +728,7 @@ static int tier_md_commit_move(struct tier_md *md, struct tier_map *map,
 			       struct block_device *bdev)
 {
 	struct tier_sb nsb = *nsb_in;
+	struct block_device *old;
 	unsigned long flags;
 	u32 copy, i;
 	int r;
@@ -755,8 +757,21 @@ static int tier_md_commit_move(struct tier_md *md, struct tier_map *map,
 		      md->meta_name, nsb.generation, r);
 		goto fail;
 	}
+	old = md->meta_bdev;
 	md->sb = nsb;
 	md->meta_bdev = bdev;
+	/*
+	 * The old tier 0's slots are of no use now: zeroed, so that no reader
+	 * (code that does not know the spare area) takes the older metadata.
+	 * Activation picks the higher generation anyway: a failure is only
+	 * logged.
+	 */
+	memset(md->md_buf, 0, 2 * TIER_BLOCK_SIZE);
+	r = tier_md_io(md, old, REQ_OP_WRITE | REQ_FUA,
+		       tier_sb_sector(nsb.meta_start, 0), md->md_buf, 2);
+	if (r)
+		DMWARN("%s: clearing the old tier 0's superblock slots failed: %d",
+		       md->meta_name, r);
 	return 0;
 
 fail:
