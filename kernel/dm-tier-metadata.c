@@ -335,7 +335,11 @@ static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 			return -EINVAL;
 		}
 	}
-	if (!(labels[0].flags & TIER_LABEL_F_META) != md->meta_ext) {
+	/*
+	 * Tier 0's metadata area: its own, or the spare one a tier 0
+	 * replacement moved the metadata to before tierctl rewrote the label.
+	 */
+	if (!tier_label_meta_area(&labels[0], NULL, NULL) != md->meta_ext) {
 		DMERR("%s: the metadata is %s, the table %s metadata_dev",
 		      md->tier_name[0],
 		      md->meta_ext ? "on tier 0" : "on a separate device",
@@ -465,7 +469,10 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		r = -EINVAL;
 		goto out;
 	}
-	meta_start = labels[md->meta_ext ? TIER_META_DEV : 0].meta_start;
+	if (md->meta_ext)
+		meta_start = labels[TIER_META_DEV].meta_start;
+	else
+		tier_label_meta_area(&labels[0], &meta_start, NULL);
 	r = tier_md_load_sb(md, meta_start, error);
 	if (r)
 		goto out;
@@ -665,6 +672,117 @@ fail:
 	return r;
 }
 
+/*
+ * Write map copy @copy of @nsb in full to @bdev: the map's blocks, and
+ * empty blocks up to map_blocks (the area may hold anything before).
+ */
+static int tier_md_write_copy_full(struct tier_md *md, struct tier_map *m,
+				   spinlock_t *map_lock,
+				   const struct tier_sb *nsb, u32 copy,
+				   struct block_device *bdev)
+{
+	unsigned long flags;
+	u64 index, n, k;
+	int r;
+
+	for (index = 0; index < nsb->map_blocks; index += n) {
+		n = min_t(u64, TIER_MD_BUF_BLOCKS, nsb->map_blocks - index);
+		spin_lock_irqsave(map_lock, flags);
+		for (k = 0; k < n; k++) {
+			void *blk = md->md_buf + k * TIER_BLOCK_SIZE;
+
+			if (index + k < m->nr_blocks) {
+				tier_map_fill_block(m, nsb, copy, index + k,
+						    blk);
+			} else {
+				tier_map_block_init(blk, nsb, copy, index + k);
+				tier_map_block_seal(blk);
+			}
+		}
+		spin_unlock_irqrestore(map_lock, flags);
+		r = tier_md_io(md, bdev, REQ_OP_WRITE,
+			       tier_map_block_sector(nsb, copy, index),
+			       md->md_buf, n);
+		if (r) {
+			DMERR("%s: new tier 0: writing map copy %u blocks %llu..%llu failed: %d",
+			      md->meta_name, copy, index, index + n - 1, r);
+			return r;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Commit @nsb_in (tier 0 removed, tier 1 now tier 0) with the whole
+ * metadata area on @bdev, the new tier 0: both copies in full, then the
+ * superblock of the next generation (PREFLUSH|FUA). Until then the old
+ * tier 0 is not written; its superblock is one generation older, so
+ * activation picks this one (docs/FORMAT.md "Replacing tier 0"); once it is
+ * durable, the old slots are zeroed. On success @bdev is the metadata
+ * device from now on.
+ */
+static int tier_md_commit_move(struct tier_md *md, struct tier_map *map,
+			       spinlock_t *map_lock,
+			       const struct tier_sb *nsb_in, const u64 *used,
+			       struct block_device *bdev)
+{
+	struct tier_sb nsb = *nsb_in;
+	struct block_device *old;
+	unsigned long flags;
+	u32 copy, i;
+	int r;
+
+	nsb.generation++;
+	nsb.commit_time = ktime_get_real_seconds();
+	copy = md->sb.active_copy ^ 1;
+	nsb.active_copy = copy;
+	for (i = 0; i < nsb.nr_tiers; i++)
+		nsb.tier[i].used_extents = used[i];
+	nsb.settings = md->settings;
+
+	r = tier_md_write_copy_full(md, map, map_lock, &nsb, copy, bdev);
+	if (!r)
+		r = tier_md_write_copy_full(md, map, map_lock, &nsb, copy ^ 1,
+					    bdev);
+	if (r)
+		goto fail;
+	tier_sb_encode(&nsb, md->md_buf);
+	r = tier_md_io(md, bdev, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA,
+		       tier_sb_sector(nsb.meta_start,
+				      tier_sb_slot(nsb.generation)),
+		       md->md_buf, 1);
+	if (r) {
+		DMERR("%s: writing superblock generation %llu on the new tier 0 failed: %d",
+		      md->meta_name, nsb.generation, r);
+		goto fail;
+	}
+	old = md->meta_bdev;
+	md->sb = nsb;
+	md->meta_bdev = bdev;
+	/*
+	 * The old tier 0's slots are of no use now: zeroed, so that no reader
+	 * (code that does not know the spare area) takes the older metadata.
+	 * Activation picks the higher generation anyway: a failure is only
+	 * logged.
+	 */
+	memset(md->md_buf, 0, 2 * TIER_BLOCK_SIZE);
+	r = tier_md_io(md, old, REQ_OP_WRITE | REQ_FUA,
+		       tier_sb_sector(nsb.meta_start, 0), md->md_buf, 2);
+	if (r)
+		DMWARN("%s: clearing the old tier 0's superblock slots failed: %d",
+		       md->meta_name, r);
+	return 0;
+
+fail:
+	/* Both copies on the old tier 0 lost their dirty bits: all again. */
+	spin_lock_irqsave(map_lock, flags);
+	tier_map_mark_all_dirty(map, 0);
+	tier_map_mark_all_dirty(map, 1);
+	spin_unlock_irqrestore(map_lock, flags);
+	return r;
+}
+
 int tier_md_commit(struct tier_md *md, struct tier_map *map,
 		   spinlock_t *map_lock, const u64 *used)
 {
@@ -737,6 +855,47 @@ out:
 	return r;
 }
 
+int tier_md_check_spare(struct tier_md *md, struct block_device *bdev,
+			const char *name, char **error)
+{
+	struct tier_err err = {};
+	struct tier_label label;
+	void *buf;
+	int r;
+
+	buf = kmalloc(TIER_BLOCK_SIZE, GFP_KERNEL);
+	if (!buf) {
+		*error = "Cannot allocate a label buffer";
+		return -ENOMEM;
+	}
+	r = tier_md_io(md, bdev, REQ_OP_READ, 0, buf, 1);
+	if (r) {
+		DMERR("%s: cannot read the label: %d", name, r);
+		*error = "Cannot read tier 1's label";
+		goto out;
+	}
+	r = tier_label_decode(buf, &label, &err);
+	if (r) {
+		tier_log_check("label", name, 0, &err);
+		*error = "Tier 1 carries no valid dm-tier label";
+		r = -EINVAL;
+		goto out;
+	}
+	if (md->meta_ext || md->nr_tiers < 2 ||
+	    tier_label_sb_index(&label, &md->sb) != 1 ||
+	    label.spare_meta_blocks != 2 + 2 * md->sb.map_blocks ||
+	    md->sb.meta_start != TIER_META_START) {
+		DMERR("%s: tier 1 has no spare metadata area of %llu blocks (label: %llu)",
+		      name, 2 + 2 * md->sb.map_blocks, label.spare_meta_blocks);
+		*error =
+			"Tier 1 has no room for tier 0's metadata (see tierctl replace-tier)";
+		r = -EINVAL;
+	}
+out:
+	kfree(buf);
+	return r;
+}
+
 int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
 			 spinlock_t *map_lock, const u64 *used, bool insert,
 			 u32 pos, const struct tier_sb_tier *added,
@@ -769,7 +928,11 @@ int tier_md_commit_tiers(struct tier_md *md, struct tier_map *map,
 		      md->meta_name, pos, moved);
 		return r;
 	}
-	r = tier_md_commit_sb(md, map, map_lock, &nsb, used);
+	if (!insert && !pos && !md->meta_ext)
+		r = tier_md_commit_move(md, map, map_lock, &nsb, used,
+					md->tier_bdev[1]);
+	else
+		r = tier_md_commit_sb(md, map, map_lock, &nsb, used);
 	if (r) {
 		/* The superblock keeps the old list: the old numbers back. */
 		tier_map_renumber_inverse(table, old, inv);

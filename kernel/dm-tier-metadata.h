@@ -123,6 +123,22 @@ int tier_md_check_new_tier(struct tier_md *md, u32 tier,
 			   struct tier_sb_tier *rec, char **error);
 
 /**
+ * tier_md_check_spare() - whether @bdev, tier 1 of this device, carries a
+ * spare metadata area of this device's metadata size in its label (tierctl
+ * replace-tier NAME 0 added it so), so that removing tier 0 can move the
+ * metadata to it.
+ * @md:    a loaded handle without a separate metadata device.
+ * @bdev:  tier 1's device.
+ * @name:  its name, for the log.
+ * @error: out; a static message for ti->error.
+ *
+ * Context: process, may sleep; caller holds pool->md_lock.
+ * Return: 0, -ENOMEM, -EIO, -EINVAL.
+ */
+int tier_md_check_spare(struct tier_md *md, struct block_device *bdev,
+			const char *name, char **error);
+
+/**
  * tier_md_commit_tiers() - a commit (as tier_md_commit()) whose superblock
  * has the tier list one longer (@added inserted at @pos) or one shorter
  * (tier @pos dropped), and whose map has every mapped word's tier renumbered
@@ -137,8 +153,13 @@ int tier_md_check_new_tier(struct tier_md *md, u32 tier,
  * @md, @map, @map_lock: as tier_md_commit().
  * @used:   per tier of the new list, its mapped extents.
  * @insert: true: insert @added at @pos; false: remove tier @pos.
- * @pos:    1..count for an insert (count appends), 1..count - 1 for a
- *          removal.
+ * @pos:    1..count for an insert (count appends), 0..count - 1 for a
+ *          removal. Removing tier 0 makes tier 1 tier 0; without a
+ *          separate metadata device the metadata moves to it in this
+ *          commit (tier_md_check_spare() checked its spare area): both map
+ *          copies in full and the superblock of the next generation are
+ *          written there, nothing on the old tier 0, whose superblock stays
+ *          one generation older (docs/FORMAT.md "Replacing tier 0").
  * @added:  the new tier's record when inserting.
  * @bdev:   its device; @name: its name (outlives the handle, or is
  *          re-pointed).

@@ -609,8 +609,7 @@ int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
 	struct tier_alloc *a = &pool->alloc[tier];
 
 	lockdep_assert_held(&pool->lock);
-	if (!tier || tier >= pool->nr_tiers ||
-	    test_bit(tier, &pool->noalloc_hold)) {
+	if (tier >= pool->nr_tiers || test_bit(tier, &pool->noalloc_hold)) {
 		*err = "Another table without this tier is loaded already";
 		return -EBUSY;
 	}
@@ -825,7 +824,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	lockdep_assert_held(&tier_pools_mutex);
 	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
 		return -EROFS;
-	if (!pos || pos >= n || !test_bit(pos, &pool->noalloc_hold))
+	if (pos >= n || n < 2 || !test_bit(pos, &pool->noalloc_hold))
 		return -EBUSY;
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);

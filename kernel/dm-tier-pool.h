@@ -726,7 +726,7 @@ void tier_pool_sync_noalloc(struct tier_pool *pool);
  * still be empty when that table resumes. Undone by
  * tier_pool_release_tier().
  * @pool: the pool.
- * @tier: the last tier, >= 1.
+ * @tier: the tier to remove (tier 0 only when tier 1 takes its place).
  * @err:  out; a static message for ti->error.
  *
  * Context: caller holds pool->lock.
@@ -785,8 +785,12 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
  * tiers after it move down by one with all their state. The caller
  * refuses while a queued move targets the tier (tier_mig_list_blocker())
  * and restarts the migration plan.
+ * Removing tier 0 makes tier 1 tier 0; without a metadata device the
+ * metadata moves to it (tier_md_commit_tiers()) and it becomes the pool's
+ * key (@pool->meta_dev_id), so the table that names it as tier 0 finds
+ * this pool from now on.
  * @pool:   the pool.
- * @pos:    1..nr_tiers - 1.
+ * @pos:    0..nr_tiers - 1.
  * @follow: as for tier_pool_add_tier().
  *
  * Context: as tier_pool_add_tier().

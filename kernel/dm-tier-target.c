@@ -1165,13 +1165,29 @@ static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
 			return -EINVAL;
 		}
 	}
-	if (!pos) {
+	/*
+	 * Tier 0 is never inserted; it is removed only with tier 1 taking its
+	 * place (replace-tier NAME 0): the metadata moves to tier 1 unless it
+	 * is on a metadata device (checked by tier_prepare_list_change()).
+	 */
+	if (!pos && ins) {
 		*error =
-			"Tier 0 cannot be inserted or removed (it identifies the device)";
+			"Tier 0 cannot be inserted (insert at 1, then remove tier 0)";
 		return -EINVAL;
 	}
 	tc->list_pos = pos;
 	return 0;
+}
+
+/*
+ * Whether @tc's table is @pool's without tier 0, tier 1 becoming tier 0
+ * (tierctl replace-tier NAME 0): without a metadata device the pool is
+ * keyed by tier 0, which this table no longer names.
+ */
+static bool tier_table_drops_tier0(struct tier_c *tc, struct tier_pool *pool)
+{
+	return tc->tbl.nr_tiers + 1 == pool->nr_tiers && pool->nr_tiers > 1 &&
+	       pool->tier_dev_id[1] == tc->tier_dev[0]->bdev->bd_dev;
 }
 
 /*
@@ -1185,11 +1201,14 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 				    tc->tier_dev[0]->bdev->bd_dev;
 	struct tier_pool *pool;
 	struct tier_c *other;
+	bool drop0;
 	u32 i;
 
 	lockdep_assert_held(&tier_pools_mutex);
 	list_for_each_entry(pool, &tier_pools, list) {
-		if (pool->meta_dev_id != meta)
+		drop0 = tier_table_drops_tier0(tc, pool);
+		if (pool->meta_dev_id != meta &&
+		    (pool->meta_ext || tc->meta_dev || !drop0))
 			continue;
 		/* Never written through one table and frozen by another. */
 		if (pool->read_only == tier_compat_table_writable(tc->ti)) {
@@ -1219,7 +1238,8 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 			tc->list_change = -1;
 		if ((pool->nr_tiers != tc->tbl.nr_tiers && !tc->list_change) ||
 		    pool->extent_shift != tc->tbl.extent_shift ||
-		    pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev) {
+		    (pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev &&
+		     !drop0)) {
 			*error =
 				"Device is active with another tier count, extent size or tier 0";
 			return ERR_PTR(-EBUSY);
@@ -1391,6 +1411,14 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 		}
 		tier_alloc_set_reserve_pct(&tc->new_alloc, tc->tbl.reserve_pct);
 		return 0;
+	}
+	if (tc->list_change < 0 && !pos && !pool->meta_ext) {
+		mutex_lock(&pool->md_lock);
+		r = tier_md_check_spare(pool->meta, tc->tier_dev[0]->bdev,
+					tc->tier_dev[0]->name, error);
+		mutex_unlock(&pool->md_lock);
+		if (r)
+			return r;
 	}
 	if (tc->list_change < 0) {
 		spin_lock_irq(&pool->lock);
@@ -2258,8 +2286,6 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 
 /* ---- evacuate -------------------------------------------------------------- */
 
-#define TIER_MSG_EVAC_META \
-	"tier 0 holds the metadata: it cannot be evacuated (no separate metadata device)"
 #define TIER_MSG_EVAC_OFFLINE \
 	"the tier is offline: its extents cannot be read (recover it, or forget it if lost for good)"
 
@@ -2300,10 +2326,10 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		*err = "the device has only this tier: there is nowhere to move its extents";
 		return -EINVAL;
 	}
-	if (!tier && !pool->meta_ext) {
-		*err = TIER_MSG_EVAC_META;
-		return -EINVAL;
-	}
+	/*
+	 * Tier 0 too: only its extents move; the metadata area is no extent
+	 * and stays until replace-tier moves it with the list change.
+	 */
 	if (tier_offline(pool, tier)) {
 		*err = TIER_MSG_EVAC_OFFLINE;
 		return -EINVAL;

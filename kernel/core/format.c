@@ -299,6 +299,7 @@ void tier_label_encode(const struct tier_label *l, void *blk)
 	d->meta_blocks = cpu_to_le64(l->meta_blocks);
 	d->virt_extents = cpu_to_le64(l->virt_extents);
 	d->ctime = cpu_to_le64(l->ctime);
+	d->spare_meta_blocks = cpu_to_le64(l->spare_meta_blocks);
 	tier_block_seal(d);
 }
 
@@ -355,6 +356,14 @@ static int tier_label_check_fields(const struct tier_label *l,
 	} else if (l->meta_start || l->meta_blocks) {
 		return tier_err_set(err, TIER_E_LABEL_META, idx, l->meta_start);
 	}
+	/* A spare area: on a tier, metadata on the tiers, before the data. */
+	if (l->spare_meta_blocks &&
+	    (meta_dev || holds_meta || meta_ext ||
+	     l->spare_meta_blocks > (U64_MAX >> 3) ||
+	     !tier_extents_fit(TIER_META_START, l->spare_meta_blocks, 3,
+			       l->data_start)))
+		return tier_err_set(err, TIER_E_LABEL_META, idx,
+				    l->spare_meta_blocks);
 
 	if (meta_dev) {
 		if (l->data_start)
@@ -416,6 +425,7 @@ int tier_label_decode(const void *blk, struct tier_label *l,
 	out.meta_blocks = le64_to_cpu(d->meta_blocks);
 	out.virt_extents = le64_to_cpu(d->virt_extents);
 	out.ctime = le64_to_cpu(d->ctime);
+	out.spare_meta_blocks = le64_to_cpu(d->spare_meta_blocks);
 
 	if (out.flags & ~(u64)TIER_LABEL_F_KNOWN)
 		return tier_err_set(err, TIER_E_LABEL_FLAGS, out.tier_index,
@@ -792,7 +802,39 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 	if ((l->flags & TIER_LABEL_F_META) && l->meta_start != sb->meta_start)
 		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
 				    l->meta_start);
+	/*
+	 * Tier 0 holds the metadata without a metadata device: by its label,
+	 * or, right after replace-tier moved the metadata to it and before
+	 * tierctl rewrote its label, in its spare area (docs/FORMAT.md
+	 * "Replacing tier 0").
+	 */
+	if (!expect_index && !(sb->flags & TIER_SB_F_META_EXT) &&
+	    !(l->flags & TIER_LABEL_F_META) &&
+	    (l->spare_meta_blocks != 2 + 2 * sb->map_blocks ||
+	     sb->meta_start != TIER_META_START))
+		return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
+				    l->spare_meta_blocks);
 	return 0;
+}
+
+bool tier_label_meta_area(const struct tier_label *l, sector_t *start,
+			  u64 *blocks)
+{
+	sector_t s = 0;
+	u64 b = 0;
+
+	if (l->flags & TIER_LABEL_F_META) {
+		s = l->meta_start;
+		b = l->meta_blocks;
+	} else if (l->spare_meta_blocks) {
+		s = TIER_META_START;
+		b = l->spare_meta_blocks;
+	}
+	if (start)
+		*start = s;
+	if (blocks)
+		*blocks = b;
+	return b != 0;
 }
 
 int tier_label_sb_index(const struct tier_label *l, const struct tier_sb *sb)
@@ -888,7 +930,13 @@ int tier_sb_remove_tier(struct tier_sb *sb, u32 pos)
 	u64 cap = 0;
 	u32 i;
 
-	if (!pos || pos >= sb->nr_tiers || sb->nr_tiers > TIER_MAX_TIERS)
+	if (pos >= sb->nr_tiers || sb->nr_tiers > TIER_MAX_TIERS ||
+	    sb->nr_tiers < 2)
+		return -EINVAL;
+	/* Tier 1 becomes tier 0: on the tiers, the metadata precedes its data. */
+	if (!pos && !(sb->flags & TIER_SB_F_META_EXT) &&
+	    sb->tier[1].data_start <
+		    sb->map_start[1] + sb->map_blocks * TIER_BLOCK_SECTORS)
 		return -EINVAL;
 	/* The superblock's check: the virtual size fits the capacity. */
 	for (i = 0; i < sb->nr_tiers; i++)

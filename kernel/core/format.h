@@ -124,6 +124,9 @@ enum tier_class {
  * @meta_blocks:  metadata area length in blocks.
  * @virt_extents: virtual size at creation.
  * @ctime:        creation time.
+ * @spare_meta_blocks: length of a metadata area reserved (not used yet)
+ *                at TIER_META_START on a tier that is to become tier 0;
+ *                0 for none (reserved space of v1: older code ignores it).
  * @reserved:     zero.
  *
  * Field meanings: see struct tier_label and docs/FORMAT.md.
@@ -147,7 +150,8 @@ struct tier_label_disk {
 	__le64 meta_blocks;		/* 0x0a8 */
 	__le64 virt_extents;		/* 0x0b0 */
 	__le64 ctime;			/* 0x0b8 */
-	u8 reserved[3904];		/* 0x0c0 */
+	__le64 spare_meta_blocks;	/* 0x0c0 */
+	u8 reserved[3896];		/* 0x0c8 */
 } __packed;
 static_assert(sizeof(struct tier_label_disk) == TIER_BLOCK_SIZE);
 
@@ -600,6 +604,11 @@ u64 tier_map_blocks_for(u64 nr_extents);
  * @meta_blocks:  metadata area length (0 unless TIER_LABEL_F_META).
  * @virt_extents: virtual size at creation (the superblock is authoritative).
  * @ctime:        creation time, seconds since the epoch.
+ * @spare_meta_blocks: a metadata area of that many blocks is reserved at
+ *                TIER_META_START, before @data_start, but not used yet:
+ *                the tier was added to take over the metadata from tier 0
+ *                (tierctl replace-tier NAME 0). 0 for none; never with
+ *                TIER_LABEL_F_META or TIER_LABEL_F_META_EXT.
  */
 struct tier_label {
 	u8 uuid[TIER_UUID_LEN];
@@ -617,6 +626,7 @@ struct tier_label {
 	u64 meta_blocks;
 	u64 virt_extents;
 	u64 ctime;
+	u64 spare_meta_blocks;
 };
 
 /**
@@ -883,6 +893,20 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 			u32 expect_index, struct tier_err *err);
 
 /**
+ * tier_label_meta_area() - where a label's device holds (or may hold) a
+ * metadata area: its own (TIER_LABEL_F_META), or the spare one of a tier
+ * that is taking over the metadata from tier 0 (@l->spare_meta_blocks).
+ * @l:      decoded label.
+ * @start:  out, optional: first sector of the area (superblock slot 0).
+ * @blocks: out, optional: length in blocks.
+ *
+ * Context: any.
+ * Return: true when the device has such an area.
+ */
+bool tier_label_meta_area(const struct tier_label *l, sector_t *start,
+			  u64 *blocks);
+
+/**
  * tier_label_sb_index() - the position the superblock lists a tier's
  * label at (by device and member UUID), whatever the label's own tier index
  * (a hint, docs/FORMAT.md "Tier list changes").
@@ -954,10 +978,14 @@ int tier_sb_insert_tier(struct tier_sb *sb, u32 pos,
  * tier_sb_remove_tier() - the tier list without tier @pos; the records
  * after it move down by one, the last slot is cleared.
  * @sb:  superblock to change.
- * @pos: 1..@sb->nr_tiers - 1.
+ * @pos: 0..@sb->nr_tiers - 1. Tier 0 only when tier 1 becomes the new
+ *       tier 0 (tierctl replace-tier NAME 0): without a separate metadata
+ *       device its data must start after the metadata area, which moves
+ *       to it in the same commit.
  *
  * Context: any.
- * Return: 0; -EINVAL (bad @pos); -ENOSPC when the other tiers' extents
+ * Return: 0; -EINVAL (bad @pos, or tier 1 has no room for the metadata
+ * area); -ENOSPC when the other tiers' extents
  * are fewer than the virtual size (tier_sb_decode() would reject the
  * result). @sb is unchanged on error.
  */

@@ -139,7 +139,8 @@ static void tier_format_offsets_test(CASE_CTX)
 	CASE_EQ(offsetof(struct tier_label_disk, name), 0x38);
 	CASE_EQ(offsetof(struct tier_label_disk, tier_index), 0x78);
 	CASE_EQ(offsetof(struct tier_label_disk, ctime), 0xb8);
-	CASE_EQ(offsetof(struct tier_label_disk, reserved), 0xc0);
+	CASE_EQ(offsetof(struct tier_label_disk, spare_meta_blocks), 0xc0);
+	CASE_EQ(offsetof(struct tier_label_disk, reserved), 0xc8);
 	CASE_EQ(offsetof(struct tier_sb_disk, generation), 0x20);
 	CASE_EQ(offsetof(struct tier_sb_disk, map_start), 0x58);
 	CASE_EQ(offsetof(struct tier_sb_disk, meta_uuid), 0x90);
@@ -1780,7 +1781,6 @@ static void tier_list_middle_test(CASE_CTX)
 		CASE_EQ(tier_label_check_sb(l, sb2, i ? i + 1 : 0, &err), 0);
 	}
 	/* Removing it again gives the old list back. */
-	CASE_EQ(tier_sb_remove_tier(sb2, 0), -EINVAL);
 	CASE_EQ(tier_sb_remove_tier(sb2, 4), -EINVAL);
 	CASE_EQ(tier_sb_remove_tier(sb2, 1), 0);
 	CASE_EQ(memcmp(sb2, sb, sizeof(*sb)), 0);
@@ -1814,6 +1814,119 @@ static void tier_list_middle_test(CASE_CTX)
 				       &err),
 			0);
 	}
+}
+
+/*
+ * Replacing tier 0 (tierctl replace-tier NAME 0, docs/FORMAT.md "Replacing
+ * tier 0"): the new tier's label reserves a spare metadata area, the
+ * superblock loses tier 0 with tier 1 becoming tier 0, and that tier's
+ * label with the spare area (not rewritten yet) is accepted as the holder.
+ */
+static void tier_list_tier0_test(CASE_CTX)
+{
+	struct tier_fresh *f = fixture(test, false);
+	struct tier_label *l = fmt_zalloc(test, sizeof(*l));
+	struct tier_label *out = fmt_zalloc(test, sizeof(*out));
+	struct tier_sb *sb = fmt_zalloc(test, sizeof(*sb));
+	struct tier_sb *sb2 = fmt_zalloc(test, sizeof(*sb2));
+	struct tier_sb *dec = fmt_zalloc(test, sizeof(*dec));
+	struct tier_sb_tier *rec = fmt_zalloc(test, sizeof(*rec));
+	struct tier_err err = { 0 };
+	u8 *blk = fmt_blk(test);
+	u64 meta_blocks, blocks;
+	sector_t size = 1ULL << 21, start, data;
+
+	tier_fresh_sb(f, sb);
+	sb->virt_extents = sb->tier[2].nr_extents;
+	meta_blocks = 2 + 2 * sb->map_blocks;
+	data = (TIER_META_START + meta_blocks * TIER_BLOCK_SECTORS +
+		TIER_DATA_ALIGN - 1) /
+	       TIER_DATA_ALIGN * TIER_DATA_ALIGN;
+
+	/* The new tier's label: a spare area, the data after it. */
+	tier_fresh_label(f, 1, l);
+	l->member_uuid[0] ^= 0x3c;
+	l->dev_sectors = size;
+	l->data_start = data;
+	l->nr_extents = (size - data) >> sb->extent_shift;
+	l->spare_meta_blocks = meta_blocks;
+	l->nr_tiers = 4;
+	tier_label_encode(l, blk);
+	CASE_EQ(get_le64(blk + 0xc0), meta_blocks);
+	CASE_EQ(tier_label_decode(blk, out, &err), 0);
+	CASE_EQ(out->spare_meta_blocks, meta_blocks);
+	CASE_EQ(tier_label_meta_area(out, &start, &blocks), true);
+	CASE_EQ(start, TIER_META_START);
+	CASE_EQ(blocks, meta_blocks);
+	CASE_EQ(tier_label_check_new(out, sb, 1, size, &err), 0);
+	/* Without a spare area a tier holds none; tier 0 its own. */
+	tier_fresh_label(f, 2, out);
+	CASE_EQ(tier_label_meta_area(out, &start, &blocks), false);
+	CASE_EQ(blocks, 0);
+	tier_fresh_label(f, 0, out);
+	CASE_EQ(tier_label_meta_area(out, &start, &blocks), true);
+	CASE_EQ(start, out->meta_start);
+	CASE_EQ(blocks, out->meta_blocks);
+
+	/* Refused: the area runs into the data, with META, with META_EXT. */
+	l->spare_meta_blocks =
+		(data - TIER_META_START) / TIER_BLOCK_SECTORS + 1;
+	tier_label_encode(l, blk);
+	expect_err(test, tier_label_decode(blk, out, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_META, "spare area into the data");
+	l->spare_meta_blocks = meta_blocks;
+	l->flags = TIER_LABEL_F_META_EXT;
+	tier_label_encode(l, blk);
+	expect_err(test, tier_label_decode(blk, out, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_META, "spare area with META_EXT");
+	l->flags = 0;
+
+	/* Inserted at 1, then tier 0 removed: the new tier is tier 0. */
+	memcpy(sb2, sb, sizeof(*sb2));
+	tier_sb_tier_from_label(l, rec);
+	CASE_EQ(tier_sb_insert_tier(sb2, 1, rec), 0);
+	sb2->tier[0].used_extents = 0;
+	CASE_EQ(tier_sb_remove_tier(sb2, 0), 0);
+	CASE_EQ(sb2->nr_tiers, 3);
+	CASE_EQ(tier_label_sb_index(l, sb2), 0);
+	CASE_EQ(sb2->tier[0].data_start, data);
+	sb2->generation++;
+	tier_sb_encode(sb2, blk);
+	CASE_EQ(tier_sb_decode(blk, tier_sb_slot(sb2->generation), dec, &err),
+		0);
+	/* Its label, with the spare area, is the metadata holder... */
+	CASE_EQ(tier_label_check_sb(l, sb2, 0, &err), 0);
+	/* ... with the right size of area only, */
+	l->spare_meta_blocks = meta_blocks - 2;
+	expect_err(test, tier_label_check_sb(l, sb2, 0, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_SB_MISMATCH, "spare area of another size");
+	/* ... and a tier 0 label without any area is not. */
+	l->spare_meta_blocks = 0;
+	expect_err(test, tier_label_check_sb(l, sb2, 0, &err), &err, -EUCLEAN,
+		   TIER_E_LABEL_SB_MISMATCH, "tier 0 without metadata");
+	/* The rewritten label (META at 0) matches too. */
+	l->flags = TIER_LABEL_F_META;
+	l->meta_start = TIER_META_START;
+	l->meta_blocks = meta_blocks;
+	l->tier_index = 0;
+	CASE_EQ(tier_label_check_sb(l, sb2, 0, &err), 0);
+	tier_label_encode(l, blk);
+	CASE_EQ(tier_label_decode(blk, out, &err), 0);
+
+	/* A tier 1 whose data starts inside the metadata area: refused. */
+	memcpy(sb2, sb, sizeof(*sb2));
+	sb2->tier[0].used_extents = 0;
+	sb2->tier[1].data_start = TIER_META_START;
+	memcpy(dec, sb2, sizeof(*dec));
+	CASE_EQ(tier_sb_remove_tier(sb2, 0), -EINVAL);
+	CASE_EQ(memcmp(sb2, dec, sizeof(*dec)), 0);
+	/* With a separate metadata device any tier 1 may become tier 0. */
+	sb2->flags |= TIER_SB_F_META_EXT;
+	CASE_EQ(tier_sb_remove_tier(sb2, 0), 0);
+	CASE_EQ(sb2->nr_tiers, 2);
+	/* A single tier is never removed. */
+	sb2->nr_tiers = 1;
+	CASE_EQ(tier_sb_remove_tier(sb2, 0), -EINVAL);
 }
 
 /* The item and value that errors report, beyond their code. */
@@ -2589,6 +2702,7 @@ static struct case_entry format_cases[] = {
 	CASE_RUN(tier_label_check_sb_fields_test),
 	CASE_RUN(tier_list_change_test),
 	CASE_RUN(tier_list_middle_test),
+	CASE_RUN(tier_list_tier0_test),
 	CASE_RUN(tier_resize_test),
 	CASE_RUN(tier_layout_map_room_test),
 	CASE_RUN(tier_format_err_values_test),

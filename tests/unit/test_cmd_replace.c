@@ -96,16 +96,23 @@ static void sb_n(struct tier_sb *sb, u32 n, bool meta_ext)
 		memset(sb->tier[i].member_uuid, 0x10 + i, TIER_UUID_LEN);
 }
 
-static int next(const struct tier_sb *sb, u32 tier, int new_fill, u64 mapped,
-		enum tl_replace_step *step, char *why)
+static int next_spare(const struct tier_sb *sb, u32 tier, int new_fill,
+		      bool spare, u64 mapped, enum tl_replace_step *step,
+		      char *why)
 {
 	u8 uuid[TIER_UUID_LEN];
 
 	memset(uuid, new_fill, TIER_UUID_LEN);
 	*step = 99;
 	why[0] = '\0';
-	return tl_replace_next(sb, tier, new_fill ? uuid : NULL, mapped, step,
-			       why, 512);
+	return tl_replace_next(sb, tier, new_fill ? uuid : NULL, spare, mapped,
+			       step, why, 512);
+}
+
+static int next(const struct tier_sb *sb, u32 tier, int new_fill, u64 mapped,
+		enum tl_replace_step *step, char *why)
+{
+	return next_spare(sb, tier, new_fill, false, mapped, step, why);
 }
 
 /* Each point of a replacement of tier 1 of three by member 0x77. */
@@ -166,6 +173,57 @@ static void test_resume_last(void **state)
 	assert_int_equal(s, TL_REPLACE_REMOVE);
 }
 
+/*
+ * Tier 0 (issue 18): NEWDEV added at 1 (with a spare metadata area when
+ * tier 0 holds the metadata), tier 0 evacuated onto it, then removed: the
+ * metadata moves with that removal. Each point a crash can leave.
+ */
+static void test_resume_tier0(void **state)
+{
+	enum tl_replace_step s;
+	struct tier_sb sb;
+	char why[512];
+	int ext;
+
+	(void)state;
+	for (ext = 0; ext < 2; ext++) {
+		sb_n(&sb, 3, ext);
+		assert_int_equal(next(&sb, 0, 0, 50, &s, why), TL_OK);
+		assert_int_equal(s, TL_REPLACE_ADD);
+		/* Label written, not committed: add again. */
+		assert_int_equal(next_spare(&sb, 0, 0x77, true, 50, &s, why),
+				 TL_OK);
+		assert_int_equal(s, TL_REPLACE_ADD);
+		/* Committed at 1. */
+		memmove(&sb.tier[2], &sb.tier[1], 2 * sizeof(sb.tier[0]));
+		memset(sb.tier[1].member_uuid, 0x77, TIER_UUID_LEN);
+		sb.nr_tiers = 4;
+		assert_int_equal(next_spare(&sb, 0, 0x77, !ext, 50, &s, why),
+				 TL_OK);
+		assert_int_equal(s, TL_REPLACE_EVACUATE);
+		sb.tier[0].flags = TIER_SB_TIER_F_EVACUATE;
+		assert_int_equal(next_spare(&sb, 0, 0x77, !ext, 9, &s, why),
+				 TL_OK);
+		assert_int_equal(s, TL_REPLACE_EVACUATE);
+		assert_int_equal(next_spare(&sb, 0, 0x77, !ext, 0, &s, why),
+				 TL_OK);
+		assert_int_equal(s, TL_REPLACE_REMOVE);
+		/* A metadata device needs no spare area on NEWDEV. */
+		assert_int_equal(next(&sb, 0, 0x77, 0, &s, why),
+				 ext ? TL_OK : TL_FAIL);
+		/* Removed: NEWDEV is tier 0 with the metadata. */
+		memmove(&sb.tier[0], &sb.tier[1], 3 * sizeof(sb.tier[0]));
+		memset(&sb.tier[3], 0, sizeof(sb.tier[0]));
+		sb.nr_tiers = 3;
+		assert_int_equal(next_spare(&sb, 0, 0x77, !ext, 0, &s, why),
+				 TL_OK);
+		assert_int_equal(s, TL_REPLACE_DONE);
+		/* Its label rewritten (no spare area any more): still done. */
+		assert_int_equal(next(&sb, 0, 0x77, 0, &s, why), TL_OK);
+		assert_int_equal(s, TL_REPLACE_DONE);
+	}
+}
+
 static void test_refusals(void **state)
 {
 	enum tl_replace_step s;
@@ -173,16 +231,12 @@ static void test_refusals(void **state)
 	char why[512];
 
 	(void)state;
-	/* Tier 0 holding the metadata: says what is missing and what to do. */
-	sb_n(&sb, 3, false);
-	assert_int_equal(next(&sb, 0, 0, 5, &s, why), TL_FAIL);
-	assert_non_null(strstr(why, "moving the metadata to another device is not built yet"));
-	assert_non_null(strstr(why, "--metadata-dev"));
+	/* NEWDEV tier 1 without room for tier 0's metadata: refused. */
+	sb_n(&sb, 4, false);
+	memset(sb.tier[1].member_uuid, 0x77, TIER_UUID_LEN);
+	assert_int_equal(next(&sb, 0, 0x77, 5, &s, why), TL_FAIL);
+	assert_non_null(strstr(why, "without room for the metadata"));
 	assert_int_equal(s, 99);
-	/* With a separate metadata device: remove-tier takes no tier 0. */
-	sb_n(&sb, 3, true);
-	assert_int_equal(next(&sb, 0, 0, 5, &s, why), TL_FAIL);
-	assert_non_null(strstr(why, "remove-tier does not take tier 0"));
 	/* No such tier. */
 	sb_n(&sb, 3, false);
 	assert_int_equal(next(&sb, 3, 0, 0, &s, why), TL_USAGE);
@@ -226,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_resume_steps),
 		cmocka_unit_test(test_resume_last),
+		cmocka_unit_test(test_resume_tier0),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_step_names),
 	};

@@ -475,6 +475,122 @@ static void test_table_tier_list(void **state)
 	assert_string_equal(out, "2048 2 8:16 8:0");
 }
 
+/*
+ * Replacing tier 0 (docs/FORMAT.md "Replacing tier 0"), as activate sees
+ * the disks at each crash point: the new tier's label with a spare
+ * metadata area, the metadata holders (old tier 0, new tier) and the one
+ * whose superblock wins, the label rewritten to hold the metadata.
+ */
+static void test_tier0_replace(void **state)
+{
+	struct tier_label l0, nl, out;
+	struct tier_sb sb, sb2, sbs[3];
+	struct tier_sb_tier rec;
+	struct tl_err err = { "" };
+	struct tl_groups gs;
+	struct tier_fresh f;
+	u8 mu[TIER_UUID_LEN];
+	int mi[TIER_MAX_DEVS], ret[3];
+	char params[512];
+	u64 sectors;
+
+	(void)state;
+	plan(&f, "zero", 3, false, 0x51);
+	tier_fresh_sb(&f, &sb);
+	sb.virt_extents = sb.tier[1].nr_extents;
+	tier_fresh_label(&f, 0, &l0);
+	memset(mu, 0xab, sizeof(mu));
+	assert_int_equal(tl_tierlist_new_label_at(&l0, &sb, 1,
+						  256 * MiB_SECTORS,
+						  TIER_CLASS_NVME, mu, &nl,
+						  &err),
+			 TL_OK);
+	assert_int_equal(tl_tierlist_spare_label(&nl, &sb, &err), TL_OK);
+	assert_int_equal(nl.spare_meta_blocks, 2 + 2 * sb.map_blocks);
+	assert_true(nl.data_start >= TIER_META_START +
+					     nl.spare_meta_blocks * 8);
+	assert_int_equal(nl.data_start % TIER_DATA_ALIGN, 0);
+	assert_int_equal(nl.nr_extents,
+			 (256 * MiB_SECTORS - nl.data_start) >> sb.extent_shift);
+	assert_int_equal(tier_label_check_new(&nl, &sb, 1, 256 * MiB_SECTORS,
+					      NULL),
+			 0);
+	/* Too small for the area and one extent; no area with a metadata dev. */
+	out = nl;
+	out.dev_sectors = nl.data_start;
+	assert_int_equal(tl_tierlist_spare_label(&out, &sb, &err), TL_USAGE);
+	sb2 = sb;
+	sb2.flags |= TIER_SB_F_META_EXT;
+	out = nl;
+	assert_int_equal(tl_tierlist_spare_label(&out, &sb2, &err), TL_USAGE);
+
+	/* The labels: tier 0 and the new tier may hold the metadata. */
+	tl_groups_init(&gs);
+	add(&gs, &f, 0, "/dev/old0");
+	add(&gs, &f, 1, "/dev/b");
+	add(&gs, &f, 2, "/dev/c");
+	add_label(&gs, &nl, "/dev/new");
+	assert_int_equal(gs.nr_groups, 1);
+	assert_int_equal(tl_group_meta_candidates(&gs, &gs.group[0], mi,
+						  TIER_MAX_DEVS),
+			 2);
+	assert_string_equal(gs.member[mi[0]].path, "/dev/old0");
+	assert_string_equal(gs.member[mi[1]].path, "/dev/new");
+	assert_int_equal(tl_group_meta_candidates(&gs, &gs.group[0], mi, 1), 1);
+
+	/* Crash before the switch: only the old tier 0 has a superblock. */
+	sbs[0] = sb;
+	sbs[0].generation = 40;
+	ret[0] = 0;
+	ret[1] = -ENODATA;
+	assert_int_equal(tl_meta_pick(sbs, ret, 2), 0);
+	/* After it: the new tier's superblock, one generation up, wins. */
+	sb2 = sb;
+	tier_sb_tier_from_label(&nl, &rec);
+	assert_int_equal(tier_sb_insert_tier(&sb2, 1, &rec), 0);
+	assert_int_equal(tier_sb_remove_tier(&sb2, 0), 0);
+	sb2.generation = 41;
+	sbs[1] = sb2;
+	ret[1] = 0;
+	assert_int_equal(tl_meta_pick(sbs, ret, 2), 1);
+	/* Whatever the scan order; none valid: none. */
+	sbs[2] = sbs[0];
+	ret[2] = 0;
+	assert_int_equal(tl_meta_pick(sbs + 1, ret + 1, 2), 0);
+	ret[0] = ret[1] = -EBADMSG;
+	assert_int_equal(tl_meta_pick(sbs, ret, 2), -1);
+	assert_int_equal(tl_meta_pick(sbs, ret, 0), -1);
+
+	/* The new list: the new device is tier 0, the old one stale. */
+	tl_group_apply_sb(&gs, &gs.group[0], &sb2);
+	assert_int_equal(gs.group[0].nr_tiers, 3);
+	assert_int_equal(gs.group[0].nr_stale, 1);
+	assert_string_equal(gs.member[gs.group[0].stale[0]].path, "/dev/old0");
+	assert_int_equal(tl_group_check(&gs, &gs.group[0], &err), TL_OK);
+	assert_int_equal(tier_label_check_sb(&nl, &sb2, 0, NULL), 0);
+	assert_int_equal(tl_group_table(&gs, &gs.group[0], sb2.virt_extents,
+					params, sizeof(params), &sectors, &err),
+			 TL_OK);
+	assert_non_null(strstr(params, " 3 /dev/new /dev/b /dev/c"));
+	tl_groups_free(&gs);
+
+	/* Its label rewritten: it holds the metadata, the area is its own. */
+	assert_int_equal(tl_tierlist_hint(&nl, &sb2, &out), 1);
+	assert_int_equal(out.tier_index, 0);
+	assert_true(out.flags & TIER_LABEL_F_META);
+	assert_int_equal(out.meta_start, TIER_META_START);
+	assert_int_equal(out.meta_blocks, nl.spare_meta_blocks);
+	assert_int_equal(out.spare_meta_blocks, 0);
+	assert_int_equal(tier_label_check_sb(&out, &sb2, 0, NULL), 0);
+	assert_int_equal(tl_tierlist_hint(&out, &sb2, &l0), 0);
+	/* Before the switch, at 1, it keeps its spare area. */
+	tier_sb_tier_from_label(&nl, &rec);
+	sb2 = sb;
+	assert_int_equal(tier_sb_insert_tier(&sb2, 1, &rec), 0);
+	assert_int_equal(tl_tierlist_hint(&nl, &sb2, &out), 0);
+	assert_int_equal(out.spare_meta_blocks, nl.spare_meta_blocks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_tier_list_change),
 		cmocka_unit_test(test_tier_list_middle),
 		cmocka_unit_test(test_table_tier_list),
+		cmocka_unit_test(test_tier0_replace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

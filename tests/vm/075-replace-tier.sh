@@ -4,8 +4,6 @@
 # shellcheck source=tests/vm/lib.sh disable=SC2154  # status variables come from tier_eval
 # tierctl replace-tier (issue 18): three NVMe tiers with XFS, checksummed
 # files and a fio crc32c write+verify loop running the whole time:
-#   refuse    tier 0 holding the metadata: refused, saying what is missing
-#             (moving the metadata) and what to do; nothing changed
 #   replace   'replace-tier rt 1 NEWDEV' (tier 1 holding extents): add at
 #             position 2, evacuate 1 --to 2 (the new disk takes the
 #             extents), remove 1: NEWDEV is tier 1, the old disk's label is
@@ -13,6 +11,11 @@
 #   tierd     'replace_tier = 2 OLD1' in a policy file, tierd --once runs
 #             the replacement of tier 2 (16 MiB migrated there) by the
 #             freed disk, which then holds them, and exits 0
+#   tier0     'replace-tier rt 0 NEWDEV' (tier 0 holding extents and the
+#             metadata): NEWDEV added at 1 with a spare metadata area,
+#             tier 0 evacuated onto it, tier 0 removed with the metadata
+#             moved to NEWDEV in the same commit: NEWDEV is tier 0 (its
+#             label holds the metadata), the old disk's label is wiped
 # Then fio 0 verify errors, files intact, used = mapped, xfs_repair -n
 # clean, remove/activate with the new list, tierctl check clean.
 . "$(dirname "$0")/lib.sh"
@@ -50,12 +53,6 @@ guest_main() {
 	fio_verify_loop $MNT/fio &
 	fio_pid=$!
 	sleep 3
-
-	# refuse: tier 0 holds the metadata.
-	expect_status 1 "moving the metadata to another device is not built yet.*--metadata-dev" \
-		tierctl replace-tier $DEV 0 "$DMT_NVME3"
-	expect_eq "$(nr_tiers_now)" 3 "refuse: tiers"
-	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$DMT_NVME3"
 
 	# replace: tier 1, holding extents, by NVME3 under I/O.
 	n1=$(tier_mapped $DEV 1)
@@ -101,6 +98,24 @@ guest_main() {
 	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$DMT_NVME2"
 	expect_eq "$(nr_tiers_now)" 3 "tierd: tiers"
 
+	# tier0: tier 0 (extents and the metadata) by the disk tierd freed.
+	tierctl migrate $DEV --range 16M:16M --tier 0 --wait >/dev/null || fail "tier0: migrate to tier 0"
+	n1=$(tier_mapped $DEV 0)
+	[ "$n1" -gt 0 ] || fail "tier0: nothing on tier 0: $(tier_summary $DEV)"
+	tier_set $DEV migration_bandwidth 64
+	out=$(tierctl replace-tier $DEV 0 "$DMT_NVME2" 2>&1) || { echo "$out"; fail "replace-tier $DEV 0"; }
+	echo "$out" | sed 's/^/  said: /'
+	grep -q "step evacuate" <<<"$out" || fail "tier0: no evacuate step"
+	grep -q "step remove" <<<"$out" || fail "tier0: no remove step"
+	grep -q "tier 0 is $DMT_NVME2 now" <<<"$out" || fail "tier0: no summary"
+	tier_set $DEV migration_bandwidth 0
+	expect_eq "$(nr_tiers_now)" 3 "tier0: tiers"
+	expect_eq "$(probe_tier "$DMT_NVME2")" 0 "tier0: NVME2's label"
+	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$DMT_NVME0"
+	[ "$(tier_mapped $DEV 0)" -ge "$n1" ] || fail "tier0: the new tier 0 maps $(tier_mapped $DEV 0) of $n1 extents"
+	settle tier0
+	tier_sane $DEV tier0
+
 	sleep 2
 	touch /tmp/fio.stop
 	wait "$fio_pid"
@@ -121,7 +136,7 @@ guest_main() {
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "clean" tierctl check $DEV
 	no_kernel_warning "replace-tier"
-	echo "replace-tier: refuse replace again tierd end ok"
+	echo "replace-tier: replace again tierd tier0 end ok"
 }
 run_guest_phase "$@"
 

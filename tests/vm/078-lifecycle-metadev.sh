@@ -6,15 +6,17 @@
 # "everything again with a separate metadata device"). Metadata on its own
 # drive, tiers 96M + 256M, virtual size 320M, XFS with checksummed files and
 # a fio crc32c write+verify loop running throughout:
-#   replace   replace-tier 0 is refused (remove-tier cannot take tier 0
-#             out of the list yet, even with the metadata elsewhere: the
-#             message says so); replace-tier 1 with a new drive (add at 2,
-#             evacuate to it, remove: the new drive is tier 1); the
-#             metadata device is still the one the table names
+#   replace   replace-tier 1 with a new drive (add at 2, evacuate to it,
+#             remove: the new drive is tier 1); the metadata device is
+#             still the one the table names
 #   insert    add-tier --position 1: a drive between the two tiers; data
 #             migrated onto it
 #   middle    evacuate the middle tier, remove-tier 1 (the tier after it is
 #             renumbered)
+#   tier0     replace-tier 0 (extents on it) with the freed middle drive:
+#             added at 1, tier 0 evacuated onto it and removed; the new
+#             drive is tier 0, the old one's label wiped, the metadata
+#             device unchanged (no metadata moves)
 # Then fio verified everything, xfs_repair -n and tierctl check are clean,
 # remove/activate finds the members and the metadata device by label with
 # the new list, files verified, used = mapped.
@@ -52,10 +54,7 @@ guest_main() {
 	fio_pid=$!
 	sleep 3
 
-	# ---- replace: tier 0 is refused (remove-tier does not take tier 0 out
-	# of the list, even with the metadata elsewhere); tier 1 is replaced.
-	expect_status 1 "tier 0 cannot be replaced yet: its data could move \\(the metadata is on the separate metadata device\\)" \
-		tierctl replace-tier $DEV 0 "$NEW0"
+	# ---- replace: tier 1 by a new drive.
 	tierctl migrate $DEV --range 0:32M --tier 1 --wait >/dev/null || fail "replace: migrate to tier 1"
 	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "replace: nothing on tier 1 to move"
 	tierctl replace-tier $DEV 1 "$NEW0" >/tmp/rep.out 2>&1 || { cat /tmp/rep.out; fail "replace: replace-tier 1"; }
@@ -66,7 +65,7 @@ guest_main() {
 	meta_dev_is "$META" "replace"
 	[ "$(tier_mapped $DEV 1)" -gt 0 ] || fail "replace: nothing on the new tier 1: $(tier_summary $DEV)"
 	tier_sane $DEV "replace"
-	echo "replace: tier 0 refused; tier 1 replaced online, metadata device unchanged"
+	echo "replace: tier 1 replaced online, metadata device unchanged"
 
 	# ---- insert
 	tierctl add-tier $DEV "$MID" --position 1 >/dev/null || fail "insert: add-tier --position 1"
@@ -88,6 +87,21 @@ guest_main() {
 	tier_sane $DEV "middle"
 	echo "middle: the middle tier evacuated and removed"
 
+	# ---- tier0: tier 0 by the freed middle drive.
+	tierctl migrate $DEV --range 0:32M --tier 0 --wait >/dev/null || fail "tier0: migrate to tier 0"
+	[ "$(tier_mapped $DEV 0)" -gt 0 ] || fail "tier0: nothing on tier 0 to move"
+	tierctl replace-tier $DEV 0 "$MID" >/tmp/rep0.out 2>&1 || { cat /tmp/rep0.out; fail "tier0: replace-tier 0"; }
+	cat /tmp/rep0.out
+	grep -q "tier 0 is $MID now" /tmp/rep0.out || fail "tier0: no summary"
+	expect_eq "$(nr_tiers_now)" 2 "tier0: tiers"
+	tier_dev_is 0 "$MID" "tier0"
+	tier_dev_is 1 "$NEW0" "tier0"
+	meta_dev_is "$META" "tier0"
+	[ "$(tier_mapped $DEV 0)" -gt 0 ] || fail "tier0: nothing on the new tier 0: $(tier_summary $DEV)"
+	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$T0"
+	tier_sane $DEV "tier0"
+	echo "tier0: tier 0 replaced online, metadata device unchanged"
+
 	touch /tmp/fio.stop
 	wait $fio_pid
 	runs=$(cat /tmp/fio.runs)
@@ -100,6 +114,7 @@ guest_main() {
 	tierctl activate $DEV >/tmp/act.out 2>&1 || { cat /tmp/act.out; fail "activate"; }
 	! grep -q "does not list" /tmp/act.out || { cat /tmp/act.out; fail "activate: a stale label"; }
 	expect_eq "$(nr_tiers_now)" 2 "activate: tiers"
+	tier_dev_is 0 "$MID" "activate"
 	tier_dev_is 1 "$NEW0" "activate"
 	meta_dev_is "$META" "activate"
 	mount $D $MNT

@@ -252,9 +252,46 @@ static void find_meta_holder(struct tl_md *md, sector_t *meta_start)
 {
 	u32 midx = md->meta_ext ? TIER_META_DEV : 0, i, s;
 	void *blk = tl_block_alloc(1);
+	sector_t best_start = 0;
+	u64 best_gen = 0;
 	struct tier_sb sb;
+	int best = -1;
 
 	*meta_start = TIER_META_START;
+	/*
+	 * On the tiers, a crash in a tier 0 replacement may leave two labels
+	 * with a metadata area: the valid superblock of the highest
+	 * generation is the device's, as for activate (tl_meta_pick()).
+	 */
+	for (i = 0; blk && !md->meta_ext && i < md->nr_devs; i++) {
+		const struct tier_label *l = &md->dev[i].label;
+		struct tier_sb slots[2];
+		sector_t start;
+		int ret[2], pick;
+
+		if (md->dev[i].label_ret || md->dev[i].index < 0 ||
+		    memcmp(l->uuid, md->uuid, TIER_UUID_LEN) ||
+		    !tier_label_meta_area(l, &start, NULL))
+			continue;
+		for (s = 0; s < 2; s++) {
+			ret[s] = read_blocks(md->dev[i].fd, blk, 1,
+					     tier_sb_sector(start, s));
+			if (!ret[s])
+				ret[s] = tier_sb_decode(blk, s, &slots[s], NULL);
+		}
+		pick = tier_sb_pick(slots, ret, NULL);
+		if (pick < 0 || (best >= 0 && slots[pick].generation <= best_gen))
+			continue;
+		best = (int)i;
+		best_gen = slots[pick].generation;
+		best_start = start;
+	}
+	if (best >= 0) {
+		md->meta_dev = best;
+		*meta_start = best_start;
+		free(blk);
+		return;
+	}
 	if (md->devof[midx] >= 0) {
 		md->meta_dev = md->devof[midx];
 		*meta_start = md->dev[md->meta_dev].label.meta_start;
@@ -462,23 +499,34 @@ out:
  */
 static void apply_sb_list(struct tl_md *md)
 {
+	bool moved[TL_CHK_MAX_DEVS];
 	u32 i;
 	int pos;
 
 	md->nr_tiers = md->sb.nr_tiers;
+	/* Unplace every moved label first: its new place may be another's. */
 	for (i = 0; i < md->nr_devs; i++) {
 		struct tl_chk_dev *d = &md->dev[i];
 		const struct tier_label *l = &d->label;
 
+		moved[i] = false;
 		if (d->label_ret || d->index < 0 || d->index == TIER_META_DEV ||
 		    memcmp(l->uuid, md->uuid, TIER_UUID_LEN))
 			continue;
-		pos = tier_label_sb_index(l, &md->sb);
-		if (pos == d->index)
+		if (tier_label_sb_index(l, &md->sb) == d->index)
 			continue;
 		if (md->devof[d->index] == (int)i)
 			md->devof[d->index] = -1;
 		d->index = -1;
+		moved[i] = true;
+	}
+	for (i = 0; i < md->nr_devs; i++) {
+		struct tl_chk_dev *d = &md->dev[i];
+		const struct tier_label *l = &d->label;
+
+		if (!moved[i])
+			continue;
+		pos = tier_label_sb_index(l, &md->sb);
 		if (pos < 0) {
 			problem(md, TL_SEV_WARN, i, "label",
 				"carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?): not a member; 'tierctl remove-tier %s %u' wipes it",

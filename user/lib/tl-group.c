@@ -187,6 +187,37 @@ int tl_group_check(const struct tl_groups *gs, const struct tl_group *g,
 	return TL_OK;
 }
 
+u32 tl_group_meta_candidates(const struct tl_groups *gs,
+			     const struct tl_group *g, int *mi, u32 max)
+{
+	size_t i;
+	u32 n = 0;
+
+	for (i = 0; i < gs->nr_members && n < max; i++) {
+		const struct tier_label *l = &gs->member[i].label;
+
+		if (memcmp(l->uuid, g->uuid, TIER_UUID_LEN) ||
+		    !label_matches(g, l))
+			continue;
+		if (g->meta_ext ? l->tier_index == TIER_META_DEV :
+				  tier_label_meta_area(l, NULL, NULL))
+			mi[n++] = (int)i;
+	}
+	return n;
+}
+
+int tl_meta_pick(const struct tier_sb *sb, const int *ret, u32 n)
+{
+	int best = -1;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!ret[i] &&
+		    (best < 0 || sb[i].generation > sb[best].generation))
+			best = (int)i;
+	return best;
+}
+
 const struct tl_member *tl_group_meta_member(const struct tl_groups *gs,
 					     const struct tl_group *g)
 {

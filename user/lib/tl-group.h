@@ -84,6 +84,29 @@ void tl_group_apply_sb(const struct tl_groups *gs, struct tl_group *g,
 int tl_group_check(const struct tl_groups *gs, const struct tl_group *g,
 		   struct tl_err *err);
 
+/**
+ * tl_group_meta_candidates() - the members of @g that may hold its
+ * metadata: the metadata device's label when the metadata is separate,
+ * else every label of the device with a metadata area (tier 0's, and a
+ * spare area a tier 0 replacement moves the metadata to; after a crash in
+ * it two labels may have one, docs/FORMAT.md "Replacing tier 0").
+ * @mi:  out; indexes into @gs->member, in scan order.
+ * @max: room in @mi.
+ * Return: how many (at most @max).
+ */
+u32 tl_group_meta_candidates(const struct tl_groups *gs,
+			     const struct tl_group *g, int *mi, u32 max);
+
+/**
+ * tl_meta_pick() - which of @n superblocks (read from the candidates, in
+ * their order; @ret[i] 0 when @sb[i] is valid) holds the device's metadata:
+ * the valid one with the highest generation. A tier 0 replacement writes
+ * the superblock on the new tier 0 one generation above the old tier 0's,
+ * and the old one is never written again.
+ * Return: its index, or -1 when none is valid.
+ */
+int tl_meta_pick(const struct tier_sb *sb, const int *ret, u32 n);
+
 /* The member that holds the metadata (tier 0 or the metadata device), or
  * NULL when it was not found. */
 const struct tl_member *tl_group_meta_member(const struct tl_groups *gs,

@@ -32,21 +32,11 @@ static int member_pos(const struct tier_sb *sb, const u8 *uuid)
 }
 
 int tl_replace_next(const struct tier_sb *sb, u32 tier, const u8 *new_member,
-		    u64 old_mapped, enum tl_replace_step *step, char *why,
-		    size_t len)
+		    bool new_spare, u64 old_mapped, enum tl_replace_step *step,
+		    char *why, size_t len)
 {
 	int pos = new_member ? member_pos(sb, new_member) : -1;
 
-	if (!tier && !(sb->flags & TIER_SB_F_META_EXT)) {
-		snprintf(why, len,
-			 "tier 0 holds the metadata (the device has no separate metadata device) and moving the metadata to another device is not built yet, so tier 0 cannot be replaced; replace the other tiers, or create a new device with --metadata-dev and copy the data over");
-		return TL_FAIL;
-	}
-	if (!tier) {
-		snprintf(why, len,
-			 "tier 0 cannot be replaced yet: its data could move (the metadata is on the separate metadata device) but remove-tier does not take tier 0 out of the list; replace the other tiers");
-		return TL_FAIL;
-	}
 	/* Checked first: a finished replacement answers "done" even when
 	 * the list is full or the old numbering had one tier more. */
 	if (pos >= 0 && (u32)pos == tier) {
@@ -54,6 +44,12 @@ int tl_replace_next(const struct tier_sb *sb, u32 tier, const u8 *new_member,
 		return TL_OK;
 	}
 	if (pos >= 0 && (u32)pos == tier + 1) {
+		/* Tier 1 takes tier 0's place, with the metadata. */
+		if (!tier && !(sb->flags & TIER_SB_F_META_EXT) && !new_spare) {
+			snprintf(why, len,
+				 "the new device is tier 1 already, without room for the metadata that tier 0 holds; evacuate and remove tier 1 (tierctl evacuate NAME 1, tierctl remove-tier NAME 1) and run replace-tier again");
+			return TL_FAIL;
+		}
 		if (sb->tier[pos].flags & TIER_SB_TIER_F_EVACUATE) {
 			snprintf(why, len,
 				 "the new tier %d is being evacuated itself; cancel that (tierctl evacuate NAME %d --cancel) and run replace-tier again",

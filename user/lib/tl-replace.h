@@ -38,22 +38,27 @@ const char *tl_replace_step_name(enum tl_replace_step s);
  * @new_member: the member UUID in NEWDEV's label when that label is one of
  *              this device's (same device UUID), else NULL (no label, or
  *              a stale one of another device: the add step refuses that).
+ * @new_spare:  NEWDEV's label has a spare metadata area of this device's
+ *              metadata size (tierctl_add_tier() with spare_meta).
  * @old_mapped: extents mapped on @tier now (status line); only read when
  *              NEWDEV is tier @tier + 1.
  * @step:       out.
  * @why:        out: the reason of a refusal.
  * @len:        size of @why.
  *
- * Tier 0 is refused: when it holds the metadata (no TIER_SB_F_META_EXT)
- * because moving the metadata to another device is not built, else because
- * remove-tier takes only tiers >= 1 out of the list.
+ * Tier 0 follows the same steps: NEWDEV is added at 1 (with a spare
+ * metadata area when tier 0 holds the metadata: the add step is then
+ * tierctl_add_tier() with spare_meta), tier 0 is evacuated onto it, and
+ * the removal of tier 0 makes it tier 0, moving the metadata to it in the
+ * same commit (docs/FORMAT.md "Replacing tier 0"). A NEWDEV that is tier 1
+ * already without that area is refused: it cannot take the metadata.
  *
  * Return: TL_OK with *@step; TL_USAGE (no such tier, NEWDEV already
- * another tier of the device); TL_FAIL (tier 0 holding the metadata, the
- * list full, the new tier being evacuated).
+ * another tier of the device); TL_FAIL (NEWDEV tier 1 without room for
+ * tier 0's metadata, the list full, the new tier being evacuated).
  */
 int tl_replace_next(const struct tier_sb *sb, u32 tier, const u8 *new_member,
-		    u64 old_mapped, enum tl_replace_step *step, char *why,
-		    size_t len);
+		    bool new_spare, u64 old_mapped, enum tl_replace_step *step,
+		    char *why, size_t len);
 
 #endif /* DM_TIER_TL_REPLACE_H */

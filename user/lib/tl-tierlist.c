@@ -198,6 +198,55 @@ int tl_tierlist_new_label_at(const struct tier_label *ref,
 	return TL_OK;
 }
 
+int tl_tierlist_spare_label(struct tier_label *l, const struct tier_sb *sb,
+			    struct tl_err *err)
+{
+	u64 blocks = 2 + 2 * sb->map_blocks;
+	sector_t data;
+	u64 nr;
+
+	if (sb->flags & TIER_SB_F_META_EXT)
+		return tl_fail(err, TL_USAGE,
+			       "the metadata is on a separate device: a new tier needs no room for it");
+	data = (TIER_META_START + blocks * TIER_BLOCK_SECTORS +
+		TIER_DATA_ALIGN - 1) / TIER_DATA_ALIGN * TIER_DATA_ALIGN;
+	nr = l->dev_sectors > data ?
+		     (l->dev_sectors - data) >> sb->extent_shift : 0;
+	if (!nr)
+		return tl_fail(err, TL_USAGE,
+			       "the device is too small: it must hold the metadata (%llu MiB) and at least one extent",
+			       (unsigned long long)(data >> 11));
+	l->data_start = data;
+	l->nr_extents = nr;
+	l->spare_meta_blocks = blocks;
+	return TL_OK;
+}
+
+int tl_tierlist_zero_spare_slots(const char *path, struct tl_err *err)
+{
+	void *blk = tl_block_alloc(2);
+	int fd, ret;
+
+	if (!blk)
+		return tl_fail(err, TL_FAIL, "out of memory");
+	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = tl_pwrite_full(fd, blk, 2 * TIER_BLOCK_SIZE,
+				     (off_t)TIER_META_START << TIER_SECTOR_SHIFT);
+		if (!ret && fsync(fd))
+			ret = -errno;
+		close(fd);
+	}
+	free(blk);
+	if (ret)
+		return tl_fail(err, TL_FAIL,
+			       "clearing the metadata area of %s failed: %s",
+			       path, strerror(-ret));
+	return TL_OK;
+}
+
 int tl_tierlist_hint(const struct tier_label *l, const struct tier_sb *sb,
 		     struct tier_label *out)
 {
@@ -215,6 +264,15 @@ int tl_tierlist_hint(const struct tier_label *l, const struct tier_sb *sb,
 		return -1;
 	out->tier_index = pos;
 	out->nr_tiers = sb->nr_tiers;
+	/* The metadata moved to it (tier_label_check_sb() accepted that). */
+	if (!pos && out->spare_meta_blocks &&
+	    !(sb->flags & TIER_SB_F_META_EXT)) {
+		out->flags |= TIER_LABEL_F_META;
+		out->meta_start = TIER_META_START;
+		out->meta_blocks = out->spare_meta_blocks;
+		out->spare_meta_blocks = 0;
+		return 1;
+	}
 	return out->tier_index != l->tier_index || out->nr_tiers != l->nr_tiers;
 }
 
@@ -279,6 +337,7 @@ int tl_tierlist_read_sb(const char *path, const struct tier_label *l,
 			struct tier_sb *sb, struct tl_err *err)
 {
 	struct tier_err terr;
+	sector_t start;
 	char why[128];
 	int fd, ret;
 
@@ -286,7 +345,9 @@ int tl_tierlist_read_sb(const char *path, const struct tier_label *l,
 	if (fd < 0)
 		return tl_fail(err, TL_FAIL, "cannot open %s: %s", path,
 			       strerror(errno));
-	ret = tl_read_sb(fd, l->meta_start, sb, &terr);
+	/* Tier 0's own area, or the spare one the metadata moved to. */
+	tier_label_meta_area(l, &start, NULL);
+	ret = tl_read_sb(fd, start, sb, &terr);
 	close(fd);
 	if (ret)
 		return tl_fail(err, TL_FAIL, "cannot read the superblock on %s: %s",

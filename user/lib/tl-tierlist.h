@@ -76,8 +76,28 @@ int tl_tierlist_new_label_at(const struct tier_label *ref,
 			     struct tl_err *err);
 
 /**
+ * tl_tierlist_spare_label() - @l (a new tier's label, from
+ * tl_tierlist_new_label_at()) with a spare metadata area of @sb's size
+ * before its data (docs/FORMAT.md "Replacing tier 0"): data from the first
+ * MiB boundary after the area, whole extents to the end of the device.
+ * Return: TL_OK; TL_USAGE when the metadata is on a separate device, or
+ * the device holds no whole extent after the area.
+ */
+int tl_tierlist_spare_label(struct tier_label *l, const struct tier_sb *sb,
+			    struct tl_err *err);
+
+/*
+ * Zero both superblock slots of @l's spare metadata area on @path (before
+ * its label is written), so that no older superblock there is ever read;
+ * TL_OK or TL_FAIL.
+ */
+int tl_tierlist_zero_spare_slots(const char *path, struct tl_err *err);
+
+/**
  * tl_tierlist_hint() - @l with its hints (tier index, tier count) as @sb
- * lists the member.
+ * lists the member. Tier 0's label with a spare metadata area (the
+ * metadata moved to it, replace-tier NAME 0) becomes the metadata holder's:
+ * TIER_LABEL_F_META with that area.
  * Return: 1 when @out differs from @l (rewrite it), 0 when not, -1 when
  * @sb does not list the member (a stale label) or it is not this device's.
  */

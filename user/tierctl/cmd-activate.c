@@ -73,29 +73,49 @@ static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
 	return TIERCTL_EXIT_OK;
 }
 
-/* The superblock, from the metadata holder the labels name. */
+/*
+ * The superblock, from the metadata holder the labels name: of the labels
+ * with a metadata area (two after a crash in a tier 0 replacement), the
+ * valid superblock of the highest generation (tl_meta_pick()).
+ */
 static int read_group_sb(const struct tl_groups *gs, const struct tl_group *g,
 			 struct tier_sb *sb, struct tl_err *err)
 {
-	const struct tl_member *mm = tl_group_meta_member(gs, g);
-	struct tier_err terr;
+	struct tier_sb sbs[TIER_MAX_DEVS];
+	int mi[TIER_MAX_DEVS], ret[TIER_MAX_DEVS], pick;
+	struct tier_err terr[TIER_MAX_DEVS];
+	const struct tl_member *mm;
+	sector_t start;
 	char why[128];
-	int fd, ret;
+	u32 n, i;
+	int fd;
 
-	if (!mm)
+	n = tl_group_meta_candidates(gs, g, mi, TIER_MAX_DEVS);
+	if (!n)
 		return tl_fail(err, TL_FAIL, "device '%s': metadata device not found",
 			       g->name);
-	fd = open(mm->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		return tl_fail(err, TL_FAIL, "cannot open %s: %s", mm->path,
-			       strerror(errno));
-	ret = tl_read_sb(fd, mm->label.meta_start, sb, &terr);
-	close(fd);
-	if (ret)
+	for (i = 0; i < n; i++) {
+		mm = &gs->member[mi[i]];
+		memset(&terr[i], 0, sizeof(terr[i]));
+		fd = open(mm->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		if (fd < 0) {
+			ret[i] = -errno;
+			continue;
+		}
+		tier_label_meta_area(&mm->label, &start, NULL);
+		ret[i] = tl_read_sb(fd, start, &sbs[i], &terr[i]);
+		close(fd);
+	}
+	pick = tl_meta_pick(sbs, ret, n);
+	if (pick < 0) {
+		mm = &gs->member[mi[0]];
 		return tl_fail(err, TL_FAIL,
 			       "device '%s': cannot use the superblock on %s: %s",
 			       g->name, mm->path,
-			       tl_tier_err_text(&terr, ret, why, sizeof(why)));
+			       tl_tier_err_text(&terr[0], ret[0], why,
+						sizeof(why)));
+	}
+	*sb = sbs[pick];
 	return TL_OK;
 }
 
@@ -171,7 +191,7 @@ static int activate_group(const struct tl_groups *gs, struct tl_group *g,
 	struct tl_dm_dev d;
 	struct tier_sb sb;
 	u64 sectors;
-	int ret;
+	int ret, mi;
 
 	tl_dm_uuid(g->uuid, dm_uuid);
 	ret = tl_dm_query(NULL, dm_uuid, false, &d, &err);
@@ -200,7 +220,8 @@ static int activate_group(const struct tl_groups *gs, struct tl_group *g,
 	if (ret != -ENXIO && tl_dm_available())
 		return report(TIERCTL_EXIT_FAIL, &err);
 	/* The superblock, from the metadata holder the labels name. */
-	if (!tl_group_meta_member(gs, g) && tl_group_check(gs, g, &err))
+	if (!tl_group_meta_candidates(gs, g, &mi, 1) &&
+	    tl_group_check(gs, g, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);
 	if (read_group_sb(gs, g, &sb, &err))
 		return report(TIERCTL_EXIT_FAIL, &err);

@@ -13,6 +13,8 @@
 #include "tl-dm.h"
 #include "tl-lost.h"
 #include "tl-print.h"
+#include "tl-sysfs.h"
+#include "tl-tierlist.h"
 #include "tierctl.h"
 #include "policy.h"
 
@@ -231,7 +233,8 @@ int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 		return TIERCTL_EXIT_FAIL;
 	}
 	if (!tier && meta_on_tier0) {
-		snprintf(why, len, "tier 0 holds the metadata: it cannot be evacuated (a device created with --metadata-dev keeps it elsewhere)");
+		snprintf(why, len, "tier 0 holds the metadata: it cannot be evacuated on its own; 'tierctl replace-tier %s 0 NEWDEV' moves its data and the metadata to a new device (a device created with --metadata-dev keeps the metadata elsewhere)",
+			 dev->name);
 		return TIERCTL_EXIT_FAIL;
 	}
 	if (!strcmp(dev->tiers[tier].state, "offline")) {
@@ -268,9 +271,16 @@ int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 	return TIERCTL_EXIT_OK;
 }
 
-/* The table's reserve_pct and whether the metadata is on tier 0. */
+/*
+ * The table's reserve_pct and whether the metadata is on tier 0 to stay:
+ * not when tier 1 has a spare metadata area (replace-tier NAME 0 added it
+ * to take the metadata over: its evacuate step moves tier 0's data there).
+ */
 static int evacuate_table(const char *name, u32 *reserve_pct, bool *meta0)
 {
+	struct tier_label l;
+	char path[TL_PATH_LEN];
+	unsigned int maj, min;
 	struct tl_err err = { "" };
 	struct tl_table tt = { 0 };
 	struct tl_dm_dev dt;
@@ -284,6 +294,11 @@ static int evacuate_table(const char *name, u32 *reserve_pct, bool *meta0)
 	if (!rc) {
 		*reserve_pct = tt.t.reserve_pct;
 		*meta0 = !tt.t.metadata_dev;
+		if (*meta0 && tt.t.nr_tiers > 1 &&
+		    !tl_parse_devt(tt.t.tier_dev[1], &maj, &min) &&
+		    !tl_sysfs_devname(TL_SYSROOT, maj, min, path, sizeof(path)) &&
+		    !tl_tierlist_read_label(path, &l) && l.spare_meta_blocks)
+			*meta0 = false;
 	}
 	tl_table_free(&tt);
 	tl_dm_dev_free(&dt);

@@ -100,6 +100,7 @@ struct rstate {
 	u64 old_mapped;
 	u8 new_member[TIER_UUID_LEN];
 	bool has_member; /* NEWDEV carries a label of this device */
+	bool new_spare; /* ... with a spare metadata area of its size */
 	bool meta_ext;
 };
 
@@ -156,6 +157,8 @@ static int read_state(const struct replace_opts *o, const char *dpath,
 	    nl.tier_index != TIER_META_DEV) {
 		memcpy(st->new_member, nl.member_uuid, TIER_UUID_LEN);
 		st->has_member = true;
+		st->new_spare = nl.spare_meta_blocks ==
+				2 + 2 * st->sb.map_blocks;
 	}
 	if (o->tier >= st->sb.nr_tiers)
 		return TIERCTL_EXIT_OK;
@@ -253,7 +256,8 @@ int cmd_replace_tier(int argc, char **argv)
 			return rc;
 		rc = tl_replace_next(&st.sb, o.tier,
 				     st.has_member ? st.new_member : NULL,
-				     st.old_mapped, &step, why, sizeof(why));
+				     st.new_spare, st.old_mapped, &step, why,
+				     sizeof(why));
 		if (rc == TL_USAGE)
 			return usage_error("replace-tier: %s", why);
 		if (rc)
@@ -295,7 +299,7 @@ int cmd_replace_tier(int argc, char **argv)
 				o.name, o.dev,
 				o.class_arg ? o.tier_class :
 					      st.sb.tier[o.tier].tier_class,
-				(int)o.tier + 1, json);
+				(int)o.tier + 1, !o.tier && !st.meta_ext, json);
 		else if (step == TL_REPLACE_EVACUATE)
 			rc = evacuate_step(&o, json);
 		else

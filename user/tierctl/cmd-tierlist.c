@@ -200,7 +200,7 @@ int cmd_add_tier(int argc, char **argv)
 	if (pos_arg && !pos)
 		return usage_error("add-tier: position 0 is tier 0, which identifies the device and holds the metadata when it has no metadata device: it cannot be replaced; use --position 1 or more");
 	return tierctl_add_tier(argv[optind], argv[optind + 1], tier_class,
-				pos_arg ? (int)pos : -1, json);
+				pos_arg ? (int)pos : -1, false, json);
 }
 
 /*
@@ -246,7 +246,7 @@ static int check_remove_moves(const char *name, u64 *mapped, u32 tier)
 }
 
 int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
-		     int position, bool json)
+		     int position, bool spare_meta, bool json)
 {
 	char paths[TIER_MAX_TIERS][TL_PATH_LEN], params[4096], devt[32];
 	struct tier_label cur, l;
@@ -320,6 +320,11 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 					      bytes >> TIER_SECTOR_SHIFT,
 					      tier_class, member_uuid, &l,
 					      &err);
+	/* Room for tier 0's metadata; no older superblock there, label last. */
+	if (!rc && spare_meta)
+		rc = tl_tierlist_spare_label(&l, &lv.sb, &err);
+	if (!rc && spare_meta)
+		rc = tl_tierlist_zero_spare_slots(dpath, &err);
 	if (!rc)
 		rc = tl_tierlist_write_label(dpath, &l, &err);
 	if (!rc && tierctl_test_stop("label"))
@@ -481,17 +486,34 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 {
 	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
 	struct tl_err err = { "" };
-	struct tier_label l;
+	struct tier_label l, l1;
 	struct tierctl_live lv;
 	u64 held = 0, cap;
+	bool meta0;
 	int rc;
 	u32 i;
 
-	if (!tier)
-		return usage_error("remove-tier: tier 0 cannot be removed (it identifies the device and holds the metadata)");
 	rc = tierctl_live_open("remove-tier", name, &lv);
 	if (rc)
 		return rc;
+	/*
+	 * Tier 0 leaves only for tier 1 to take its place, with the metadata
+	 * when it holds it: tier 1 must have the spare area replace-tier
+	 * gave it (docs/FORMAT.md "Replacing tier 0").
+	 */
+	meta0 = !tier && !lv.tt.t.metadata_dev;
+	if (meta0 && lv.nr > 1 &&
+	    (tl_tierlist_read_label(lv.path[1], &l1) ||
+	     l1.spare_meta_blocks != 2 + 2 * lv.sb.map_blocks ||
+	     tier_label_sb_index(&l1, &lv.sb) != 1)) {
+		rc = usage_error("remove-tier: tier 0 cannot be removed: it holds the metadata of %s and tier 1 (%s) has no room for it; 'tierctl replace-tier %s 0 NEWDEV' replaces tier 0 with a new device",
+				 name, lv.path[1], name);
+		goto out;
+	}
+	if (!tier && lv.nr == 1) {
+		rc = fail("remove-tier: tier 0 is the only tier of %s", name);
+		goto out;
+	}
 	if (tier == lv.nr) {
 		rc = wipe_stale(name, tier, &lv, json, "is not in the list");
 		goto out;
@@ -554,6 +576,11 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 		tierctl_live_restore(name, &lv);
 		tl_err_append(&err, "%s keeps its %u tiers", name, lv.nr);
 		rc = TL_FAIL;
+	}
+	/* The metadata moved with tier 0's removal: read it where it is now. */
+	if (!rc && meta0) {
+		snprintf(lv.meta_path, TL_PATH_LEN, "%s", lv.path[1]);
+		lv.meta_label = l1;
 	}
 	if (!rc)
 		rc = tl_tierlist_read_sb(lv.meta_path, &lv.meta_label, &lv.sb,

@@ -143,13 +143,17 @@ int replace_parse(int argc, char **argv, struct replace_opts *o);
  * The add-tier and remove-tier operations after argument parsing (other
  * commands build on them, e.g. replace-tier). tierctl_add_tier(): @dev
  * joins @name at tier @position (1..count; -1 appends; 0 is refused),
- * class @tier_class (TL_CLASS_AUTO detects it). tierctl_remove_tier(): the
- * empty tier @tier (1..count - 1) leaves @name. Each prints its result (or
+ * class @tier_class (TL_CLASS_AUTO detects it), with a spare metadata area
+ * when @spare_meta (replace-tier NAME 0 without a metadata device: the
+ * tier at 1 takes the metadata over later). tierctl_remove_tier(): the
+ * empty tier @tier (0..count - 1; 0 only when tier 1 can take its place:
+ * a spare metadata area, or the metadata on a metadata device) leaves
+ * @name. Each prints its result (or
  * errors on stderr) and returns a TIERCTL_EXIT_* code; re-running either
  * after a crash completes the label work (docs/tierctl.md).
  */
 int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
-		     int position, bool json);
+		     int position, bool spare_meta, bool json);
 int tierctl_remove_tier(const char *name, u32 tier, bool json);
 int cmd_remove_tier(int argc, char **argv);
 int cmd_resize(int argc, char **argv);
