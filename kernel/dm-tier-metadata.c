@@ -443,6 +443,43 @@ static int tier_md_load_map(struct tier_md *md, struct tier_map *map,
 	return 0;
 }
 
+/*
+ * The inactive copy is behind by whatever the last commit wrote, and may be
+ * torn or rotten: every block starts dirty for it, and each block read back
+ * that already holds what the map would write is cleared, so the first
+ * commit writes only the blocks that differ (P9: not the whole copy). A read
+ * error only leaves blocks dirty: the commit rewrites them.
+ */
+static void tier_md_compare_inactive(struct tier_md *md, struct tier_map *map)
+{
+	const struct tier_sb *sb = &md->sb;
+	u32 copy = sb->active_copy ^ 1;
+	u64 index, n, k, same = 0;
+	int r;
+
+	tier_map_mark_all_dirty(map, copy);
+	for (index = 0; index < map->nr_blocks; index += n) {
+		n = min_t(u64, TIER_MD_BUF_BLOCKS, map->nr_blocks - index);
+		r = tier_md_io(md, md->meta_bdev, REQ_OP_READ,
+			       tier_map_block_sector(sb, copy, index),
+			       md->md_buf, n);
+		if (r) {
+			DMWARN("%s: map copy %u blocks %llu..%llu unreadable: %d",
+			       md->meta_name, copy, index, index + n - 1, r);
+			continue;
+		}
+		for (k = 0; k < n; k++) {
+			void *blk = md->md_buf + k * TIER_BLOCK_SIZE;
+
+			same += tier_map_block_current(map, sb, copy, index + k,
+						       blk);
+		}
+		cond_resched();
+	}
+	DMINFO("%s: map copy %u: %llu of %llu blocks current", md->meta_name,
+	       copy, same, map->nr_blocks);
+}
+
 int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		 struct tier_map *map, struct tier_alloc *alloc, char **error)
 {
@@ -557,11 +594,7 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 			goto out;
 		}
 	}
-	/*
-	 * The inactive copy is stale for whatever the last commit wrote; the
-	 * first commit rewrites it whole rather than guess.
-	 */
-	tier_map_mark_all_dirty(map, md->sb.active_copy ^ 1);
+	tier_md_compare_inactive(md, map);
 out:
 	kfree(labels);
 	return r;

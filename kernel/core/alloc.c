@@ -18,7 +18,10 @@ int tier_alloc_init(struct tier_alloc *a, u64 nr_extents)
 	a->used = tier_zalloc_array(longs, sizeof(unsigned long));
 	a->pending = tier_zalloc_array(longs, sizeof(unsigned long));
 	a->committing = tier_zalloc_array(longs, sizeof(unsigned long));
-	if (!a->used || !a->pending || !a->committing) {
+	a->pending_log = tier_zalloc_array(TIER_ALLOC_LOG, sizeof(u64));
+	a->committing_log = tier_zalloc_array(TIER_ALLOC_LOG, sizeof(u64));
+	if (!a->used || !a->pending || !a->committing || !a->pending_log ||
+	    !a->committing_log) {
 		tier_alloc_destroy(a);
 		return -ENOMEM;
 	}
@@ -31,6 +34,8 @@ void tier_alloc_destroy(struct tier_alloc *a)
 	tier_free_array(a->used);
 	tier_free_array(a->pending);
 	tier_free_array(a->committing);
+	tier_free_array(a->pending_log);
+	tier_free_array(a->committing_log);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -93,6 +98,8 @@ int tier_alloc_free_deferred(struct tier_alloc *a, struct tier_pext p)
 	    tier_alloc_awaiting(a, p.p))
 		return -EINVAL;
 	__set_bit(p.p, a->pending);
+	if (a->nr_pending < TIER_ALLOC_LOG)
+		a->pending_log[a->nr_pending] = p.p;
 	a->nr_pending++;
 	return 0;
 }
@@ -116,6 +123,10 @@ void tier_alloc_commit_begin(struct tier_alloc *a)
 			a->pending[i] = 0;
 		}
 	}
+	/* The log follows while both sets fit (a log is valid up to its size). */
+	if (a->nr_committing + a->nr_pending <= TIER_ALLOC_LOG)
+		memcpy(&a->committing_log[a->nr_committing], a->pending_log,
+		       a->nr_pending * sizeof(a->pending_log[0]));
 	a->nr_committing += a->nr_pending;
 	a->nr_pending = 0;
 }
@@ -126,9 +137,16 @@ void tier_alloc_commit_end(struct tier_alloc *a, bool success)
 
 	if (!success || !a->nr_committing)
 		return;
-	for (i = 0; i < longs; i++) {
-		a->used[i] &= ~a->committing[i];
-		a->committing[i] = 0;
+	if (a->nr_committing <= TIER_ALLOC_LOG) {
+		for (i = 0; i < a->nr_committing; i++) {
+			__clear_bit(a->committing_log[i], a->used);
+			__clear_bit(a->committing_log[i], a->committing);
+		}
+	} else {
+		for (i = 0; i < longs; i++) {
+			a->used[i] &= ~a->committing[i];
+			a->committing[i] = 0;
+		}
 	}
 	a->nr_used -= a->nr_committing;
 	a->nr_committing = 0;
@@ -222,6 +240,10 @@ int tier_alloc_grow(struct tier_alloc *dst, const struct tier_alloc *src)
 	memcpy(dst->used, src->used, bytes);
 	memcpy(dst->pending, src->pending, bytes);
 	memcpy(dst->committing, src->committing, bytes);
+	memcpy(dst->pending_log, src->pending_log,
+	       TIER_ALLOC_LOG * sizeof(src->pending_log[0]));
+	memcpy(dst->committing_log, src->committing_log,
+	       TIER_ALLOC_LOG * sizeof(src->committing_log[0]));
 	dst->nr_used = src->nr_used;
 	dst->nr_pending = src->nr_pending;
 	dst->nr_committing = src->nr_committing;

@@ -20,6 +20,14 @@
 /* struct tier_alloc flags */
 #define TIER_ALLOC_F_NOALLOC 0x1 /* tier takes no new extents */
 
+/*
+ * Frees remembered by number as well as in the bitmaps, so that a commit
+ * that frees few extents releases them one by one instead of walking a
+ * whole bitmap under the pool's IRQ-off lock (16 TiB of 1 MiB extents is
+ * 256 K words a commit). Beyond this many, the commit walks the bitmap.
+ */
+#define TIER_ALLOC_LOG 64
+
 /**
  * struct tier_alloc - allocator of one tier.
  * @nr_extents:    physical extents on the tier.
@@ -32,6 +40,9 @@
  * @used:          bit per extent, set when not free.
  * @pending:       freed since the last tier_alloc_commit_begin().
  * @committing:    freed before the commit in flight (or a failed one).
+ * @pending_log:   TIER_ALLOC_LOG entries: the extents of @pending while
+ *                 @nr_pending <= TIER_ALLOC_LOG.
+ * @committing_log: the same for @committing.
  */
 struct tier_alloc {
 	u64 nr_extents;
@@ -44,6 +55,8 @@ struct tier_alloc {
 	unsigned long *used;
 	unsigned long *pending;
 	unsigned long *committing;
+	u64 *pending_log;
+	u64 *committing_log;
 };
 
 /**
@@ -67,7 +80,7 @@ struct tier_alloc_stats {
  * @a:          out; zeroed on failure.
  * @nr_extents: physical extents, 1..TIER_MAX_PEXTS.
  *
- * Memory: 3 bits per physical extent.
+ * Memory: 3 bits per physical extent, 1 KiB of free logs.
  *
  * Context: process; may sleep (tier_zalloc_array()).
  * Return: 0, -EINVAL for a bad size, -ENOMEM.
@@ -145,7 +158,8 @@ int tier_alloc_free_deferred(struct tier_alloc *a, struct tier_pext p);
  *
  * Call before capturing the map blocks of the commit.
  *
- * Context: any; O(1), or O(bitmap words) after a failed commit.
+ * Context: any; O(TIER_ALLOC_LOG), or O(bitmap words) after a failed
+ * commit.
  */
 void tier_alloc_commit_begin(struct tier_alloc *a);
 
@@ -155,7 +169,8 @@ void tier_alloc_commit_begin(struct tier_alloc *a);
  * @success: the superblock is on disk; committing extents become free.
  *           On failure they stay unusable and join the next commit.
  *
- * Context: any; O(bitmap words).
+ * Context: any; O(frees) up to TIER_ALLOC_LOG of them, O(bitmap words)
+ * beyond.
  */
 void tier_alloc_commit_end(struct tier_alloc *a, bool success);
 

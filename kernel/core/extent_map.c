@@ -205,6 +205,40 @@ int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 	return 0;
 }
 
+bool tier_map_block_current(struct tier_map *m, const struct tier_sb *sb,
+			    u32 copy, u64 index, const void *blk)
+{
+	u64 first = index * TIER_MAP_ENTRIES, v;
+	struct tier_map_entry want, got;
+	u32 i;
+
+	if (index >= m->nr_blocks || m->nr_extents != sb->virt_extents ||
+	    tier_map_block_check(blk, sb, copy, index, NULL))
+		return false;
+	for (i = 0; i < TIER_MAP_ENTRIES; i++) {
+		v = first + i;
+		memset(&want, 0, sizeof(want));
+		if (v < m->nr_extents) {
+			want.word = m->words[v] & ~TIER_MAPW_BUSY;
+			if (!(want.word & TIER_MAPW_MAPPED)) {
+				want.word = 0;
+			} else if (m->heat) {
+				want.heat = m->heat[v];
+				want.atime = m->atime[v];
+			}
+		}
+		tier_map_block_get(blk, i, &got);
+		if (got.word != want.word || got.heat != want.heat ||
+		    got.flags != want.flags || got.atime != want.atime)
+			return false;
+	}
+	if (test_bit(index, m->dirty[copy])) {
+		__clear_bit(index, m->dirty[copy]);
+		m->nr_dirty[copy]--;
+	}
+	return true;
+}
+
 int tier_map_renumber_table(u32 old_n, bool insert, u32 pos, u8 *table)
 {
 	u32 i;

@@ -294,8 +294,9 @@ void tier_map_mark_dirty(struct tier_map *m, struct tier_vext v);
  * @m:    the map.
  * @copy: 0 or 1.
  *
- * Call after loading for the inactive copy (it may be torn or one commit
- * behind), and after a failed commit for the copy it was writing.
+ * Call after a failed commit for the copy it was writing, and before
+ * comparing a freshly loaded map's inactive copy with
+ * tier_map_block_current().
  *
  * Context: any; caller serialises writers.
  */
@@ -349,6 +350,28 @@ void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
  */
 int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 			u64 index, const void *blk, struct tier_err *err);
+
+/**
+ * tier_map_block_current() - whether block @index of @copy, as read from
+ * disk, already holds what tier_map_fill_block() would write there; if so,
+ * clear its dirty bit for @copy.
+ * @m:     the map, loaded from the other copy.
+ * @sb:    chosen superblock.
+ * @copy:  the copy @blk was read from (the inactive one).
+ * @index: block index, < @m->nr_blocks.
+ * @blk:   TIER_BLOCK_SIZE bytes.
+ *
+ * After loading, the inactive copy is behind by what the last commit wrote
+ * (or torn, or rotten). Comparing each of its blocks with the map lets the
+ * first commit write only the blocks that differ instead of the whole copy
+ * (docs/FORMAT.md "Two copies"). A block that fails tier_map_block_check()
+ * does not match and stays dirty, so the first commit also heals it.
+ *
+ * Context: any; caller serialises writers.
+ * Return: true when the block matched (its dirty bit for @copy is clear).
+ */
+bool tier_map_block_current(struct tier_map *m, const struct tier_sb *sb,
+			    u32 copy, u64 index, const void *blk);
 
 /* tier_map_renumber() table entry: the tier is removed from the list. */
 #define TIER_RENUM_GONE 0xff

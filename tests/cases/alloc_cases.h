@@ -288,6 +288,103 @@ static void tier_alloc_deferred_free_test(CASE_CTX)
 	tier_alloc_destroy(&a);
 }
 
+/* Free every third of the extents [first, first + 3 * n). */
+static void free_some(CASE_CTX, struct tier_alloc *a, u64 first, u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		CASE_EQ(tier_alloc_free_deferred(a, tier_pext(first + 3 * i)),
+			0);
+}
+
+/* Every bit of @a's bitmaps agrees with its counters, none is stray. */
+static void expect_bitmaps(CASE_CTX, const struct tier_alloc *a)
+{
+	u64 i, used = 0, pending = 0, committing = 0;
+
+	for (i = 0; i < a->nr_extents; i++) {
+		used += test_bit(i, a->used);
+		pending += test_bit(i, a->pending);
+		committing += test_bit(i, a->committing);
+	}
+	CASE_EQ(used, a->nr_used);
+	CASE_EQ(pending, a->nr_pending);
+	CASE_EQ(committing, a->nr_committing);
+}
+
+/*
+ * A commit of up to TIER_ALLOC_LOG frees releases them from its log, more
+ * from the bitmap walk; both, and the merge after a failed commit on either
+ * side of the limit, leave the same allocator.
+ */
+static void tier_alloc_free_log_test(CASE_CTX)
+{
+	struct tier_alloc a, big;
+	u64 i;
+
+	CASE_ASSERT_EQ(tier_alloc_init(&a, 1000), 0);
+	take(test, &a, false, 1000);
+
+	free_some(test, &a, 0, TIER_ALLOC_LOG);
+	tier_alloc_commit_begin(&a);
+	CASE_EQ(a.nr_committing, TIER_ALLOC_LOG);
+	for (i = 0; i < TIER_ALLOC_LOG; i++)
+		CASE_EQ(a.committing_log[i], 3 * i);
+	tier_alloc_commit_end(&a, true);
+	expect_stats(test, &a, 1000 - TIER_ALLOC_LOG, 0, TIER_ALLOC_LOG);
+	expect_bitmaps(test, &a);
+	take(test, &a, false, TIER_ALLOC_LOG);
+
+	/* One more than the log holds: the walk. */
+	free_some(test, &a, 1, TIER_ALLOC_LOG + 1);
+	tier_alloc_commit_begin(&a);
+	tier_alloc_commit_end(&a, true);
+	expect_stats(test, &a, 999 - TIER_ALLOC_LOG, 0, TIER_ALLOC_LOG + 1);
+	expect_bitmaps(test, &a);
+	take(test, &a, false, TIER_ALLOC_LOG + 1);
+
+	/* A failed commit of 20 merged with 10 more: still the log. */
+	free_some(test, &a, 2, 20);
+	tier_alloc_commit_begin(&a);
+	tier_alloc_commit_end(&a, false);
+	free_some(test, &a, 62, 10);
+	tier_alloc_commit_begin(&a);
+	CASE_EQ(a.nr_committing, 30);
+	CASE_EQ(a.committing_log[19], 2 + 3 * 19);
+	CASE_EQ(a.committing_log[20], 62);
+	CASE_EQ(a.committing_log[29], 62 + 3 * 9);
+	tier_alloc_commit_end(&a, true);
+	expect_stats(test, &a, 970, 0, 30);
+	expect_bitmaps(test, &a);
+	take(test, &a, false, 30);
+
+	/* 40 failed, 30 more: beyond the log once merged. */
+	free_some(test, &a, 0, 40);
+	tier_alloc_commit_begin(&a);
+	tier_alloc_commit_end(&a, false);
+	free_some(test, &a, 200, 30);
+	tier_alloc_commit_begin(&a);
+	tier_alloc_commit_end(&a, true);
+	expect_stats(test, &a, 930, 0, 70);
+	expect_bitmaps(test, &a);
+	take(test, &a, false, 70);
+
+	/* A grown tier keeps the logs of its frees. */
+	free_some(test, &a, 1, 5);
+	tier_alloc_commit_begin(&a);
+	free_some(test, &a, 2, 3);
+	CASE_ASSERT_EQ(tier_alloc_init(&big, 2000), 0);
+	CASE_EQ(tier_alloc_grow(&big, &a), 0);
+	tier_alloc_commit_end(&big, true);
+	tier_alloc_commit_begin(&big);
+	tier_alloc_commit_end(&big, true);
+	expect_stats(test, &big, 992, 0, 1008);
+	expect_bitmaps(test, &big);
+	tier_alloc_destroy(&big);
+	tier_alloc_destroy(&a);
+}
+
 /* A failed commit keeps its frees unusable; they join the next commit. */
 static void tier_alloc_failed_commit_test(CASE_CTX)
 {
@@ -716,5 +813,6 @@ static struct case_entry alloc_cases[] = {
 	CASE_RUN(tier_alloc_load_map_test),
 	CASE_RUN(tier_alloc_model_test),
 	CASE_RUN(tier_alloc_grow_test),
+	CASE_RUN(tier_alloc_free_log_test),
 	{}
 };

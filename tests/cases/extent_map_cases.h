@@ -1152,6 +1152,69 @@ static void tier_map_resize_copy_test(CASE_CTX)
 	}
 }
 
+/*
+ * After loading, a block of the inactive copy that already holds what the map
+ * would write is not rewritten by the first commit; any difference (a word,
+ * heat, an access time, a torn or foreign block) keeps it dirty.
+ */
+static void tier_map_block_current_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 300, TIER_MAP_F_HEAT);
+	struct tier_sb *sb = sb_make(test, 300, 2, 1000);
+	u8 *blk0 = em_zalloc(test, TIER_BLOCK_SIZE);
+	u8 *blk1 = em_zalloc(test, TIER_BLOCK_SIZE);
+	u8 *bad = em_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc l = loc_of(1, 42, 0), old;
+
+	tier_map_set(m, tier_vext(7), &l);
+	m->heat[7] = 3;
+	m->atime[7] = 77;
+	tier_map_set(m, tier_vext(280), &l);
+	tier_map_set_busy(m, tier_vext(280), true);
+	tier_map_fill_block(m, sb, 1, 0, blk0);
+	tier_map_fill_block(m, sb, 1, 1, blk1);
+	tier_map_mark_all_dirty(m, 1);
+	CASE_EQ(m->nr_dirty[1], 2);
+
+	/* The wrong copy or index never matches. */
+	CASE_FALSE(tier_map_block_current(m, sb, 0, 0, blk0));
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 1, blk0));
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 2, blk1));
+	/* A torn block: dirty. */
+	memcpy(bad, blk0, TIER_BLOCK_SIZE);
+	bad[100] ^= 1;
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, bad));
+	CASE_EQ(m->nr_dirty[1], 2);
+
+	/* Same content (the busy bit is in memory only): clean. */
+	CASE_TRUE(tier_map_block_current(m, sb, 1, 0, blk0));
+	CASE_TRUE(tier_map_block_current(m, sb, 1, 1, blk1));
+	CASE_EQ(m->nr_dirty[1], 0);
+	CASE_EQ(m->nr_dirty[0], 2); /* the other copy is left alone */
+	CASE_EQ(tier_map_commit_next(m, 1, 0), m->nr_blocks);
+
+	/* Heat, access time, flags and mappings each count. */
+	tier_map_mark_all_dirty(m, 1);
+	m->heat[7] = 4;
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
+	m->heat[7] = 3;
+	m->atime[7] = 78;
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
+	m->atime[7] = 77;
+	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), TIER_EXT_F_PINNED, 0));
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
+	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), 0, TIER_EXT_F_PINNED));
+	CASE_TRUE(tier_map_block_current(m, sb, 1, 0, blk0));
+	CASE_TRUE(tier_map_clear(m, tier_vext(280), &old));
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 1, blk1));
+	CASE_EQ(m->nr_dirty[1], 1);
+	CASE_EQ(tier_map_commit_next(m, 1, 0), 1);
+	/* A block from a newer generation than the superblock: dirty. */
+	sb->generation = 0;
+	tier_map_mark_all_dirty(m, 1);
+	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
+}
+
 static struct case_entry extent_map_cases[] = {
 	CASE_RUN_PARAMS(tier_map_word_test, word),
 	CASE_RUN(tier_map_word_unmapped_test),
@@ -1171,6 +1234,7 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN(tier_map_dirty_plan_test),
 	CASE_RUN_PARAMS(tier_map_commit_plan_test, plan),
 	CASE_RUN(tier_map_fill_load_test),
+	CASE_RUN(tier_map_block_current_test),
 	CASE_RUN(tier_map_load_overwrites_test),
 	CASE_RUN(tier_map_load_errors_test),
 	CASE_RUN(tier_map_million_test),

@@ -22,6 +22,25 @@ static void test_counts_rate_eta(void **state)
 			    "1/1000 extents (1 MiB of 1000 MiB), 1 MiB/s, ETA 17 min");
 }
 
+/*
+ * The formatting progress of `create` once showed "0 B/s, ETA 436669020 min":
+ * the nanoseconds' difference, negative across a second boundary, had been
+ * cast to unsigned.
+ */
+static void test_ms_between(void **state)
+{
+	struct timespec t0 = { .tv_sec = 10, .tv_nsec = 900000000 };
+	struct timespec t1 = { .tv_sec = 12, .tv_nsec = 100000000 };
+
+	(void)state;
+	assert_int_equal(tl_ms_between(&t0, &t1), 1200);
+	assert_int_equal(tl_ms_between(&t1, &t0), 0);
+	assert_int_equal(tl_ms_between(&t0, &t0), 0);
+	t1.tv_sec = 10;
+	t1.tv_nsec = 999999999;
+	assert_int_equal(tl_ms_between(&t0, &t1), 99);
+}
+
 static void test_start_and_end(void **state)
 {
 	char b[TL_PROGRESS_LEN];
@@ -45,6 +64,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_rate_eta),
 		cmocka_unit_test(test_start_and_end),
+		cmocka_unit_test(test_ms_between),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 guest_write() {
-	head -c $((4 << 20)) /dev/urandom >/tmp/pattern
+	rand_bytes $((4 << 20)) >/tmp/pattern
 	dd if=/tmp/pattern of="$DMT_NVME0" bs=1M oflag=direct conv=fsync status=none
 	# /dmt-out is the run directory on the host: the checksum outlives the VM.
 	sha256sum </tmp/pattern | cut -d' ' -f1 >/dmt-out/expected

@@ -8,9 +8,9 @@ guest_main() {
 	local nb=$TOP/tools/nullb
 	"$nb" create pc0 64 32
 	[ "$(cat /sys/block/pc0/queue/write_cache)" = "write back" ] || fail "no volatile cache"
-	head -c 1M /dev/urandom >/tmp/a
-	head -c 1M /dev/urandom >/tmp/b
-	head -c 1M /dev/urandom >/tmp/c
+	rand_bytes 1M >/tmp/a
+	rand_bytes 1M >/tmp/b
+	rand_bytes 1M >/tmp/c
 	# A: written then flushed. B: FUA (O_DSYNC direct). C: direct, never flushed.
 	dd if=/tmp/a of=/dev/pc0 bs=1M seek=0 oflag=direct conv=fsync status=none
 	dd if=/tmp/b of=/dev/pc0 bs=1M seek=1 oflag=direct,dsync status=none

@@ -50,7 +50,7 @@ assert v["format_version"] == 1, v' "$v" || fail "tierctl version --json: $v"
 		fail "filling the whole device failed"
 	expect_eq "$(jfield x '["mapped_extents"]')" $((sz >> 20)) "mapped extents of a full device"
 	blkdiscard -o 0 -l $((16 << 20)) /dev/mapper/x
-	dd if=/dev/urandom of=/dev/mapper/x bs=1M count=16 oflag=direct conv=fsync status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/x bs=1M count=16 oflag=direct conv=fsync status=none ||
 		fail "rewrite after discard on a full device failed"
 	expect_eq "$(jfield x '["nospc_errors"]')" 0 "ENOSPC errors"
 	tierctl remove x
@@ -68,7 +68,7 @@ assert d["tiers"][1]["device"] == sys.argv[1] and d["tiers"][1]["class"] == "nvm
 assert d["mem"] is None and d["metadata_dev"] is None and d["size_bytes"] > 0, d' "$DMT_NVMF0" ||
 		fail "create --json: $(cat /tmp/c.json)"
 	expect_eq "$(jfield f '["tiers"][1]["class"]')" nvmf "class of the fabric tier"
-	dd if=/dev/urandom of=/tmp/f bs=1M count=100 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/f bs=1M count=100 status=none
 	dd if=/tmp/f of=/dev/mapper/f bs=1M oflag=direct conv=fsync status=none
 	[ "$(tierctl --json remove f)" = '{"name":"f","removed":true,"disconnected":[]}' ] ||
 		fail "remove --json: $(tierctl --json remove f 2>&1)"

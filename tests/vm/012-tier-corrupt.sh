@@ -23,7 +23,7 @@ expect_refused() { # what table-line dmesg-pattern
 guest_main() {
 	local a=$DMT_NVME0 b=$DMT_NVME1 table sb gen0 gen1 slot copy mapsec off
 	tierctl create c --tier "$a" --tier "$b" >/dev/null
-	dd if=/dev/urandom of=/tmp/data bs=1M count=48 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/data bs=1M count=48 status=none
 	dd if=/tmp/data of=/dev/mapper/c bs=1M oflag=direct conv=fsync status=none
 	table=$(dmsetup table c | cut -d' ' -f1-3)" 2048 2 $a $b"
 	tierctl remove c
@@ -79,11 +79,11 @@ guest_main() {
 	printf '0 %s error\n%s %s linear %s %s\n' "$ds" "$ds" $((sz - ds)) "$a" "$ds" |
 		dmsetup load shim
 	dmsetup suspend shim && dmsetup resume shim
-	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=60 count=1 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/c bs=1M seek=60 count=1 oflag=direct status=none
 	dd if=/dev/null of=/dev/mapper/c conv=fsync status=none 2>/dev/null &&
 		fail "flush succeeded although the metadata could not be written"
 	expect_eq "$(jfield c '["metadata_mode"]')" ro "mode after a failed commit"
-	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct status=none 2>/dev/null &&
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct status=none 2>/dev/null &&
 		fail "read-only metadata mode allocated a new extent"
 	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "read-only mode: old data unreadable"
@@ -100,7 +100,7 @@ guest_main() {
 	dd if=/dev/null of=/dev/mapper/c conv=fsync status=none ||
 		fail "flush failed after the metadata area healed"
 	expect_eq "$(jfield c '["metadata_mode"]')" rw "mode after a retried commit succeeded"
-	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct conv=fsync status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/c bs=1M seek=61 count=1 oflag=direct conv=fsync status=none ||
 		fail "rw mode again, but a new extent cannot be allocated"
 	# Each mode change is a mode-change event carrying the new mode.
 	for _ in $(seq 50); do [ "$(grep -c mode-change /tmp/ev.json)" -ge 2 ] && break; sleep 0.2; done

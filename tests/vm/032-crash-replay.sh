@@ -55,7 +55,7 @@ burst() { # i
 }
 
 small() { # i
-	dd if=/dev/urandom of="$MNT/s$1" bs=16k count=4 conv=fsync status=none || fail "dd s$1"
+	dd if=<(rand_bytes) iflag=fullblock of="$MNT/s$1" bs=16k count=4 conv=fsync status=none || fail "dd s$1"
 	(cd $MNT && sha256sum "s$1") >"$ST/s$1.sum"
 	mark "ok_s$1"
 }
@@ -198,7 +198,7 @@ one_state() { # replay cow sectors label fs sabotage expect...
 	shift 6
 	state_up "$rep" "$cow" "$sz" || { state_down; echo "$label: cannot build the snapshot"; return 1; }
 	case $sab in
-	label) dd if=/dev/urandom of=/dev/mapper/rhot bs=4k count=1 oflag=direct status=none ;;
+	label) dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/rhot bs=4k count=1 oflag=direct status=none ;;
 	esac
 	if [ "$sab" = xfs ]; then
 		# The XFS superblock is block 0 of the tier device: overwrite it

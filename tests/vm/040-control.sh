@@ -105,7 +105,7 @@ step_pin() {
 	local out
 	mkdir -p $MNT/keep/sub
 	write_files $MNT/keep 3 4 /tmp/sums.keep
-	head -c $((2 << 20)) /dev/urandom >$MNT/keep/sub/g1
+	rand_bytes $((2 << 20)) >$MNT/keep/sub/g1
 	sync -f $MNT/keep
 	(cd $MNT/keep && sha256sum sub/g1) >>/tmp/sums.keep
 	out=$(tierctl pin $DEV $MNT/keep --tier 0 --json) || fail "pin failed"
@@ -148,7 +148,7 @@ step_burst() {
 
 step_migrate() {
 	local ranges r rc
-	head -c $((4 << 20)) /dev/urandom >$MNT/mv
+	rand_bytes $((4 << 20)) >$MNT/mv
 	sync -f $MNT
 	(cd $MNT && sha256sum mv) >/tmp/sums.mv
 	tierctl where $DEV $MNT/mv

@@ -45,7 +45,7 @@ step_health() {
 		eval "dmsetup create nfh$i --table \"0 \$(blockdev --getsz \$DMT_NVME$i) linear \$DMT_NVME$i 0\""
 	done
 	tierctl create $h --tier /dev/mapper/nfh0 --tier /dev/mapper/nfh1 --extent-size 1M --force >/dev/null
-	dd if=/dev/urandom of=/dev/mapper/$h bs=1M count=4 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/$h bs=1M count=4 oflag=direct conv=fsync status=none
 	sum=$(dd if=/dev/mapper/$h bs=1M count=4 iflag=direct status=none | sha256sum)
 	tier_msg $h migrate 0 8192 1 || fail "health: migrate to tier 1"
 	tier_wait $h 60 "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ] && [ \$mapped1 = 4 ]" ||
@@ -83,7 +83,7 @@ guest_main() {
 	grep -q listening /tmp/mon.out || fail "nlfuzz monitor: $(cat /tmp/mon.out)"
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
 	# 32 MiB written before the fuzz, checked after it.
-	dd if=/dev/urandom of=$D bs=1M count=32 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=32 oflag=direct status=none
 	sum0=$(dd if=$D bs=1M count=32 iflag=direct status=none | sha256sum)
 
 	# Each operation once, with its answers checked: policy-set (both

@@ -147,7 +147,7 @@ step_metrics() {
 	wait_for 10 "[ \"\$(prom_value 'dm_tier_commits_total{device=\"$DEV\"}')\" = \"\$(tier_stat $DEV commits)\" ]" ||
 		die "dm_tier_commits_total $(prom_value "dm_tier_commits_total{device=\"$DEV\"}") is not the status line's $(tier_stat $DEV commits) before any write"
 	COMMITS0=$(tier_stat $DEV commits)
-	dd if=/dev/urandom of=/dev/mapper/$DEV bs=1M count=4 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/$DEV bs=1M count=4 oflag=direct conv=fsync status=none
 	wait_for 10 written_4m ||
 		die "after a 4 MiB write: commits_total $(prom_value "dm_tier_commits_total{device=\"$DEV\"}"), device_mapped_bytes $(prom_value "dm_tier_device_mapped_bytes{device=\"$DEV\"}") (status: $(dmsetup status $DEV))"
 	v=$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")
@@ -194,7 +194,7 @@ step_retention() {
 	mkdir -p $MNT/run
 	for c in c1 c2 c3; do
 		mkdir $MNT/run/$c
-		head -c $((8 << 20)) /dev/urandom >/tmp/ck-$c
+		rand_bytes $((8 << 20)) >/tmp/ck-$c
 		cp /tmp/ck-$c $MNT/run/$c/data
 	done
 	sync -f $MNT

@@ -227,7 +227,7 @@ guest_first() {
 
 	# ---- write: 2 MiB in the middle of ckpt.0000, O_DIRECT
 	dd if=$MNT/model/ckpt.0000 of=/tmp/expect bs=1M iflag=direct status=none
-	head -c 2M /dev/urandom >/tmp/patch
+	rand_bytes 2M >/tmp/patch
 	dd if=/tmp/patch of=/tmp/expect bs=512K seek=13 conv=notrunc status=none
 	WANT_SUM=$(dev_sum /tmp/expect)
 	mem_eval $DEV

@@ -65,7 +65,7 @@ guest_main() {
 	echo "tier 1 is $dev1 on controller $CTRL ($(ctrl_state))"
 
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=24 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=24 oflag=direct status=none
 	sum=$(sum_all)
 	dmsetup message $DEV 0 migrate 0 "$(blockdev --getsz $D)" 1
 	tier_wait $DEV 120 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped0 = 0 ]' ||

@@ -37,7 +37,7 @@ guest_main() {
 	wait_for 10 'grep -q watching /tmp/watch.err' || fail "tierctl watch did not subscribe"
 
 	# ---- near-full
-	dd if=/dev/urandom of=$D bs=1M oflag=direct status=none 2>/dev/null || true
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M oflag=direct status=none 2>/dev/null || true
 	sync
 	wait_for 20 '[ "$(count_ev near-full 0)" = 1 ] && [ "$(count_ev near-full 1)" = 1 ]' ||
 		{ cat /tmp/ev.json; fail "near-full events: tier 0 $(count_ev near-full 0), tier 1 $(count_ev near-full 1), expected 1 each"; }

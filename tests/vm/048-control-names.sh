@@ -28,7 +28,7 @@ pol() { tierctl policy "$1" "$2"; }
 step_perm() {
 	local dev=pm
 	tierctl create $dev --tier "$DMT_NVME0" --extent-size 64K >/dev/null || fail "create $dev"
-	dd if=/dev/urandom of=/dev/mapper/$dev bs=1M count=2 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/$dev bs=1M count=2 oflag=direct status=none
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$NLFUZZ" perm "$dev" || fail "perm: as nobody, permissions not as expected"
 	setpriv --bounding-set=-all,+net_admin --inh-caps=-all,+net_admin \

@@ -30,7 +30,7 @@ put4k() { # extent flags
 
 guest_main() {
 	local rounds=${DMT_FUA_ROUNDS:-40} r x=7 next=100 stream fua
-	head -c 4096 /dev/urandom >/tmp/blk
+	rand_bytes 4096 >/tmp/blk
 	delay_dev slow0 "$DMT_NVME0" 100
 	tierctl create $DEV --tier /dev/mapper/slow0 --extent-size 64K >/dev/null
 	# A FUA write to a mapped extent reaches the worker only while the map

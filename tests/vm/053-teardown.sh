@@ -24,7 +24,7 @@ tiers_written() { echo $(($(dev_written "$DMT_NVME0") + $(dev_written "$DMT_NVME
 step_suspended() {
 	local w0 w1 c0 c1 rc
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 256K >/dev/null
-	dd if=/dev/urandom of=$D bs=1M count=8 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 oflag=direct status=none
 	dmsetup suspend $DEV
 	sleep 1
 	w0=$(tiers_written)

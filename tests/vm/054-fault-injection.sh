@@ -310,7 +310,7 @@ step_self() {
 	python3 "$ACKIO" verify /tmp/a /dmt-out/ack2.log >/tmp/v3.out 2>&1 || rc=$?
 	[ $rc = 1 ] || { cat /tmp/v3.out; fail "self: ackio verify missed a zeroed acknowledged record (status $rc)"; }
 	head -n 1 /tmp/v3.out
-	dd if=/dev/urandom of=$D bs=16k seek=$((200 * 64)) count=1 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=16k seek=$((200 * 64)) count=1 oflag=direct status=none
 	rc=0
 	fio_c --verify_only=1 >/tmp/fio.out 2>&1 || rc=$?
 	[ $rc != 0 ] || fail "self: fio verify missed an overwritten block of C"

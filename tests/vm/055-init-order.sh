@@ -24,7 +24,7 @@ guest_main() {
 	local table sum ins rc t0 took tries=0 loaded=0 nl_ok=0
 	[ -n "${DMT_MODULE:-}" ] || fail "DMT_MODULE not set by the bench"
 	tierctl create $DEV --tier "$DMT_NVME0" --extent-size 256K >/dev/null
-	dd if=/dev/urandom of=$D bs=1M count=4 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=4 oflag=direct status=none
 	sum=$(dd if=$D bs=1M count=4 iflag=direct status=none | md5sum)
 	table=$(dmsetup table $DEV)
 	dmsetup remove $DEV

@@ -31,7 +31,7 @@ check_extent() { # kib
 	}
 	# Large writes then fill whole extents: a checkpoint-sized file lands on
 	# extent boundaries.
-	dd if=/dev/urandom of=/mnt/geo/ckpt bs=1M count=16 oflag=direct status=none || fail "write"
+	dd if=<(rand_bytes) iflag=fullblock of=/mnt/geo/ckpt bs=1M count=16 oflag=direct status=none || fail "write"
 	umount /mnt/geo
 	mkfs.ext4 -q -F $D || fail "mkfs.ext4 at ${kib} KiB extents"
 	dumpe2fs -h $D 2>/dev/null >/tmp/dumpe2fs

@@ -204,7 +204,7 @@ guest_main() {
 	mkdir -p $MNT && mount $D $MNT || fail "mount"
 	expect_eq "$(tier_stat $DEV mapped 1)" 0 "extents on tier 1 after mkfs.xfs"
 	fallocate -l 24M $A || fail "fallocate $A"
-	dd if=/dev/urandom of=$A bs=1M count=24 oflag=direct conv=notrunc,fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$A bs=1M count=24 oflag=direct conv=notrunc,fsync status=none
 	SUM=$(sum_a)
 	bounded 120 "pin to tier 1" tierctl pin $DEV $A --tier 1 --wait >/dev/null || fail "tierctl pin $A --tier 1"
 	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 24 ]' ||

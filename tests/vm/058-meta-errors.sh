@@ -38,7 +38,7 @@ guest_main() {
 	tierctl create $DEV --tier /dev/mapper/shim --tier "$DMT_NVME1" --extent-size 1M --force >/dev/null
 	table=$(dmsetup table $DEV)
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=8 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 oflag=direct conv=fsync status=none
 	tier_msg $DEV migrate 0 $((4 * 2048)) 1 || fail "migrate"
 	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 4 ]' ||
 		fail "migrate not done: $(tier_summary $DEV)"
@@ -51,15 +51,15 @@ guest_main() {
 
 	# ---- ro
 	shim_swap shim_bad
-	dd if=/dev/urandom of=/tmp/b bs=1M count=1 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/b bs=1M count=1 status=none
 	dd if=/tmp/b of=$D bs=1M seek=16 oflag=direct status=none || fail "ro: the write before the flush failed"
 	! flush || fail "ro: a flush succeeded with the superblock unwritable"
 	expect_eq "$(mode)" ro "mode after a failed commit"
 	expect_eq "$(sum_of 0 8)" "$sum_a" "ro: data committed before (tiers 0 and 1)"
-	dd if=/dev/urandom of=$D bs=64k count=1 seek=1 oflag=direct status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=64k count=1 seek=1 oflag=direct status=none ||
 		fail "ro: a write in place failed"
 	sum_a=$(sum_of 0 8)
-	! dd if=/dev/urandom of=$D bs=1M seek=20 count=1 oflag=direct status=none 2>/dev/null ||
+	! dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=20 count=1 oflag=direct status=none 2>/dev/null ||
 		fail "ro: a new extent was allocated"
 	bounded 60 "ro: dmsetup suspend" dmsetup suspend $DEV
 	dmsetup resume $DEV
@@ -74,7 +74,7 @@ guest_main() {
 	flush || fail "rw: the retried commit failed after the shim healed"
 	expect_eq "$(mode)" rw "mode after a retried commit"
 	expect_eq "$(sum_of 16 1)" "$(dev_sum /tmp/b)" "rw: the write whose flush failed"
-	dd if=/dev/urandom of=$D bs=1M seek=20 count=1 oflag=direct conv=fsync status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=20 count=1 oflag=direct conv=fsync status=none ||
 		fail "rw: a new extent cannot be allocated"
 	sum_b=$(sum_of 16 8)
 	kill $watch_pid
@@ -93,7 +93,7 @@ guest_main() {
 	# periodic commit could fail and refuse it before dd got there); the
 	# setting below is a change to commit after the shim fails, whatever
 	# a commit in between took.
-	dd if=/dev/urandom of=$D bs=1M seek=30 count=1 oflag=direct status=none || fail "fail: write"
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=30 count=1 oflag=direct status=none || fail "fail: write"
 	shim_swap shim_bad
 	tier_set $DEV commit_interval_ms 1000
 	t0=$(now_ms)
@@ -102,7 +102,7 @@ guest_main() {
 	echo "fail: mode fail $(fmt_ms $(($(now_ms) - t0))) s after the errors began"
 	[ $(($(now_ms) - t0)) -ge 25000 ] || fail "fail mode entered after less than TIER_MD_FAIL_SECS"
 	expect_eq "$(sum_of 0 8)" "$sum_a" "fail: reads of tiers 0 and 1"
-	! dd if=/dev/urandom of=$D bs=64k count=1 oflag=direct status=none 2>/dev/null ||
+	! dd if=<(rand_bytes) iflag=fullblock of=$D bs=64k count=1 oflag=direct status=none 2>/dev/null ||
 		fail "fail: a write succeeded"
 	! flush || fail "fail: a flush succeeded"
 	bounded 60 "fail: dmsetup remove" dmsetup remove $DEV

@@ -64,7 +64,7 @@ guest_main() {
 	done
 	tierctl create $DEV --tier /dev/mapper/te0 --tier /dev/mapper/te1 --extent-size 1M --force >/dev/null
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=16 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=16 oflag=direct conv=fsync status=none
 	tier_msg $DEV migrate $((8 * 2048)) $((8 * 2048)) 1 || fail "migrate"
 	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 8 ]' ||
 		fail "migrate not done: $(tier_summary $DEV)"
@@ -90,7 +90,7 @@ guest_main() {
 	expect_eq "$(failing)" "2 5" "bad0: vexts whose reads fail"
 	! bounded 20 "bad0: write" dd if=/dev/zero of=$D bs=4k seek=$((2 * 256)) count=1 oflag=direct status=none 2>/dev/null ||
 		fail "bad0: a write to a failing extent succeeded"
-	dd if=/dev/urandom of=$D bs=1M seek=20 count=1 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=20 count=1 oflag=direct status=none
 	bounded 30 "bad0: flush" dd if=/dev/null of=$D conv=fsync status=none || fail "bad0: a flush (commit) failed"
 	expect_eq "$(tier_stat $DEV state 0)" degraded "bad0: tier 0"
 	expect_eq "$(tier_stat $DEV mode)" rw "bad0: metadata mode"
@@ -116,14 +116,14 @@ guest_main() {
 	max=$(($(now_ms) - t0))
 	[ $max -lt 10000 ] || fail "flakey: 16 reads took $max ms with tier 1 offline"
 	for i in 0 1 2 3 4 5 6 7; do expect_eq "$(ext_sum $i)" "${sums[i]}" "flakey: vext $i on tier 0"; done
-	dd if=/dev/urandom of=/tmp/x bs=1M count=1 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/x bs=1M count=1 status=none
 	bounded 30 "flakey: whole write" dd if=/tmp/x of=$D bs=1M seek=9 count=1 oflag=direct conv=fsync status=none ||
 		fail "flakey: a whole-extent write to offline tier 1 was not redirected"
 	expect_eq "$(ext_sum 9)" "$(dev_sum /tmp/x)" "flakey: the redirected extent"
 	expect_eq "$(tier_stat $DEV mapped 1)" 7 "flakey: extents left on tier 1"
 	! bounded 20 "flakey: partial write" dd if=/dev/zero of=$D bs=4k seek=$((12 * 256)) count=1 oflag=direct status=none 2>/dev/null ||
 		fail "flakey: a partial write to an offline extent succeeded"
-	bounded 30 "flakey: fsync" dd if=/dev/urandom of=$D bs=1M seek=21 count=1 oflag=direct conv=fsync status=none ||
+	bounded 30 "flakey: fsync" dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=21 count=1 oflag=direct conv=fsync status=none ||
 		fail "flakey: a new tier-0 extent could not be written and fsynced"
 	expect_eq "$(tier_stat $DEV mode)" rw "flakey: metadata mode"
 	! bounded 30 "flakey: recover while down" tierctl recover $DEV 1 >/tmp/rec.out 2>&1 ||

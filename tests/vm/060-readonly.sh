@@ -69,7 +69,7 @@ read_all() {
 step_setup() {
 	local sectors
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --force >/dev/null
-	head -c $((96 << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((96 << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	sectors=$((32 << 11))
 	dmsetup message $DEV 0 migrate 0 $sectors 1
@@ -167,7 +167,7 @@ step_rw() {
 	expect_status 1 'active read-write' tierctl activate --readonly $DEV
 	expect_eq "$(activation)" rw "activation field of a read-write table"
 	expect_eq "$(jfield $DEV '["read_only"]')" False "read_only of a read-write table"
-	dd if=/dev/urandom of=$D bs=1M count=8 seek=100 oflag=direct conv=fsync status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 seek=100 oflag=direct conv=fsync status=none ||
 		fail "write after a read-only activation failed"
 	dmsetup message $DEV 0 commit || fail "commit after a read-only activation failed"
 	tier_eval $DEV

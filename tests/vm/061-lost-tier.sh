@@ -140,9 +140,9 @@ guest_main() {
 	# group), so that the cold ones make separate ranges.
 	mkdir $MNT/d
 	for x in 1 2 3; do
-		head -c 3M /dev/urandom >$MNT/d/h$x
+		rand_bytes 3M >$MNT/d/h$x
 		sync -f $MNT
-		head -c 4M /dev/urandom >$MNT/d/c$x
+		rand_bytes 4M >$MNT/d/c$x
 		sync -f $MNT
 	done
 	(cd $MNT/d && sha256sum h*) >/tmp/sums.hot
@@ -208,7 +208,7 @@ guest_main() {
 	check_files $MNT/d /tmp/sums.hot
 	cold_is_zero "after evacuate"
 	# Tier 0 use as usual.
-	head -c 5M /dev/urandom >$MNT/d/new
+	rand_bytes 5M >$MNT/d/new
 	sync -f $MNT
 	(cd $MNT/d && sha256sum h* new) >/tmp/sums.hot
 	echo 3 >/proc/sys/vm/drop_caches

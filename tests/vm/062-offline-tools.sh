@@ -84,11 +84,11 @@ guest_main() {
 	tierctl create c --tier "$a" --tier "$b" >/dev/null
 	META_END=($(($(le "$a" $((0x90)) 8) * 512)) $(($(le "$b" $((0x90)) 8) * 512)))
 	[ "${META_END[0]}" -gt 0 ] && [ "${META_END[1]}" -gt 0 ] || fail "no data_start in the labels"
-	dd if=/dev/urandom of=/tmp/data bs=1M count=48 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/data bs=1M count=48 status=none
 	dd if=/tmp/data of=/dev/mapper/c bs=1M oflag=direct conv=fsync status=none
 	# One more commit, after the one that mapped the 48 MiB: the
 	# inactive map copy then holds every extent of /tmp/data too.
-	dd if=/dev/urandom of=/dev/mapper/c bs=1M seek=60 count=1 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/c bs=1M seek=60 count=1 oflag=direct conv=fsync status=none
 
 	expect_status 2 "in use|is active.*tierctl remove c" tierctl check c
 	expect_status 2 "in use|is active" tierctl repair --yes "$a" "$b"

@@ -123,7 +123,7 @@ tierd_round() { # when
 	expect_eq "$(moved_counters)" "$before" "tierd $when: mapped counts and migration counters after the re-bind"
 	expect_eq "$(sum_all)" "$sum" "tierd $when: checksum after the re-bind"
 	tier_sane $DEV "tierd $when: after the re-bind"
-	dd if=/dev/urandom of=$D bs=1M count=2 seek=8 oflag=direct conv=notrunc status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=2 seek=8 oflag=direct conv=notrunc status=none ||
 		fail "tierd $when: writes after the re-bind"
 	tier_msg $DEV commit || fail "tierd $when: commit after the re-bind"
 	tier_sane $DEV "tierd $when: after writing"
@@ -145,7 +145,7 @@ guest_main() {
 	old_devt=$(table_tier1)
 	expect_eq "$(devt_of "$dev1")" "$old_devt" "tier 1 in the table"
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=24 oflag=direct status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=24 oflag=direct status=none
 	dmsetup message $DEV 0 migrate 0 "$(blockdev --getsz $D)" 1
 	tier_wait $DEV 120 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped0 = 0 ]' ||
 		fail "migrate to tier 1 not done: $(tier_summary $DEV)"
@@ -183,7 +183,7 @@ guest_main() {
 	expect_eq "$(sum_all)" "$sum" "checksum after the re-bind"
 	tier_sane $DEV "after the re-bind"
 	# Writes to tier 1 extents and a commit.
-	dd if=/dev/urandom of=$D bs=1M count=4 seek=2 oflag=direct conv=notrunc status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=4 seek=2 oflag=direct conv=notrunc status=none
 	dmsetup message $DEV 0 commit || fail "commit after the re-bind"
 	sum=$(sum_all)
 	tier_sane $DEV "after writing"

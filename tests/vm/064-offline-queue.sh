@@ -57,7 +57,7 @@ guest_main() {
 	tierctl create $DEV --tier /dev/mapper/te0 --tier /dev/mapper/te1 --tier /dev/mapper/te2 \
 		--extent-size 1M --force >/dev/null
 	tier_set $DEV auto_migrate 0
-	dd if=/dev/urandom of=$D bs=1M count=16 oflag=direct conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=16 oflag=direct conv=fsync status=none
 	tier_msg $DEV migrate $((8 * 2048)) $((4 * 2048)) 1 || fail "migrate to 1"
 	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 4 ]' ||
 		fail "migrate to 1 not done: $(tier_summary $DEV)"
@@ -91,7 +91,7 @@ guest_main() {
 	echo "migrate: 0 -> 1 done with tier 2 offline, 0 -> 2 waits"
 
 	# ---- fast: default 0, EIO at once
-	dd if=/dev/urandom of=/tmp/blk bs=4k count=1 status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/blk bs=4k count=1 status=none
 	t0=$(now_ms)
 	! bounded 10 "fast: partial write" dd "${W[@]}" "$(at 12)" 2>/dev/null || fail "fast: a partial write to offline tier 2 succeeded"
 	el=$(($(now_ms) - t0))

@@ -110,7 +110,7 @@ guest_main() {
 	write_files /mnt/md/b 4 4 /tmp/s/b
 	umount /mnt/md 2>/dev/null || true
 	mount $D /mnt/md
-	dd if=/dev/urandom of=/mnt/md/c bs=1M count=6 conv=fsync status=none
+	dd if=<(rand_bytes) iflag=fullblock of=/mnt/md/c bs=1M count=6 conv=fsync status=none
 	sha256sum </mnt/md/c >/tmp/s/c
 	shims_cut "${SHIMS[@]}"
 	umount /mnt/md 2>/dev/null || umount -l /mnt/md || true
@@ -152,7 +152,7 @@ guest_main() {
 	blkdiscard -f -o $((ext << 20)) -l $((1 << 20)) $D
 	tier_msg $DEV commit || fail "metaerr: commit"
 	meta_swap meta_bad
-	! dd if=/dev/urandom of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none 2>/dev/null ||
+	! dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none 2>/dev/null ||
 		fail "metaerr: a new extent was written and flushed with the metadata device failing"
 	expect_eq "$(mode)" ro "metaerr: mode after a failed commit"
 	! flush || fail "metaerr: a flush succeeded"
@@ -163,7 +163,7 @@ guest_main() {
 	meta_swap meta_ok
 	flush || fail "metaerr: the retried commit failed after the device healed"
 	expect_eq "$(mode)" rw "metaerr: mode after healing"
-	dd if=/dev/urandom of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none ||
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek="$ext" count=1 oflag=direct conv=fsync status=none ||
 		fail "metaerr: a new extent after healing"
 	expect_eq "$(dev_sum $D 64)" "$raw" "metaerr: reads after healing"
 	echo "metaerr: ro while the metadata device failed (tiers ok, reads kept), rw once healed"

@@ -46,14 +46,14 @@ print(d['tiers'][$3]['bytes'] // $MB)"
 step_queue() {
 	local r id1 id2 id3 id4 id5 n=0 fill rc i watch
 	tier_set $DEV auto_migrate 0
-	for r in a b c d; do head -c 8M /dev/urandom >/tmp/$r.bin; done
+	for r in a b c d; do rand_bytes 8M >/tmp/$r.bin; done
 	put /tmp/a.bin 0
 	put /tmp/b.bin 8
 	put /tmp/c.bin 16
 	put /tmp/d.bin 24
 	# 32 MiB more: a long request at 1 MiB/s keeps the queue from
 	# draining while 30 tierctl calls fill it on a slow (loaded) guest.
-	head -c 32M /dev/urandom >/tmp/e.bin
+	rand_bytes 32M >/tmp/e.bin
 	put /tmp/e.bin 32
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!

@@ -60,7 +60,7 @@ step_refuse() {
 	local out
 	expect_status 1 "tier 0 holds the metadata" tierctl evacuate $DEV 0
 	# 200 MiB on tier 1; tiers 0 and 2 have about 185 MiB free together.
-	head -c 200M /dev/urandom >/tmp/big.bin
+	rand_bytes 200M >/tmp/big.bin
 	put /tmp/big.bin 0
 	tierctl migrate $DEV --range 0:200M --tier 1 --wait >/dev/null || fail "refuse: migrate to tier 1"
 	tier_eval $DEV

@@ -60,7 +60,7 @@ guest_main() {
 		dmsetup create "${p%%:*}" --table "0 $(blockdev --getsz "/dev/${p#*:}") linear /dev/${p#*:} 0"
 	done
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M >/dev/null
-	head -c $((24 << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((24 << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(dev_sum /tmp/data)
 

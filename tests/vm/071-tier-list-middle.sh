@@ -76,12 +76,20 @@ queue_moves() { # tier ranges...
 }
 
 # After a change: the two moves of range R (one crawling, one queued behind
-# it) target tier T now (status); then, at full speed, the queue drains and
-# every mapped extent of R is on T (where).
-moves_followed() { # what tier range
-	local what=$1 t=$2 r=$3
-	expect_eq "$(tierctl status $DEV --json | jget '["moves"] and [m["target_tier"] for m in d["moves"]]')" \
-		"[$t, $t]" "$what: targets of the two queued moves (fewer left: too fast)"
+# it) target tier T now (STATUS, taken right after the change, TOOK ms
+# after the first move was queued); then, at full speed, the queue drains
+# and every mapped extent of R is on T (where). At 1 MiB/s the crawl lasts
+# about 32 s: when queueing and the change took 25 s or more (a loaded host
+# and the debug kernel), the moves may have ended before it, and then only
+# their placement is checked.
+moves_followed() { # what tier range status took
+	local what=$1 t=$2 r=$3 st=$4 took=$5 targets
+	targets=$(jget '["moves"] and [m["target_tier"] for m in d["moves"]]' <<<"$st")
+	if [ "$targets" = "[]" ] && [ "$took" -ge 25000 ]; then
+		echo "$what: queueing and the change took $(fmt_ms "$took") s, about the moves' crawl: their targets are not checked"
+	else
+		expect_eq "$targets" "[$t, $t]" "$what: targets of the two queued moves (fewer left: too fast)"
+	fi
 	tier_set $DEV migration_bandwidth 0
 	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
 		fail "$what: moves still queued: $(tierctl status $DEV)"
@@ -103,7 +111,7 @@ used_is_mapped() { # where
 }
 
 guest_main() {
-	local out fio_pid n0 n1 n2 cls range ids id idh tbl
+	local out fio_pid n0 n1 n2 cls range ids id idh tbl st t0 took
 	mkdir -p $MNT
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" \
 		--class nvme --class pmem --class nvmf --extent-size 1M --size 320M >/dev/null
@@ -147,16 +155,19 @@ guest_main() {
 	tier_eval $DEV
 	n0=$mapped0
 	n2=$mapped2
+	echo "before queueing: $(tier_summary $DEV)"
+	t0=$(now_ms)
 	ids=$(queue_moves 2 "$range" "$range" | tr '\n' ' ')
-	echo "queued before remove-tier 1: moves $ids of $range: $(tier_summary $DEV)"
 	out=$(tierctl remove-tier $DEV 1 --json)
-	echo "remove-tier 1: $out"
+	st=$(tierctl status $DEV --json)
+	took=$(($(now_ms) - t0))
+	echo "queued before remove-tier 1: moves $ids of $range; remove-tier 1: $out"
 	expect_eq "$(jget '["tier"]' <<<"$out")" 1 "remove-tier: tier"
 	expect_eq "$(nr_tiers_now)" 2 "tiers after remove-tier 1"
 	tier_eval $DEV
 	expect_eq "$((mapped0 + mapped1))" "$((n0 + n2))" "old tier 2's extents (and those moving there), now on tier 1"
 	[ "$mapped1" -ge "$n2" ] || fail "tier 1 maps $mapped1 extents, old tier 2 had $n2"
-	moves_followed "remove-tier 1" 1 "$range"
+	moves_followed "remove-tier 1" 1 "$range" "$st" "$took"
 	expect_eq "$(classes)" "nvme nvmf" "classes after remove-tier 1"
 	expect_eq "$(table_devs)" "$(devt "$DMT_NVME0") $(devt "$DMT_NVME2")" "table after remove-tier 1"
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["tier"]')" 1 "hint of the moved tier"
@@ -174,17 +185,20 @@ guest_main() {
 	tier_eval $DEV
 	n0=$mapped0
 	n1=$mapped1
+	echo "before queueing: $(tier_summary $DEV)"
+	t0=$(now_ms)
 	ids=$(queue_moves 1 "$range" "$range" | tr '\n' ' ')
-	echo "queued before add-tier --position 1: moves $ids of $range: $(tier_summary $DEV)"
 	out=$(tierctl add-tier $DEV "$DMT_NVME3" --class pmem --position 1 --json)
-	echo "add-tier --position 1: $out"
+	st=$(tierctl status $DEV --json)
+	took=$(($(now_ms) - t0))
+	echo "queued before add-tier --position 1: moves $ids of $range; add-tier --position 1: $out"
 	expect_eq "$(jget '["tier"]' <<<"$out")" 1 "add-tier: tier"
 	expect_eq "$(nr_tiers_now)" 3 "tiers after add-tier --position 1"
 	tier_eval $DEV
 	expect_eq "$mapped1" 0 "the new tier 1"
 	expect_eq "$((mapped0 + mapped2))" "$((n0 + n1))" "old tier 1's extents (and those moving there), now on tier 2"
 	[ "$mapped2" -ge "$n1" ] || fail "tier 2 maps $mapped2 extents, old tier 1 had $n1"
-	moves_followed "add-tier --position 1" 2 "$range"
+	moves_followed "add-tier --position 1" 2 "$range" "$st" "$took"
 	expect_eq "$(tier_mapped $DEV 1)" 0 "the new tier 1 after the queued moves"
 
 	# A queued move to the new tier 1 (behind one crawling to the emptied

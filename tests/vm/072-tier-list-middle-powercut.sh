@@ -76,7 +76,7 @@ guest_main() {
 	# A virtual size tiers 0 and 2 hold: tier 1 may go.
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/midL --tier /dev/mapper/coldL \
 		--extent-size 1M --size 200M >/dev/null
-	head -c $((24 << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((24 << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(dev_sum /tmp/data)
 	# Extents on tier 2: their map words are renumbered by each change.

@@ -92,7 +92,7 @@ guest_main() {
 	df -m $MNT | tail -1
 	# Fill: new allocations reach tier 1's extents beyond its old end.
 	for n in $(seq 1 130); do
-		head -c $((4 << 20)) /dev/urandom >$MNT/fill/f$n 2>/dev/null || break
+		rand_bytes $((4 << 20)) >$MNT/fill/f$n 2>/dev/null || break
 	done
 	sync -f $MNT
 	dmsetup message $DEV 0 commit

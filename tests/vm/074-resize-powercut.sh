@@ -65,7 +65,7 @@ guest_main() {
 	dmsetup create hotL --table "0 $(blockdev --getsz /dev/hot0) linear /dev/hot0 0"
 	dmsetup create coldL --table "0 $((COLD_LEN * 2048)) linear /dev/cold0 0"
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --extent-size 1M --size 128M --max-size 600M >/dev/null
-	head -c $((24 << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((24 << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(dev_sum /tmp/data)
 	expect_eq "$(total1)" 127 "tier 1 at creation"
@@ -103,7 +103,7 @@ guest_main() {
 	expect_eq "$(size_mib)" 200 "virt/commit: virtual size"
 	expect_status 0 "virtual size 209715200 bytes" tierctl resize $DEV --size 200M
 	# Data in the new space, flushed, survives a cut.
-	head -c $((16 << 20)) /dev/urandom >/tmp/data2
+	rand_bytes $((16 << 20)) >/tmp/data2
 	dd if=/tmp/data2 of=$D bs=1M seek=180 oflag=direct conv=fsync status=none
 	power_cut "virt/new data"
 	expect_eq "$(sha_dev 16 180)" "$(dev_sum /tmp/data2)" "virt: data in the new space after a cut"
@@ -124,7 +124,7 @@ guest_main() {
 	# 254..507) held mapped entries before the shrink; it must read as
 	# unmapped after the growth (zeroes), not as the old mapping.
 	expect_status 0 "virtual size 419430400 bytes" tierctl resize $DEV --size 400M
-	head -c $((16 << 20)) /dev/urandom >/tmp/data3
+	rand_bytes $((16 << 20)) >/tmp/data3
 	dd if=/tmp/data3 of=$D bs=1M seek=300 oflag=direct conv=fsync status=none
 	expect_eq "$(sha_dev 16 300)" "$(dev_sum /tmp/data3)" "shrink: data at 300 MiB"
 	blkdiscard -o $((300 << 20)) -l $((16 << 20)) $D

@@ -76,7 +76,7 @@ guest_main() {
 	done
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL --tier /dev/mapper/midL --extent-size 1M >/dev/null
 	tier_set $DEV auto_migrate 0
-	head -c $((MIB << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((MIB << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	SUM=$(dev_sum /tmp/data)
 	tierctl migrate $DEV --range all --tier 1 --wait >/dev/null

@@ -51,7 +51,7 @@ guest_main() {
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/midL \
 		--tier /dev/mapper/coldL --extent-size 1M >/dev/null
 	tier_set $DEV auto_migrate 0
-	head -c $((48 << 20)) /dev/urandom >/tmp/data
+	rand_bytes $((48 << 20)) >/tmp/data
 	dd if=/tmp/data of=$D bs=1M oflag=direct conv=fsync status=none
 	tierctl migrate $DEV --range 0:32M --tier 2 --wait >/dev/null || fail "migrate to tier 2"
 	dmsetup message $DEV 0 commit
@@ -76,7 +76,7 @@ guest_main() {
 	tier_sane $DEV "mid"
 	echo "mid: cut during the evacuation: data intact, tier 2 stopped with $left of $before extents"
 	# It takes nothing new: 8 MiB more land elsewhere.
-	head -c $((8 << 20)) /dev/urandom >>/tmp/data
+	rand_bytes $((8 << 20)) >>/tmp/data
 	dd if=/tmp/data of=$D bs=1M skip=48 seek=48 count=8 oflag=direct conv=fsync status=none
 	dmsetup message $DEV 0 commit
 	expect_eq "$(tier_mapped $DEV 2)" "$left" "mid: tier 2 extents after more writes"

@@ -285,7 +285,7 @@ guest_boot() { # boot-number
 	echo "boot $n: $(wc -l <"$WD/sums") files verified"
 	cp "$WD/sums" /dmt-out/sums
 	if [ "$n" = 2 ]; then
-		head -c 8M /dev/urandom >/mnt/t0/g2
+		rand_bytes 8M >/mnt/t0/g2
 		sync -f /mnt/t0
 		(cd /mnt/t0 && sha256sum g2) >>/dmt-out/sums
 	fi

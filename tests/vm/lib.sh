@@ -16,11 +16,31 @@ export PATH=$TOP/build/user:$PATH
 # lines are prefixed with the test name. Extra options pass through.
 # DMT_VM_MODULE=PATH boots with that dm-tier.ko instead of building the tree's.
 vm() {
+	randfill_build
 	"$TOP/tools/vm-run" --prefix "$TEST_NAME" --workdir "$TOP/build/vm/$TEST_NAME" \
 		${DMT_VM_MODULE:+--module "$DMT_VM_MODULE"} "$@"
 }
 
 in_guest() { [ "${DMT_IN_VM:-}" = 1 ]; }
+
+# Test data: rand_bytes SIZE (SIZE bytes, K/M/G suffixes) or rand_bytes
+# (endless: `dd if=<(rand_bytes) iflag=fullblock bs=1M count=N`) on stdout,
+# rand_bytes SIZE FILE... into files. tests/vm/helpers/randfill.c, built on
+# the host (static) by vm(): the kernel's /dev/urandom runs at ~1.6 MB/s on
+# the debug kernel under TCG.
+RANDFILL=$TOP/build/vm/bin/randfill
+rand_bytes() { "$RANDFILL" "$@"; }
+randfill_build() {
+	local src=$TOP/tests/vm/helpers/randfill.c dir=${RANDFILL%/*}
+	[ "$RANDFILL" -nt "$src" ] && return 0
+	mkdir -p "$dir"
+	(
+		flock 9
+		[ "$RANDFILL" -nt "$src" ] ||
+			{ cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$RANDFILL.$$" "$src" &&
+				mv -f "$RANDFILL.$$" "$RANDFILL"; }
+	) 9>"$dir/.lock"
+}
 
 # A value out of a JSON document on stdin: jget '["tiers"][0]["state"]'.
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
@@ -87,18 +107,17 @@ fabric_ctrls() {
 
 # ---- dm-tier helpers (guest side) --------------------------------------
 
-# Field of `tierctl status NAME --json`: jfield NAME 'tiers[1]["used_extents"]'
+# Field of `tierctl status NAME --json`: jfield NAME '["tiers"][1]["used_extents"]'
 jfield() {
-	tierctl status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
+	tierctl status "$1" --json | jget "$2"
 }
 
 # Write N files of MIB MiB of random data under DIR, fsync them, and record
 # their checksums in DIR/../FILE (default /dmt-out/sums).
 write_files() { # dir n mib [sums]
-	local dir=$1 n=$2 mib=$3 sums=${4:-/dmt-out/sums} i
-	for i in $(seq "$n"); do
-		head -c $((mib << 20)) /dev/urandom >"$dir/f$i"
-	done
+	local dir=$1 n=$2 mib=$3 sums=${4:-/dmt-out/sums} files
+	mapfile -t files < <(seq -f "$dir/f%.0f" "$n")
+	rand_bytes "${mib}M" "${files[@]}"
 	sync -f "$dir"
 	(cd "$dir" && sha256sum f*) >"$sums"
 }

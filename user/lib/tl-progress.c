@@ -40,3 +40,12 @@ const char *tl_progress_line(char *buf, const char *what, uint64_t done,
 			 (unsigned long long)((left_ms + 999) / 1000));
 	return buf;
 }
+
+uint64_t tl_ms_between(const struct timespec *t0, const struct timespec *t1)
+{
+	/* Signed: t1's nanoseconds may be below t0's. */
+	int64_t ms = (int64_t)(t1->tv_sec - t0->tv_sec) * 1000 +
+		     (t1->tv_nsec - t0->tv_nsec) / 1000000;
+
+	return ms > 0 ? (uint64_t)ms : 0;
+}

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define TL_PROGRESS_LEN 128
 
@@ -29,5 +30,14 @@
 const char *tl_progress_line(char *buf, const char *what, uint64_t done,
 			     uint64_t total, uint64_t unit_bytes,
 			     uint64_t elapsed_ms);
+
+/**
+ * tl_ms_between() - milliseconds from @t0 to @t1 (CLOCK_MONOTONIC times).
+ * @t0: the start.
+ * @t1: the end.
+ *
+ * Return: the whole milliseconds elapsed, 0 when @t1 is not after @t0.
+ */
+uint64_t tl_ms_between(const struct timespec *t0, const struct timespec *t1);
 
 #endif /* DM_TIER_TL_PROGRESS_H */

@@ -640,8 +640,7 @@ static u64 ms_since(const struct timespec *t0)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (u64)(now.tv_sec - t0->tv_sec) * 1000 +
-	       (u64)(now.tv_nsec - t0->tv_nsec) / 1000000;
+	return tl_ms_between(t0, &now);
 }
 
 static void format_progress_cb(uint64_t done, uint64_t total, void *arg)
