@@ -779,6 +779,19 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		}
 		if (word & TIER_MAPW_BUSY)
 			return false; /* being written or moved: next tick */
+		/*
+		 * To a tier being evacuated: it takes nothing until its
+		 * evacuation, queued behind this request, has run, so
+		 * waiting would block the queue for ever. The request ends
+		 * as if the tier were full (ENOSPC: "try later" to tierd).
+		 */
+		if (mg->noalloc & BIT(m->tier)) {
+			m->err = -ENOSPC;
+			tier_mig_manual_check(pool);
+			DMWARN("%s: migrate stopped at extent %llu: tier %u is being evacuated",
+			       tier_pool_log_name(pool), m->next, m->tier);
+			return false;
+		}
 		/* From or to an offline tier: paused until it is back. */
 		if (!tier_policy_move_allowed(mg->offline, mg->noalloc,
 					      loc.tier, m->tier))

@@ -19,6 +19,9 @@
 #            to it logs the refusal and exits 0 (no failure)
 #   undo     'evacuate --cancel': it takes extents again (a migrate to it
 #            moves data there)
+#   stuck    a migrate to tier 1 crawling at 1 MiB/s, then 'evacuate 1':
+#            the migrate ends failed (ENOSPC, a kernel message), the
+#            evacuation behind it runs; cancelled, all back on tier 1
 #   cancel   an evacuation at 1 MiB/s cancelled by 'tierctl cancel ID': the
 #            request ends "cancelled" (one migration-done event), the tier is
 #            "stopped" with extents left and still takes nothing new; a
@@ -195,6 +198,37 @@ step_undo() {
 	check_files $MNT/a /tmp/sums
 }
 
+# A migrate to tier 1 queued before 'evacuate 1' (as tierd's moves may be):
+# it ends failed with ENOSPC at its next extent, and the evacuation behind
+# it runs. It used to wait at the head of the queue for the tier to take
+# extents again, which it never did, so the evacuation never started.
+step_stuck() {
+	local out mig eid rc=0
+	tierctl migrate $DEV --range 0:8M --tier 2 --wait >/dev/null || fail "stuck: migrate 0:8M to tier 2"
+	tier_set $DEV migration_bandwidth 1
+	tierctl migrate $DEV --range 0:8M --tier 1 --wait >/tmp/stuck.out 2>&1 &
+	mig=$!
+	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"][0][\"done_extents\"]') -ge 1 ]" ||
+		fail "stuck: the migrate to tier 1 did not start: $(tierctl status $DEV)"
+	out=$(tierctl evacuate $DEV 1 --json) || fail "stuck: evacuate 1 behind the migrate: $out"
+	eid=$(jget '["move_id"]' <<<"$out")
+	wait_bounded 60 "stuck: the migrate queued to the evacuating tier" "$mig" || rc=$?
+	[ "$rc" != 0 ] && grep -q "failed (No space left on device)" /tmp/stuck.out ||
+		fail "stuck: the migrate to tier 1 (rc $rc): $(cat /tmp/stuck.out)"
+	dmesg | grep -q "migrate stopped at extent [0-9]*: tier 1 is being evacuated" ||
+		fail "stuck: no kernel message for the stopped migrate"
+	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"][0][\"done_extents\"]') -ge 2 ]" ||
+		fail "stuck: the evacuation behind it did not run: $(tierctl status $DEV)"
+	echo "stuck: $(head -1 /tmp/stuck.out); evacuation $eid runs"
+	tierctl cancel $DEV "$eid" >/dev/null || fail "stuck: tierctl cancel $eid"
+	wait_for 20 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
+		fail "stuck: the evacuation did not end: $(tierctl status $DEV)"
+	tierctl evacuate $DEV 1 --cancel >/dev/null || fail "stuck: evacuate --cancel"
+	tier_set $DEV migration_bandwidth 0
+	tierctl migrate $DEV --range all --tier 1 --wait >/dev/null || fail "stuck: migrate back to tier 1"
+	check_files $MNT/a /tmp/sums
+}
+
 step_cancel() {
 	local out id watch left
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
@@ -267,12 +301,12 @@ guest_main() {
 	local s t0
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" --extent-size 1M >/dev/null
 	tier_set $DEV auto_migrate 0
-	for s in ${DMT_EVAC_STEPS:-refuse evacuate persist undo cancel end}; do
+	for s in ${DMT_EVAC_STEPS:-refuse evacuate persist undo stuck cancel end}; do
 		t0=$(now_ms)
 		"step_$s"
 		echo "[$s done in $(fmt_ms $(($(now_ms) - t0))) s]"
 	done
-	echo "evacuate: refuse evacuate persist undo cancel end ok"
+	echo "evacuate: refuse evacuate persist undo stuck cancel end ok"
 }
 run_guest_phase "$@"
 
