@@ -51,9 +51,10 @@ step_queue() {
 	put /tmp/b.bin 8
 	put /tmp/c.bin 16
 	put /tmp/d.bin 24
-	# 32 MiB more: a long request at 1 MiB/s keeps the queue from
-	# draining while 30 tierctl calls fill it on a slow (loaded) guest.
-	rand_bytes 32M >/tmp/e.bin
+	# 64 MiB more: a long request at 1 MiB/s keeps the queue from
+	# draining while 28 tierctl calls fill it on a slow (loaded) guest
+	# (1.5-3 s each on the debug kernel: 32 MiB was not always enough).
+	rand_bytes 64M >/tmp/e.bin
 	put /tmp/e.bin 32
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!
@@ -83,7 +84,7 @@ step_queue() {
 	# Cancel the fourth while it waits: it never moves anything.
 	tierctl cancel $DEV "$id4" >/dev/null
 	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
-	tierctl migrate $DEV --range 32M:32M --tier 1 --json >/tmp/r5.json
+	tierctl migrate $DEV --range 32M:64M --tier 1 --json >/tmp/r5.json
 	id5=$(jget '["move_id"]' </tmp/r5.json)
 	# Fill the queue (1 MiB of unmapped space: nothing to move).
 	rm -f /tmp/fill.json
@@ -122,10 +123,10 @@ for line in open('/tmp/fill.json'):
 	echo "queue: $((5 + n)) requests, one migration-done event each: $(grep -c migration-done /tmp/watch.json) events"
 	expect_eq "$(where_on 0 24 1)" 24 "queue: MiB of the three moved regions on tier 1"
 	expect_eq "$(where_on 24 8 0)" 8 "queue: MiB of the cancelled request's region still on tier 0"
-	expect_eq "$(where_on 32 32 1)" 32 "queue: MiB of the fifth request's region on tier 1"
+	expect_eq "$(where_on 32 64 1)" 64 "queue: MiB of the fifth request's region on tier 1"
 	tierctl where $DEV --range 8M:8M --json | jget '["files"][0]["extents"] and all(e.get("pinned") for e in d["files"][0]["extents"])' | grep -qx True ||
 		fail "queue: the pinned region is not pinned"
-	expect_eq "$(dev_sha 32 32)" "$(file_sha /tmp/e.bin)" "queue: contents of region e"
+	expect_eq "$(dev_sha 32 64)" "$(file_sha /tmp/e.bin)" "queue: contents of region e"
 	for r in a:0 b:8 c:16 d:24; do
 		expect_eq "$(dev_sha "${r#*:}" 8)" "$(file_sha "/tmp/${r%%:*}.bin")" "queue: contents of region ${r%%:*}"
 	done
