@@ -150,32 +150,49 @@ u64 tier_map_commit_next(const struct tier_map *m, u32 copy, u64 from)
 	return find_next_bit(m->dirty[copy], m->nr_blocks, from);
 }
 
-void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
-			 u64 index, void *blk)
+/*
+ * The entry a commit writes for virtual extent @v: all zero when unmapped
+ * or beyond the map (the busy bit is in memory only). tier_map_fill_block()
+ * writes it and tier_map_block_current() compares with it: one definition.
+ */
+static void tier_map_entry_of(const struct tier_map *m, u64 v,
+			      struct tier_map_entry *e)
 {
-	u64 first = index * TIER_MAP_ENTRIES, v;
-	struct tier_map_entry e = { 0 };
-	u32 i;
-
-	tier_map_block_init(blk, sb, copy, index);
-	for (i = 0; i < TIER_MAP_ENTRIES; i++) {
-		v = first + i;
-		if (index >= m->nr_blocks || v >= m->nr_extents)
-			break;
-		e.word = m->words[v] & ~TIER_MAPW_BUSY;
-		if (!(e.word & TIER_MAPW_MAPPED))
-			continue;
-		if (m->heat) {
-			e.heat = m->heat[v];
-			e.atime = m->atime[v];
-		}
-		tier_map_block_set(blk, i, &e);
+	memset(e, 0, sizeof(*e));
+	if (v >= m->nr_extents)
+		return;
+	e->word = m->words[v] & ~TIER_MAPW_BUSY;
+	if (!(e->word & TIER_MAPW_MAPPED)) {
+		e->word = 0;
+	} else if (m->heat) {
+		e->heat = m->heat[v];
+		e->atime = m->atime[v];
 	}
-	tier_map_block_seal(blk);
+}
+
+static void tier_map_clear_dirty(struct tier_map *m, u32 copy, u64 index)
+{
 	if (index < m->nr_blocks && test_bit(index, m->dirty[copy])) {
 		__clear_bit(index, m->dirty[copy]);
 		m->nr_dirty[copy]--;
 	}
+}
+
+void tier_map_fill_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
+			 u64 index, void *blk)
+{
+	u64 first = index * TIER_MAP_ENTRIES;
+	struct tier_map_entry e;
+	u32 i;
+
+	tier_map_block_init(blk, sb, copy, index);
+	for (i = 0; i < TIER_MAP_ENTRIES && index < m->nr_blocks; i++) {
+		tier_map_entry_of(m, first + i, &e);
+		if (e.word)
+			tier_map_block_set(blk, i, &e);
+	}
+	tier_map_block_seal(blk);
+	tier_map_clear_dirty(m, copy, index);
 }
 
 int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
@@ -208,7 +225,7 @@ int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 bool tier_map_block_current(struct tier_map *m, const struct tier_sb *sb,
 			    u32 copy, u64 index, const void *blk)
 {
-	u64 first = index * TIER_MAP_ENTRIES, v;
+	u64 first = index * TIER_MAP_ENTRIES;
 	struct tier_map_entry want, got;
 	u32 i;
 
@@ -216,26 +233,13 @@ bool tier_map_block_current(struct tier_map *m, const struct tier_sb *sb,
 	    tier_map_block_check(blk, sb, copy, index, NULL))
 		return false;
 	for (i = 0; i < TIER_MAP_ENTRIES; i++) {
-		v = first + i;
-		memset(&want, 0, sizeof(want));
-		if (v < m->nr_extents) {
-			want.word = m->words[v] & ~TIER_MAPW_BUSY;
-			if (!(want.word & TIER_MAPW_MAPPED)) {
-				want.word = 0;
-			} else if (m->heat) {
-				want.heat = m->heat[v];
-				want.atime = m->atime[v];
-			}
-		}
+		tier_map_entry_of(m, first + i, &want);
 		tier_map_block_get(blk, i, &got);
 		if (got.word != want.word || got.heat != want.heat ||
 		    got.flags != want.flags || got.atime != want.atime)
 			return false;
 	}
-	if (test_bit(index, m->dirty[copy])) {
-		__clear_bit(index, m->dirty[copy]);
-		m->nr_dirty[copy]--;
-	}
+	tier_map_clear_dirty(m, copy, index);
 	return true;
 }
 
