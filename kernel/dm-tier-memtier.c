@@ -132,11 +132,12 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 	struct tier_mem_slot *slots = NULL, *old;
 	struct page ***frames;
 	u32 have, need, i, s;
-	u64 pages = 0;
+	u64 pages = 0, visits;
 	int r = 0;
 
 	spin_lock_irq(&mt->lock);
 	have = mt->core.nr_present;
+	visits = mt->core.absent_visits;
 	spin_unlock_irq(&mt->lock);
 	if (target <= have)
 		return 0;
@@ -189,11 +190,17 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 				break;
 			frames[i] = NULL;
 		}
+		if (i == need)
+			visits = mt->core.absent_visits - visits;
 		spin_unlock_irq(&mt->lock);
 		cond_resched();
 	}
 	if (r)
 		*err = "memory tier: its slot table is inconsistent";
+	else
+		/* The cost of the slot search, for VM 049 (dynamic debug). */
+		DMDEBUG("%s: memory tier gave %u frames to slots in %llu slot visits",
+			tier_pool_log_name(mt->pool), need, visits);
 	i = need; /* frees what was not added */
 bad:
 	while (i--)
