@@ -23,6 +23,31 @@ static void test_counts_rate_eta(void **state)
 }
 
 /*
+ * `migrate --wait` once reported the extents the request had passed as
+ * moved, with their rate: a range already on the target "moved" at
+ * memory speed.
+ */
+static void test_move_rate_counts_copies_only(void **state)
+{
+	char b[TL_PROGRESS_LEN];
+
+	(void)state;
+	/* 30 of 40 passed in 4 s, 12 of them copied: 3 MiB/s, ETA 10/30*4. */
+	assert_string_equal(tl_move_progress_line(b, 30, 40, 12, MIB, 4000),
+			    "30/40 extents looked at, 12 moved (12 MiB), 3 MiB/s, ETA 2 s");
+	/* All in place: nothing moved, no rate. */
+	assert_string_equal(tl_move_progress_line(b, 20, 40, 0, MIB, 1000),
+			    "20/40 extents looked at, 0 moved (0 B), ETA 1 s");
+	/* Nothing passed yet: no ETA; the end: no ETA; past the end: clamped. */
+	assert_string_equal(tl_move_progress_line(b, 0, 40, 0, MIB, 1000),
+			    "0/40 extents looked at, 0 moved (0 B)");
+	assert_string_equal(tl_move_progress_line(b, 41, 40, 40, MIB, 2000),
+			    "40/40 extents looked at, 40 moved (40 MiB), 20 MiB/s");
+	assert_string_equal(tl_move_progress_line(b, 5, 40, 1, MIB, 0),
+			    "5/40 extents looked at, 1 moved (1 MiB)");
+}
+
+/*
  * The formatting progress of `create` once showed "0 B/s, ETA 436669020 min":
  * the nanoseconds' difference, negative across a second boundary, had been
  * cast to unsigned.
@@ -65,6 +90,7 @@ int main(void)
 		cmocka_unit_test(test_counts_rate_eta),
 		cmocka_unit_test(test_start_and_end),
 		cmocka_unit_test(test_ms_between),
+		cmocka_unit_test(test_move_rate_counts_copies_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,28 @@ const char *tl_progress_line(char *buf, const char *what, uint64_t done,
 			     uint64_t elapsed_ms);
 
 /**
+ * tl_move_progress_line() - the progress of a queued move request:
+ * "30/40 extents looked at, 12 moved (12 MiB), 3 MiB/s, ETA 5 s".
+ * @buf:        TL_PROGRESS_LEN bytes.
+ * @passed:     extents of the range the request has passed (clamped to
+ *              @total); unmapped ones and those already on the target
+ *              count, so this is the position, not the work.
+ * @total:      extents in the range.
+ * @moved:      extents it copied; the rate counts these only (counting
+ *              @passed overstated it wherever the range was already in
+ *              place).
+ * @unit_bytes: bytes per extent.
+ * @elapsed_ms: time since the start; the rate and ETA need more than 0.
+ *
+ * The ETA scales the time @passed took to the rest of the range.
+ *
+ * Return: @buf.
+ */
+const char *tl_move_progress_line(char *buf, uint64_t passed, uint64_t total,
+				  uint64_t moved, uint64_t unit_bytes,
+				  uint64_t elapsed_ms);
+
+/**
  * tl_ms_between() - milliseconds from @t0 to @t1 (CLOCK_MONOTONIC times).
  * @t0: the start.
  * @t1: the end.

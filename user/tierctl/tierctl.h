@@ -73,7 +73,7 @@ int cmd_completion(int argc, char **argv);
 
 /* What wait_for_move() saw. */
 struct wait_result {
-	u64 moved;	/* extents the request moved (its event), or examined */
+	u64 moved;	/* extents it copied: its event's count, else the last polled */
 	u64 errors;	/* extents not moved when it failed, else 0 */
 	u64 elapsed_ms;
 	char outcome[16];	/* "done", "cancelled", "failed"; "" if unseen */

@@ -119,15 +119,17 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 				continue;
 			queued = true;
 			left = dev->moves[i].left_extents;
+			res->moved = dev->moves[i].done_extents;
 		}
 		if (!queued)
 			break;
-		res->moved = left < total ? total - left : 0;
 		if (tty)
 			fprintf(stderr, "\r%s: %s, request %u\033[K", cmd,
-				tl_progress_line(line, "extents", res->moved,
-						 total, extent_bytes,
-						 now_ms() - start),
+				tl_move_progress_line(line,
+						      left < total ? total - left : 0,
+						      total, res->moved,
+						      extent_bytes,
+						      now_ms() - start),
 				id);
 		if (*mon) {
 			if (wait_event(mon, name, id, WAIT_POLL_MS, res, ev)) {
@@ -143,8 +145,10 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		seen = wait_event(mon, name, id, WAIT_EVENT_GRACE_MS, res, ev);
 	if (tty)
 		fputc('\n', stderr);
-	if (!seen)
-		res->moved = total;
+	/*
+	 * Without its event (no monitor, or it was lost) the count is the
+	 * last one polled: at least that many moved.
+	 */
 	if (!strcmp(res->outcome, "failed"))
 		res->errors = res->moved < total ? total - res->moved : 1;
 	res->elapsed_ms = now_ms() - start;
