@@ -33,6 +33,13 @@
 #define TIER_MIG_SCAN_IDLE_MS 5000 /* rescan period otherwise */
 #define TIER_MIG_CAND 512 /* candidates kept per kind and scan */
 /*
+ * Extents a scan looks at per tick. The tick shares the pool's ordered
+ * workqueue with the I/O worker (first writes, flushes, commits): a whole
+ * pass over 100 M extents would hold that worker for seconds. A scan in
+ * progress re-arms the tick at once, so the worker runs between chunks.
+ */
+#define TIER_MIG_SCAN_CHUNK 65536
+/*
  * Displacement (tier_policy_displace()): candidates kept per role and
  * scan, and swaps planned per scan at most. Scans come every 5 s when
  * nothing drains (never while tier 0 drains), so this also caps the swap
@@ -70,6 +77,17 @@ struct tier_mig {
 	u32 nr_cand;
 	u32 cand_pos;
 	unsigned long scan_j;
+	/*
+	 * The scan in progress, a chunk per tick (tier_mig_scan()): the next
+	 * extent to look at, and its four heaps in @cand (nr_cand is 0 while
+	 * it runs, so nothing reads them). Tick only; scan_next also under
+	 * pool->lock where tier_mig_tiers_changed() and the start reset it.
+	 */
+	bool scanning;
+	u64 scan_next;
+	u32 scan_chunks; /* of the pass in progress, for the debug line */
+	u64 scan_max_ns; /* its longest chunk */
+	struct tier_cand_heap scan_down, scan_up, scan_hot, scan_cold;
 
 	/*
 	 * Swaps of the last scan: pairs (demotion of a cold tier-0 extent,
@@ -407,6 +425,7 @@ void tier_mig_tiers_changed(struct tier_pool *pool)
 	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
 	mg->nr_cand = 0;
 	mg->cand_pos = 0;
+	mg->scanning = false;
 	mg->nr_swap = 0;
 	mg->swap_pos = 0;
 	memset(mg->out, 0, sizeof(mg->out));
@@ -565,25 +584,44 @@ static void tier_mig_usage(struct tier_pool *pool, struct tier_usage *u)
 	}
 }
 
-/* One pass over the map: the best candidates of each kind. Tick only. */
-static void tier_mig_scan(struct tier_pool *pool,
+/*
+ * One chunk of a pass over the map (TIER_MIG_SCAN_CHUNK extents), keeping
+ * the best candidates of each kind; the first chunk starts the pass, the
+ * last publishes its candidates and swaps. Chunks see the map as it is
+ * when they run: whatever changed behind the cursor is re-checked when a
+ * candidate is used (tier_mig_next_auto(), tier_mig_swap_valid()).
+ * Tick only. Return: true when the pass is complete.
+ */
+static bool tier_mig_scan(struct tier_pool *pool,
 			  const struct tier_policy_cfg *cfg)
 {
 	struct tier_mig *mg = pool->mig;
-	struct tier_cand_heap down, up, hot, cold;
 	u32 now = tier_clock_now(pool);
 	struct tier_work *sw = mg->cand + 2 * TIER_MIG_CAND;
 	struct tier_work w;
 	struct tier_loc loc;
-	u64 v, word;
+	u64 v, end, word, t0 = ktime_get_ns();
 	u16 heat;
 	u32 atime;
 
-	tier_cand_init(&down, mg->cand, TIER_MIG_CAND);
-	tier_cand_init(&up, mg->cand + TIER_MIG_CAND, TIER_MIG_CAND);
-	tier_cand_init(&hot, sw, TIER_MIG_SWAP_CAND);
-	tier_cand_init(&cold, sw + TIER_MIG_SWAP_CAND, TIER_MIG_SWAP_CAND);
-	for (v = 0; v < pool->virt_extents; v++) {
+	if (!mg->scanning) {
+		tier_cand_init(&mg->scan_down, mg->cand, TIER_MIG_CAND);
+		tier_cand_init(&mg->scan_up, mg->cand + TIER_MIG_CAND,
+			       TIER_MIG_CAND);
+		tier_cand_init(&mg->scan_hot, sw, TIER_MIG_SWAP_CAND);
+		tier_cand_init(&mg->scan_cold, sw + TIER_MIG_SWAP_CAND,
+			       TIER_MIG_SWAP_CAND);
+		mg->nr_cand = 0;
+		mg->cand_pos = 0;
+		mg->scan_next = 0;
+		mg->scan_chunks = 0;
+		mg->scan_max_ns = 0;
+		mg->scanning = true;
+	}
+	/* The map's size changes only while the tick is stopped. */
+	end = min_t(u64, pool->virt_extents,
+		    mg->scan_next + TIER_MIG_SCAN_CHUNK);
+	for (v = mg->scan_next; v < end; v++) {
 		word = READ_ONCE(pool->map.words[v]);
 		if (!tier_map_word_decode(word, &loc) ||
 		    (word & TIER_MAPW_BUSY))
@@ -595,12 +633,12 @@ static void tier_mig_scan(struct tier_pool *pool,
 		case TIER_WORK_DEMOTE:
 			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
 						     w.from, w.to))
-				tier_cand_offer(&down, &w);
+				tier_cand_offer(&mg->scan_down, &w);
 			break;
 		case TIER_WORK_PROMOTE:
 			if (tier_policy_move_allowed(mg->offline, mg->noalloc,
 						     w.from, w.to))
-				tier_cand_offer(&up, &w);
+				tier_cand_offer(&mg->scan_up, &w);
 			break;
 		default:
 			/* Nothing plain to do: maybe a swap. */
@@ -608,10 +646,10 @@ static void tier_mig_scan(struct tier_pool *pool,
 						     tier_vext(v), &loc, heat,
 						     atime, now, &w)) {
 			case TIER_WORK_PROMOTE:
-				tier_cand_offer(&hot, &w);
+				tier_cand_offer(&mg->scan_hot, &w);
 				break;
 			case TIER_WORK_DEMOTE:
-				tier_cand_offer(&cold, &w);
+				tier_cand_offer(&mg->scan_cold, &w);
 				break;
 			default:
 				break;
@@ -621,18 +659,32 @@ static void tier_mig_scan(struct tier_pool *pool,
 		if (!(v & 8191))
 			cond_resched();
 	}
-	tier_cand_sort(&down);
-	tier_cand_sort(&up);
+	mg->scan_next = end;
+	mg->scan_chunks++;
+	mg->scan_max_ns = max(mg->scan_max_ns, ktime_get_ns() - t0);
+	if (end < pool->virt_extents)
+		return false;
+	mg->scanning = false;
+	/* For VM 014: the pass was cut into chunks, and what each cost. */
+	DMDEBUG("%s: map scan of %llu extents in %u chunks, longest %llu us",
+		tier_pool_log_name(pool), end, mg->scan_chunks,
+		div_u64(mg->scan_max_ns, NSEC_PER_USEC));
+	tier_cand_sort(&mg->scan_down);
+	tier_cand_sort(&mg->scan_up);
 	/* Demotions first: they make room, promotions consume it. */
-	memmove(mg->cand + down.nr, up.w, up.nr * sizeof(*mg->cand));
-	mg->nr_cand = down.nr + up.nr;
+	memmove(mg->cand + mg->scan_down.nr, mg->scan_up.w,
+		mg->scan_up.nr * sizeof(*mg->cand));
+	mg->nr_cand = mg->scan_down.nr + mg->scan_up.nr;
 	mg->cand_pos = 0;
-	tier_cand_sort(&hot);
-	tier_cand_sort(&cold);
-	mg->nr_swap = 2 * tier_policy_pair_swaps(hot.w, hot.nr, cold.w, cold.nr,
-						 TIER_MIG_SWAPS, mg->swap);
+	tier_cand_sort(&mg->scan_hot);
+	tier_cand_sort(&mg->scan_cold);
+	mg->nr_swap =
+		2 * tier_policy_pair_swaps(mg->scan_hot.w, mg->scan_hot.nr,
+					   mg->scan_cold.w, mg->scan_cold.nr,
+					   TIER_MIG_SWAPS, mg->swap);
 	mg->swap_pos = 0;
 	mg->scan_j = jiffies;
+	return true;
 }
 
 /* @w (a swap item) still applies: its extent is where it was, idle, unpinned. */
@@ -909,8 +961,9 @@ static bool tier_mig_scan_due(struct tier_pool *pool, bool urgent)
 	struct tier_mig *mg = pool->mig;
 	u32 ms = urgent ? TIER_MIG_SCAN_URGENT_MS : TIER_MIG_SCAN_IDLE_MS;
 
-	return mg->cand_pos >= mg->nr_cand &&
-	       time_after_eq(jiffies, mg->scan_j + msecs_to_jiffies(ms));
+	return mg->scanning ||
+	       (mg->cand_pos >= mg->nr_cand &&
+		time_after_eq(jiffies, mg->scan_j + msecs_to_jiffies(ms)));
 }
 
 #define TIER_NEAR_FULL_PCT 95
@@ -981,6 +1034,7 @@ static void tier_mig_sample(struct tier_pool *pool, struct tier_policy_cfg *cfg,
 		mg->tick_cfg = *cfg;
 		mg->nr_cand = 0;
 		mg->cand_pos = 0;
+		mg->scanning = false;
 		mg->scan_j = now - msecs_to_jiffies(TIER_MIG_SCAN_IDLE_MS);
 	}
 	mg->plan.burst = in.since_burst < TIER_MIG_BURST_QUIET_S;
@@ -1071,10 +1125,12 @@ static void tier_mig_tick(struct work_struct *ws)
 		    !tier_mig_next_auto(pool, &cfg, &w)) {
 			if (!scanned && tier_mig_scan_due(pool, urgent)) {
 				spin_unlock_irq(&pool->lock);
-				tier_mig_scan(pool, &cfg);
-				scanned = true;
 				tier_job_free(pool, job);
-				continue;
+				scanned = true;
+				/* Candidates once the pass is complete. */
+				if (tier_mig_scan(pool, &cfg))
+					continue;
+				break;
 			}
 			spin_unlock_irq(&pool->lock);
 			tier_job_free(pool, job);
@@ -1146,9 +1202,16 @@ out:
 			    mg->swap_pos < mg->nr_swap ||
 			    mg->pace.mode != TIER_PACE_IDLE;
 
+		unsigned long delay = msecs_to_jiffies(busy ? TIER_MIG_TICK_MS :
+							      TIER_MIG_IDLE_MS);
+
+		/*
+		 * A scan that advanced goes on at once, behind what the
+		 * worker has queued meanwhile; one held back by the pace
+		 * waits for the next tick like the copies.
+		 */
 		queue_delayed_work(pool->wq, &mg->tick,
-				   msecs_to_jiffies(busy ? TIER_MIG_TICK_MS :
-							   TIER_MIG_IDLE_MS));
+				   scanned && mg->scanning ? 0 : delay);
 	}
 	spin_unlock_irq(&pool->lock);
 }
@@ -1162,6 +1225,8 @@ void tier_mig_start(struct tier_pool *pool)
 		return;
 	mg->tick_j = jiffies;
 	spin_lock_irq(&pool->lock);
+	/* The map may have grown or shrunk while stopped: pass again. */
+	mg->scanning = false;
 	mg->running = true;
 	queue_delayed_work(pool->wq, &mg->tick,
 			   msecs_to_jiffies(TIER_MIG_TICK_MS));
