@@ -175,7 +175,7 @@ step_migrate() {
 		done
 		expect_eq "$rc" 0 "migrate --range $r --tier 1 --wait (output: $(cat /tmp/m.err))"
 		if [ $first = 1 ]; then
-			grep -qE 'migrate: [0-9]+/[0-9]+ extents \(' /tmp/m.tty ||
+			grep -qE 'migrate: [0-9]+/[0-9]+ extents looked at, [0-9]+ moved \(' /tmp/m.tty ||
 				fail "migrate --wait on a terminal showed no progress line: $(cat /tmp/m.tty)"
 		else
 			[ ! -s /tmp/m.err ] || fail "migrate --wait off a terminal printed progress: $(cat /tmp/m.err)"
