@@ -50,8 +50,7 @@ scan_in_chunks() {
 
 guest_main() {
 	local t n w0
-	echo 'module dm_tier +p' >/proc/dynamic_debug/control ||
-		fail "cannot enable dm_tier's debug messages (CONFIG_DYNAMIC_DEBUG)"
+	dm_tier_debug_on
 	tierctl create big --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 64K >/dev/null
 	n=$(jfield big '["virt_extents"]')
 	echo "virtual extents: $n"

@@ -41,13 +41,7 @@ nr_costs() { fill_costs | grep -c . || true; }
 
 guest_main() {
 	local node=$DMT_NUMA_NODE small=256 large=1024 size tbl t0 t1 ts tl before
-	local ctl=/proc/dynamic_debug/control
-	[ -w $ctl ] || {
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-		ctl=/sys/kernel/debug/dynamic_debug/control
-	}
-	[ -w $ctl ] || fail "no dynamic debug control file: the kernel needs CONFIG_DYNAMIC_DEBUG"
-	echo 'module dm_tier +p' >$ctl || fail "cannot enable dm_tier's debug messages"
+	dm_tier_debug_on
 	before=$(nr_costs)
 	tierctl create ms --tier "$DMT_NVME0" --tier "numa:$node:${small}M" --extent-size 64K \
 		>/dev/null || fail "create ms with a $small MiB memory tier"

@@ -431,6 +431,19 @@ outage_events_ok() { # file
 }
 
 # Fail when the guest kernel logged a WARNING or BUG since the test began.
+# Turn on dm-tier's dynamic-debug lines (pr_debug: the memory tier's slot
+# search, the migration's map scans), which some tests count. Needs
+# CONFIG_DYNAMIC_DEBUG (Debian's kernels; not the debug kernel's config).
+dm_tier_debug_on() {
+	local ctl=/proc/dynamic_debug/control
+	[ -w $ctl ] || {
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+		ctl=/sys/kernel/debug/dynamic_debug/control
+	}
+	[ -w $ctl ] || fail "no dynamic debug control file: the kernel needs CONFIG_DYNAMIC_DEBUG"
+	echo 'module dm_tier +p' >$ctl || fail "cannot enable dm_tier's debug messages"
+}
+
 no_kernel_warning() { # what
 	if dmesg | grep -E -m 5 -A 12 'WARNING:|BUG:|INFO: task .* blocked'; then
 		fail "$1: the kernel reported the above"
