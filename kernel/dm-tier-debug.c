@@ -36,6 +36,11 @@ module_param(dbg_init_fail_second, bool, 0444);
 MODULE_PARM_DESC(dbg_init_fail_second,
 		 "debug: module init fails its second registration");
 
+static unsigned int dbg_event_delay_ms;
+module_param(dbg_event_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_event_delay_ms,
+		 "debug: the event work sleeps before it sends (ms)");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -119,4 +124,12 @@ int tier_dbg_init_between(void)
 	if (dbg_init_delay_ms)
 		msleep(dbg_init_delay_ms);
 	return dbg_init_fail_second ? -ENOMEM : 0;
+}
+
+void tier_dbg_event_delay(void)
+{
+	unsigned int ms = READ_ONCE(dbg_event_delay_ms);
+
+	if (ms)
+		msleep(ms);
 }

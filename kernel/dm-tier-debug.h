@@ -21,6 +21,9 @@
  *    sleeps this long between its two registrations, and then fails the
  *    second one as if it could not register, so a test can act in the
  *    window and watch the unwind.
+ *  - dbg_event_delay_ms: the work that sends a pool's monitor events sleeps
+ *    this long before it takes the pending ones, so a test can change the
+ *    tier list while an event waits.
  *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
  *    bio goes to is allocated and not awaiting a commit to be freed.
  *  - Every reader checks (WARN_ONCE) that it counted itself before the
@@ -109,6 +112,14 @@ void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier);
  */
 int tier_dbg_init_between(void);
 
+/**
+ * tier_dbg_event_delay() - sleep dbg_event_delay_ms before the event work
+ * takes the pending events.
+ *
+ * Context: process (the event work), may sleep.
+ */
+void tier_dbg_event_delay(void);
+
 #else /* !DM_TIER_DEBUG */
 
 static inline void tier_dbg_epoch_window(void)
@@ -146,6 +157,10 @@ static inline void tier_dbg_check_submit(struct tier_pool *pool,
 static inline int tier_dbg_init_between(void)
 {
 	return 0;
+}
+
+static inline void tier_dbg_event_delay(void)
+{
 }
 
 #endif /* DM_TIER_DEBUG */

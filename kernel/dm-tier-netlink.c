@@ -1314,17 +1314,24 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	unsigned int bit;
 	u32 i, event;
 
-	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
-		ev[i] = xchg(&pool->ev_pending[i], 0);
 	listen = READ_ONCE(tier_nl_ready) &&
 		 genl_has_listeners(&tier_nl_family, &init_net, 0);
 	if (!listen) {
 		/* Nobody hears them: outcomes do not pile up either. */
+		for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
+			xchg(&pool->ev_pending[i], 0);
 		while (tier_mig_pop_result(pool, &res))
 			;
 		return;
 	}
+	/*
+	 * Taken under the mutex a tier-list change holds while it renumbers
+	 * them (tier_pool_events_renumber()): each names its tier in the list
+	 * it is sent with.
+	 */
 	mutex_lock(&tier_pools_mutex);
+	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
+		ev[i] = xchg(&pool->ev_pending[i], 0);
 	/* The name now; dev-del (no live table) keeps the last one seen. */
 	tier_pool_dm_name(pool, name);
 	for_each_set_bit(bit, ev, TIER_EV_BITS) {

@@ -702,6 +702,28 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
  * Under pool->lock; the device is suspended: no I/O, job or fill touches
  * a tier meanwhile.
  */
+/*
+ * Pending monitor events that name a tier follow it (tier_ev_renumber());
+ * the sender takes them with xchg() at any time, so they are taken the
+ * same way and raised again (under pool->lock).
+ */
+static void tier_pool_events_renumber(struct tier_pool *pool, bool insert,
+				      u32 pos, u32 old_n)
+{
+	DECLARE_BITMAP(ev, TIER_EV_BITS);
+	u8 table[TIER_MAX_TIERS];
+	unsigned int bit;
+	u32 i;
+
+	if (tier_map_renumber_table(old_n, insert, pos, table))
+		return;
+	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
+		ev[i] = xchg(&pool->ev_pending[i], 0);
+	tier_ev_renumber(ev, TIER_EV_MAX + 1, TIER_EV_PER_TIER, table);
+	for_each_set_bit(bit, ev, TIER_EV_BITS)
+		tier_event(pool, bit / TIER_MAX_TIERS, bit % TIER_MAX_TIERS);
+}
+
 static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 				  u32 old_n)
 {
@@ -723,6 +745,7 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));
 	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
+	tier_pool_events_renumber(pool, insert, pos, old_n);
 }
 
 /*
@@ -1148,6 +1171,7 @@ static void tier_pool_ev_work(struct work_struct *ws)
 {
 	const struct tier_event_ops *ops = READ_ONCE(tier_ev_ops);
 
+	tier_dbg_event_delay();
 	if (ops)
 		ops->send(container_of(ws, struct tier_pool, ev_work));
 }

@@ -89,3 +89,27 @@ u64 tier_offq_delay(u64 now, u64 deadline)
 {
 	return deadline > now ? deadline - now : 0;
 }
+
+void tier_ev_renumber(unsigned long *ev, u32 nr_events, u32 per_tier,
+		      const u8 *table)
+{
+	u32 e, t, base, moved;
+
+	for (e = 0; e < nr_events && e < 32; e++) {
+		if (!(per_tier & BIT(e)))
+			continue;
+		base = e * TIER_MAX_TIERS;
+		moved = 0;
+		/* Collect first: a tier's new index may be another's old. */
+		for (t = 0; t < TIER_MAX_TIERS; t++) {
+			if (!test_bit(base + t, ev))
+				continue;
+			__clear_bit(base + t, ev);
+			if (table[t] < TIER_MAX_TIERS)
+				moved |= BIT(table[t]);
+		}
+		for (t = 0; t < TIER_MAX_TIERS; t++)
+			if (moved & BIT(t))
+				__set_bit(base + t, ev);
+	}
+}

@@ -9,6 +9,7 @@
 #define DM_TIER_CORE_HEALTH_H
 
 #include "tier-internal.h"
+#include "format.h" /* TIER_MAX_TIERS */
 
 /* A tier's health; the order is the severity. */
 enum tier_health {
@@ -154,5 +155,22 @@ enum tier_offq_action tier_offq_next(bool offline, bool closed, u64 now,
  * Return: 0 when it has passed, else @deadline - @now.
  */
 u64 tier_offq_delay(u64 now, u64 deadline);
+
+/**
+ * tier_ev_renumber() - the pending monitor events after a tier-list change
+ * (docs/ARCHITECTURE.md "Tier list changes"): an event that names a tier
+ * follows it to its new index, one of a removed tier is dropped, and a
+ * device-wide event (it uses tier 0) stays as it is.
+ * @ev:        bitmap, bit (event * TIER_MAX_TIERS + tier) per pending
+ *             (event, tier); @nr_events events.
+ * @nr_events: events @ev covers, at most 32.
+ * @per_tier:  bit e set: event e names a tier.
+ * @table:     [old tier] = new tier; TIER_MAX_TIERS or more: removed
+ *             (tier_map_renumber_table()).
+ *
+ * Context: any; pure (the caller snapshots the pending bits).
+ */
+void tier_ev_renumber(unsigned long *ev, u32 nr_events, u32 per_tier,
+		      const u8 *table);
 
 #endif /* DM_TIER_CORE_HEALTH_H */

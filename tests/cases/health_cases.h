@@ -168,6 +168,74 @@ static void tier_offq_delay_test(CASE_CTX)
 	CASE_EQ(tier_offq_delay(400, 350), 0ULL);
 }
 
+/* Pending events bit: event @e about tier @t. */
+#define EVB(e, t) ((e) * TIER_MAX_TIERS + (t))
+#define EV_NR 10 /* events 0..9, as the module's (uapi enum dm_tier_event) */
+#define EV_GONE 0xff
+
+static bool ev_only(const unsigned long *ev, const u32 *bits, u32 nr)
+{
+	u32 b, i, n = 0;
+
+	for (b = 0; b < EV_NR * TIER_MAX_TIERS; b++) {
+		if (!test_bit(b, ev))
+			continue;
+		for (i = 0; i < nr && bits[i] != b; i++)
+			;
+		if (i == nr)
+			return false;
+		n++;
+	}
+	return n == nr;
+}
+
+/*
+ * Events 3, 6, 9 name a tier (watermark, tier error, near full); 2 and 8
+ * are device-wide (their bit is tier 0's). Pending events raised before a
+ * tier-list change must name the tier's new index; they named the old one.
+ */
+static void tier_ev_renumber_test(CASE_CTX)
+{
+	const u32 per_tier = BIT(3) | BIT(6) | BIT(9);
+	/* Tier 1 of 3 removed. */
+	const u8 rm1[TIER_MAX_TIERS] = { 0, EV_GONE, 1, EV_GONE, EV_GONE,
+					 EV_GONE, EV_GONE, EV_GONE };
+	/* A tier inserted at 1 of 2. */
+	const u8 ins1[TIER_MAX_TIERS] = { 0, 2, EV_GONE, EV_GONE, EV_GONE,
+					  EV_GONE, EV_GONE, EV_GONE };
+	/* Tier 0 of 3 removed (replace-tier NAME 0). */
+	const u8 rm0[TIER_MAX_TIERS] = { EV_GONE, 0, 1, EV_GONE, EV_GONE,
+					 EV_GONE, EV_GONE, EV_GONE };
+	unsigned long ev[BITS_TO_LONGS(EV_NR * TIER_MAX_TIERS)];
+	const u32 want_rm1[] = { EVB(2, 0), EVB(3, 0), EVB(6, 1), EVB(8, 0) };
+	const u32 want_ins1[] = { EVB(6, 0), EVB(6, 2), EVB(9, 2) };
+	const u32 want_rm0[] = { EVB(6, 0), EVB(8, 0), EVB(9, 1) };
+
+	memset(ev, 0, sizeof(ev));
+	__set_bit(EVB(2, 0), ev);
+	__set_bit(EVB(3, 0), ev);
+	__set_bit(EVB(6, 2), ev);
+	__set_bit(EVB(9, 1), ev);
+	__set_bit(EVB(8, 0), ev);
+	tier_ev_renumber(ev, EV_NR, per_tier, rm1);
+	CASE_TRUE(ev_only(ev, want_rm1, ARRAY_SIZE(want_rm1)));
+
+	memset(ev, 0, sizeof(ev));
+	__set_bit(EVB(6, 0), ev);
+	__set_bit(EVB(6, 1), ev);
+	__set_bit(EVB(9, 1), ev);
+	tier_ev_renumber(ev, EV_NR, per_tier, ins1);
+	CASE_TRUE(ev_only(ev, want_ins1, ARRAY_SIZE(want_ins1)));
+
+	memset(ev, 0, sizeof(ev));
+	__set_bit(EVB(6, 0), ev);
+	__set_bit(EVB(6, 1), ev);
+	__set_bit(EVB(8, 0), ev);
+	__set_bit(EVB(9, 2), ev);
+	tier_ev_renumber(ev, EV_NR, per_tier, rm0);
+	CASE_TRUE(ev_only(ev, want_rm0, ARRAY_SIZE(want_rm0)));
+}
+
 static struct case_entry health_cases_all[] = {
 	CASE_RUN_PARAMS(tier_health_next_test, health),
 	CASE_RUN(tier_health_name_test),
@@ -176,5 +244,6 @@ static struct case_entry health_cases_all[] = {
 	CASE_RUN(tier_offq_deadline_test),
 	CASE_RUN(tier_offq_next_test),
 	CASE_RUN(tier_offq_delay_test),
+	CASE_RUN(tier_ev_renumber_test),
 	{}
 };

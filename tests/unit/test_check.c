@@ -963,6 +963,111 @@ static void check_resize_hint_test(CASE_CTX)
 	CASE_EQ(md->nr_errors, 1);
 }
 
+/* Check the devices @fd (paths @path, sizes @sectors) into a new md. */
+static struct tl_md *md_check_fds(CASE_CTX, const char *const *path,
+				  const int *fd, const u64 *sectors, u32 nr)
+{
+	struct tl_md *md = case_alloc(test, sizeof(*md));
+	struct tl_err err = { "" };
+	u32 i;
+
+	tl_md_init(md);
+	case_defer(test, md_free, md);
+	for (i = 0; i < nr; i++) {
+		md->dev[i].path = path[i];
+		md->dev[i].fd = fd[i];
+		md->dev[i].sectors = sectors[i];
+	}
+	md->nr_devs = nr;
+	CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
+	return md;
+}
+
+/*
+ * A power cut in 'replace-tier NAME 0 NEWDEV' after the switch: NEWDEV's
+ * label says tier 0 and its superblock is the newest; the old tier 0 still
+ * carries a label of tier 0 (another member UUID) and an older superblock.
+ * activate takes the newest superblock; check must too, in either order of
+ * the devices, and name the old drive a non-member (a warning), not report
+ * "tier 0 found twice" (it did). A device given twice is still an error.
+ */
+static void check_replace_tier0_cut_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	u64 size = im->f->lo.tier[0].dev_sectors << 9, off;
+	u8 *buf = case_alloc(test, 1 << 20);
+	char path[64] = "/tmp/tl-check-XXXXXX";
+	const char *paths[NR + 1];
+	u64 sectors[NR + 1];
+	int fds[NR + 1];
+	struct tier_label l;
+	struct tl_md *md;
+	int *fd = case_alloc(test, sizeof(*fd));
+	u32 i, order;
+
+	/* The old tier 0: the image as of generation 3, another member. */
+	*fd = mkstemp(path);
+	CASE_ASSERT_TRUE(*fd >= 0);
+	unlink(path);
+	case_defer(test, stale_close, fd);
+	CASE_ASSERT_EQ(ftruncate(*fd, size), 0);
+	for (off = 0; off < size; off += 1 << 20) {
+		size_t n = size - off < (1 << 20) ? size - off : 1 << 20;
+
+		CASE_ASSERT_EQ(tl_pread_full(im->fd[0], buf, n, off), 0);
+		CASE_ASSERT_EQ(tl_pwrite_full(*fd, buf, n, off), 0);
+	}
+	pr(test, im, 0, 0, buf);
+	CASE_ASSERT_EQ(tier_label_decode(buf, &l, NULL), 0);
+	memset(l.member_uuid, 0x5a, TIER_UUID_LEN);
+	tier_label_encode(&l, buf);
+	CASE_ASSERT_EQ(tl_pwrite_full(*fd, buf, TIER_BLOCK_SIZE, 0), 0);
+	/* The new tier 0 committed once more since. */
+	img_commit(test, im, 4, 1);
+
+	for (order = 0; order < 2; order++) {
+		for (i = 0; i < NR + 1; i++) {
+			u32 d = order ? i : (i + NR) % (NR + 1);
+
+			paths[i] = d < NR ? im->path[d] : "/dev/old-tier0";
+			fds[i] = d < NR ? im->fd[d] : *fd;
+			sectors[i] = im->f->lo.tier[d < NR ? d : 0].dev_sectors;
+		}
+		md = md_check_fds(test, paths, fds, sectors, NR + 1);
+		show(md);
+		CASE_EQ_MSG(md->nr_errors, 0, "order %u", order);
+		CASE_EQ_MSG(md->nr_warnings, 1, "order %u", order);
+		CASE_EQ_MSG(md->sb.generation, 4, "order %u", order);
+		CASE_ASSERT_TRUE(md->devof[0] >= 0);
+		CASE_EQ_MSG(fds[md->devof[0]], im->fd[0], "order %u", order);
+		CASE_ASSERT_TRUE(md->nr_problems >= 1);
+		CASE_NOT_NULL(strstr(md->problems[0].what,
+				     "carries a label of tier 0 of fast0 that the superblock does not list"));
+		CASE_NOT_NULL(strstr(md->problems[0].what, "replace-tier"));
+		CASE_STREQ(paths[md->problems[0].dev], "/dev/old-tier0");
+		for (i = 0; i < NR; i++)
+			CASE_EQ_MSG(md->used[i], used_want[i], "order %u tier %u",
+				    order, i);
+	}
+
+	/* Tier 1 given twice: that stays an error naming both. */
+	for (i = 0; i < NR; i++) {
+		paths[i] = im->path[i];
+		fds[i] = im->fd[i];
+		sectors[i] = im->f->lo.tier[i].dev_sectors;
+	}
+	paths[NR] = "/dev/tier1-again";
+	fds[NR] = im->fd[1];
+	sectors[NR] = sectors[1];
+	md = md_check_fds(test, paths, fds, sectors, NR + 1);
+	show(md);
+	CASE_ASSERT_TRUE(md->nr_errors >= 1);
+	for (i = 0; i < md->nr_problems; i++)
+		if (strstr(md->problems[i].what, "tier 1 found twice"))
+			break;
+	CASE_TRUE_MSG(i < md->nr_problems, "no 'tier 1 found twice'");
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -983,6 +1088,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_settings_test),
 	CASE_RUN(check_tier_list_hints_test),
 	CASE_RUN(check_resize_hint_test),
+	CASE_RUN(check_replace_tier0_cut_test),
 	{}
 };
 

@@ -230,10 +230,8 @@ static void load_labels(struct tl_md *md)
 			continue;
 		}
 		if (md->devof[idx] >= 0) {
-			problem(md, TL_SEV_ERROR, i, "label",
-				"%s %u found twice: %s and %s; give each member once",
-				idx == TIER_META_DEV ? "device" : "tier", idx,
-				md->dev[md->devof[idx]].path, d->path);
+			/* The superblock decides (apply_sb_list()). */
+			d->dup = true;
 			continue;
 		}
 		md->devof[idx] = i;
@@ -269,7 +267,8 @@ static void find_meta_holder(struct tl_md *md, sector_t *meta_start)
 		sector_t start;
 		int ret[2], pick;
 
-		if (md->dev[i].label_ret || md->dev[i].index < 0 ||
+		if (md->dev[i].label_ret ||
+		    (md->dev[i].index < 0 && !md->dev[i].dup) ||
 		    memcmp(l->uuid, md->uuid, TIER_UUID_LEN) ||
 		    !tier_label_meta_area(l, &start, NULL))
 			continue;
@@ -497,6 +496,16 @@ out:
  * label of this device it does not list is stale (an interrupted add-tier
  * or remove-tier), reported and left out.
  */
+/* Device @i is member @idx, which device devof[idx] is already. */
+static void dup_problem(struct tl_md *md, u32 i, u32 idx)
+{
+	problem(md, TL_SEV_ERROR, i, "label",
+		"%s %u found twice: %s and %s; give each member once",
+		idx == TIER_META_DEV ? "device" : "tier", idx,
+		md->devof[idx] >= 0 ? md->dev[md->devof[idx]].path : "?",
+		md->dev[i].path);
+}
+
 static void apply_sb_list(struct tl_md *md)
 {
 	bool moved[TL_CHK_MAX_DEVS];
@@ -509,7 +518,7 @@ static void apply_sb_list(struct tl_md *md)
 		struct tl_chk_dev *d = &md->dev[i];
 		const struct tier_label *l = &d->label;
 
-		moved[i] = false;
+		moved[i] = d->dup;
 		if (d->label_ret || d->index < 0 || d->index == TIER_META_DEV ||
 		    memcmp(l->uuid, md->uuid, TIER_UUID_LEN))
 			continue;
@@ -529,7 +538,7 @@ static void apply_sb_list(struct tl_md *md)
 		pos = tier_label_sb_index(l, &md->sb);
 		if (pos < 0) {
 			problem(md, TL_SEV_WARN, i, "label",
-				"carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier or remove-tier?): not a member; 'tierctl remove-tier %s %u' wipes it",
+				"carries a label of tier %u of %s that the superblock does not list (an interrupted add-tier, remove-tier or replace-tier?): not a member; 'tierctl remove-tier %s %u', or the interrupted replace-tier run again, wipes it",
 				l->tier_index, md->name, md->name,
 				md->sb.nr_tiers);
 			continue;
@@ -537,8 +546,20 @@ static void apply_sb_list(struct tl_md *md)
 		if (md->devof[pos] < 0) {
 			md->devof[pos] = i;
 			d->index = pos;
+			continue;
 		}
+		dup_problem(md, i, pos);
 	}
+}
+
+/* Without a superblock to place them, devices whose hint was taken. */
+static void report_dups(struct tl_md *md)
+{
+	u32 i;
+
+	for (i = 0; i < md->nr_devs; i++)
+		if (md->dev[i].dup && md->dev[i].index < 0)
+			dup_problem(md, i, md->dev[i].label.tier_index);
 }
 
 static void check_labels_sb(struct tl_md *md)
@@ -909,21 +930,26 @@ int tl_md_load(struct tl_md *md, struct tl_err *err)
 	find_meta_holder(md, &meta_start);
 	assign_rest(md);
 	if (md->meta_dev < 0) {
+		report_dups(md);
 		problem(md, TL_SEV_ERROR, -1, "superblock",
 			"the device holding the metadata (%s) was not found",
 			md->meta_ext ? "metadata device" : "tier 0");
 		return TL_OK;
 	}
 	load_sb(md, meta_start);
-	if (md->sb_fatal)
+	if (md->sb_fatal) {
+		report_dups(md);
 		return TL_OK;
+	}
 	rc = read_map(md, err);
 	if (rc)
 		return rc;
-	if (md->sb_rebuilt)
+	if (md->sb_rebuilt) {
 		rebuild_pick_copy(md);
-	else
+		report_dups(md);
+	} else {
 		apply_sb_list(md);
+	}
 	md->nr_blocks = tier_map_blocks_for(md->sb.virt_extents);
 	check_labels_sb(md);
 	check_blocks(md);

@@ -39,6 +39,12 @@ struct tl_chk_dev {
 	struct tier_err label_err;
 	struct tier_label label;
 	int index;
+	/*
+	 * Its label's tier index hint was taken by another device: placed by
+	 * the superblock's member UUIDs (apply_sb_list()), a crash in a tier
+	 * 0 replacement leaves two labels of tier 0.
+	 */
+	bool dup;
 };
 
 enum tl_sev {
