@@ -74,4 +74,5 @@ guest_main() {
 }
 run_guest_phase "$@"
 
+export DMT_DEBUG_MODULE=1
 vm --fresh --nvme 64M --nvme 64M --nvme 24M -- "$0" main
