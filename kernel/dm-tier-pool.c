@@ -291,17 +291,36 @@ static void tier_pool_md_result(struct tier_pool *pool, int r)
 				  "a retried commit succeeded");
 }
 
-/* Commit; *failed: the data tiers whose flush failed during it. */
-static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
+void tier_pool_release_frees(struct tier_pool *pool)
+{
+	unsigned long flags;
+	u32 i;
+
+	lockdep_assert_held(&pool->md_lock);
+	tier_quiesce_old_io(pool, false);
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_alloc_commit_end(&pool->alloc[i], true);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
+ * Commit up to the superblock write; *failed: the data tiers whose flush
+ * failed during it; *frees: the commit freed extents, and
+ * tier_pool_release_frees() must follow (under the same md_lock hold).
+ */
+static int tier_pool_commit_durable(struct tier_pool *pool,
+				    unsigned long *failed, bool *frees)
 {
 	u64 used[TIER_MAX_TIERS];
 	unsigned long flags;
-	bool frees = false;
+	bool freed = false;
 	u64 seq;
 	u32 i;
 	int r;
 
 	lockdep_assert_held(&pool->md_lock);
+	*frees = false;
 	*failed = 0;
 	/* Activated read-only: no commit ever, heat and first commit included. */
 	if (pool->read_only)
@@ -326,7 +345,7 @@ static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
 	for (i = 0; i < pool->nr_tiers; i++) {
 		tier_alloc_commit_begin(&pool->alloc[i]);
 		if (pool->alloc[i].nr_committing)
-			frees = true;
+			freed = true;
 		/* Not nr_used: that includes extents being prepared. */
 		used[i] = pool->mapped[i];
 	}
@@ -349,13 +368,21 @@ static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
 	pool->commits++;
 	WRITE_ONCE(pool->durable_seq, seq);
 	tier_pool_md_result(pool, 0);
-	if (frees)
-		tier_quiesce_old_io(pool, false);
-	spin_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i < pool->nr_tiers; i++)
-		tier_alloc_commit_end(&pool->alloc[i], true);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	/* Only a commit on disk frees; a failed one keeps them committing. */
+	*frees = freed;
 	return 0;
+}
+
+/* Commit; *failed: the data tiers whose flush failed during it. */
+static int tier_pool_do_commit(struct tier_pool *pool, unsigned long *failed)
+{
+	bool frees;
+	int r;
+
+	r = tier_pool_commit_durable(pool, failed, &frees);
+	if (!r && frees)
+		tier_pool_release_frees(pool);
+	return r;
 }
 
 int tier_pool_commit(struct tier_pool *pool)
@@ -365,17 +392,18 @@ int tier_pool_commit(struct tier_pool *pool)
 	return tier_pool_do_commit(pool, &failed);
 }
 
-int tier_pool_sync(struct tier_pool *pool)
+int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
 {
 	unsigned long failed;
 	int r = 0;
 
 	lockdep_assert_held(&pool->md_lock);
+	*frees = false;
 	/* A read-only activation writes nothing, flushes included. */
 	if (pool->read_only)
 		return tier_map_dirty(pool) ? -EROFS : 0;
 	if (tier_map_dirty(pool)) {
-		r = tier_pool_do_commit(pool, &failed);
+		r = tier_pool_commit_durable(pool, &failed, frees);
 	} else {
 		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
 			return -EIO;

@@ -942,16 +942,31 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev);
 int tier_pool_commit(struct tier_pool *pool);
 
 /**
- * tier_pool_sync() - what a PREFLUSH needs: commit when the map is dirty,
- * else flush the tiers written since their last flush.
- * @pool: the pool.
+ * tier_pool_sync_durable() - what a PREFLUSH needs: commit when the map is
+ * dirty, else flush the tiers written since their last flush; what waits
+ * for it may complete on return.
+ * @pool:  the pool.
+ * @frees: out: the commit that just reached the disk freed extents: call
+ *         tier_pool_release_frees() before dropping md_lock, after
+ *         completing the flushes, which so do not wait for in-flight I/O
+ *         of the old epoch (a slow tier's reads) to drain.
  *
- * Context: as tier_pool_commit().
+ * Context: as tier_pool_commit(), md_lock held.
  * Return: 0; -EIO when the commit failed or a tier's flush failed during
  * this call (the PREFLUSH that finds a tier failing reports it once; later
- * ones skip the offline tier).
+ * ones skip the offline tier); *frees may be true with -EIO from a flush.
  */
-int tier_pool_sync(struct tier_pool *pool);
+int tier_pool_sync_durable(struct tier_pool *pool, bool *frees);
+
+/**
+ * tier_pool_release_frees() - the second half of a commit that freed
+ * extents (tier_pool_sync_durable()): they become allocatable once no bio of
+ * the old I/O epoch can still reach them (tier_quiesce_old_io()).
+ * @pool: the pool.
+ *
+ * Context: process, may sleep; md_lock held, the same hold as the commit.
+ */
+void tier_pool_release_frees(struct tier_pool *pool);
 
 /**
  * tier_request_commit() - ask the worker for a commit (as the "commit"

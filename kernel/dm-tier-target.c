@@ -897,12 +897,15 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 
 /*
  * Commit (or flush the tiers), then complete the flushes, submit the held
- * FUA writes and complete the hooked ones. Leaves @batch empty: the worker
- * may call it again in the same pass.
+ * FUA writes and complete the hooked ones, and only then release what the
+ * commit freed: a flush waits for the superblock write, not for the old
+ * epoch's I/O to drain. Leaves @batch empty: the worker may call it again
+ * in the same pass.
  */
 static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 {
 	blk_status_t status = BLK_STS_OK;
+	bool frees = false;
 	struct bio *bio;
 	int r = 0;
 
@@ -910,8 +913,7 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 		return;
 	batch->need_commit = false;
 	mutex_lock(&pool->md_lock);
-	r = tier_pool_sync(pool);
-	mutex_unlock(&pool->md_lock);
+	r = tier_pool_sync_durable(pool, &frees);
 	if (r)
 		status = BLK_STS_IOERR;
 
@@ -932,6 +934,9 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 			bio->bi_status = status;
 		bio_endio(bio);
 	}
+	if (frees)
+		tier_pool_release_frees(pool);
+	mutex_unlock(&pool->md_lock);
 	if (!bio_list_empty(&batch->retry)) {
 		unsigned long flags;
 
