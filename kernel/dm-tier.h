@@ -35,10 +35,10 @@
 #define TIER_EV_MAX 9 /* DM_TIER_EVENT_NEAR_FULL, the highest event */
 #define TIER_EV_BITS ((TIER_EV_MAX + 1) * TIER_MAX_TIERS)
 /* The events that name a tier (the others are device-wide, tier 0's bit). */
-#define TIER_EV_PER_TIER                                                   \
-	(BIT(DM_TIER_EVENT_WATERMARK_HIGH) | BIT(DM_TIER_EVENT_WATERMARK_LOW) | \
-	 BIT(DM_TIER_EVENT_TIER_ERROR) | BIT(DM_TIER_EVENT_TIER_RECOVERED) |    \
-	 BIT(DM_TIER_EVENT_NEAR_FULL))
+#define TIER_EV_PER_TIER                                                    \
+	(BIT(DM_TIER_EVENT_WATERMARK_HIGH) |                                \
+	 BIT(DM_TIER_EVENT_WATERMARK_LOW) | BIT(DM_TIER_EVENT_TIER_ERROR) | \
+	 BIT(DM_TIER_EVENT_TIER_RECOVERED) | BIT(DM_TIER_EVENT_NEAR_FULL))
 
 /* A snapshot of a pool's counters: what status and dev-get show. */
 struct tier_stats {

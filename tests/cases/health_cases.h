@@ -169,7 +169,7 @@ static void tier_offq_delay_test(CASE_CTX)
 }
 
 /* Pending events bit: event @e about tier @t. */
-#define EVB(e, t) ((e) * TIER_MAX_TIERS + (t))
+#define EVB(e, t) ((t) + TIER_MAX_TIERS * (e))
 #define EV_NR 10 /* events 0..9, as the module's (uapi enum dm_tier_event) */
 #define EV_GONE 0xff
 
@@ -198,14 +198,14 @@ static void tier_ev_renumber_test(CASE_CTX)
 {
 	const u32 per_tier = BIT(3) | BIT(6) | BIT(9);
 	/* Tier 1 of 3 removed. */
-	const u8 rm1[TIER_MAX_TIERS] = { 0, EV_GONE, 1, EV_GONE, EV_GONE,
-					 EV_GONE, EV_GONE, EV_GONE };
+	const u8 rm1[TIER_MAX_TIERS] = { 0,	  EV_GONE, 1,	    EV_GONE,
+					 EV_GONE, EV_GONE, EV_GONE, EV_GONE };
 	/* A tier inserted at 1 of 2. */
-	const u8 ins1[TIER_MAX_TIERS] = { 0, 2, EV_GONE, EV_GONE, EV_GONE,
-					  EV_GONE, EV_GONE, EV_GONE };
+	const u8 ins1[TIER_MAX_TIERS] = { 0,	   2,	    EV_GONE, EV_GONE,
+					  EV_GONE, EV_GONE, EV_GONE, EV_GONE };
 	/* Tier 0 of 3 removed (replace-tier NAME 0). */
-	const u8 rm0[TIER_MAX_TIERS] = { EV_GONE, 0, 1, EV_GONE, EV_GONE,
-					 EV_GONE, EV_GONE, EV_GONE };
+	const u8 rm0[TIER_MAX_TIERS] = { EV_GONE, 0,	   1,	    EV_GONE,
+					 EV_GONE, EV_GONE, EV_GONE, EV_GONE };
 	unsigned long ev[BITS_TO_LONGS(EV_NR * TIER_MAX_TIERS)];
 	const u32 want_rm1[] = { EVB(2, 0), EVB(3, 0), EVB(6, 1), EVB(8, 0) };
 	const u32 want_ins1[] = { EVB(6, 0), EVB(6, 2), EVB(9, 2) };
