@@ -263,6 +263,68 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(why, "evacuate NAME 2 --cancel"));
 }
 
+/*
+ * An nvmf:// NEWDEV (or add-tier DEV) and its connection options: parsed
+ * as create parses them, refused without a URI, nothing connected yet.
+ */
+static void test_remote_parse(void **state)
+{
+	struct replace_opts o;
+	struct tierctl_remote r;
+
+	(void)state;
+	assert_int_equal(parse(&o, "ckpt", "1",
+			       "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:c1",
+			       "--disconnect", "--ctrl-loss-tmo", "60",
+			       "--fast-io-fail-tmo", "3", NULL),
+			 TIERCTL_EXIT_OK);
+	assert_true(o.disconnect);
+	assert_string_equal(o.loss_tmo_arg, "60");
+	assert_string_equal(o.fail_arg, "3");
+	assert_null(o.reconnect_arg);
+	assert_int_equal(tierctl_remote_parse("replace-tier", o.dev,
+					      o.loss_tmo_arg, o.reconnect_arg,
+					      o.fail_arg, &r),
+			 TIERCTL_EXIT_OK);
+	assert_true(r.is_remote);
+	assert_false(r.connected_now);
+	assert_int_equal(r.opts.ctrl_loss_tmo, 60);
+	assert_int_equal(r.opts.fast_io_fail_tmo, 3);
+	assert_int_equal(r.opts.reconnect_delay, 2);
+	assert_string_equal(r.uri.subsysnqn, "nqn.2024-01.io.dm-tier:c1");
+	assert_string_equal(r.uri_text,
+			    "nvmf://tcp/127.0.0.1:4420/nqn.2024-01.io.dm-tier:c1");
+	assert_string_equal(r.dev, "");
+
+	/* A local device: itself, options refused. */
+	assert_int_equal(tierctl_remote_parse("add-tier", "/dev/nvme3n1", NULL,
+					      NULL, NULL, &r),
+			 TIERCTL_EXIT_OK);
+	assert_false(r.is_remote);
+	assert_string_equal(r.dev, "/dev/nvme3n1");
+	assert_int_equal(tierctl_remote_parse("add-tier", "/dev/nvme3n1", "60",
+					      NULL, NULL, &r),
+			 TIERCTL_EXIT_USAGE);
+	/* A bad URI, bad or clashing options. */
+	assert_int_equal(tierctl_remote_parse("add-tier",
+					      "nvmf://udp/127.0.0.1:4420/nqn.x",
+					      NULL, NULL, NULL, &r),
+			 TIERCTL_EXIT_USAGE);
+	assert_int_equal(tierctl_remote_parse("add-tier",
+					      "nvmf://tcp/127.0.0.1:0/nqn.x",
+					      NULL, NULL, NULL, &r),
+			 TIERCTL_EXIT_USAGE);
+	assert_int_equal(tierctl_remote_parse("add-tier",
+					      "nvmf://tcp/127.0.0.1:4420/nqn.x",
+					      NULL, "0", NULL, &r),
+			 TIERCTL_EXIT_USAGE);
+	/* fast_io_fail_tmo must be shorter than ctrl_loss_tmo. */
+	assert_int_equal(tierctl_remote_parse("add-tier",
+					      "nvmf://tcp/127.0.0.1:4420/nqn.x",
+					      "10", NULL, "20", &r),
+			 TIERCTL_EXIT_USAGE);
+}
+
 static void test_step_names(void **state)
 {
 	(void)state;
@@ -283,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_resume_tier0),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_step_names),
+		cmocka_unit_test(test_remote_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

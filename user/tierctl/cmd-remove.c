@@ -6,9 +6,6 @@
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "tl-print.h"
-#include "tl-nvmf-autoconnect.h"
-#include "tl-nvmf-connect.h"
-#include "tl-nvmf-record.h"
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
@@ -57,33 +54,13 @@ static int table_devs(const char *name, const char *params,
 static int disconnect_remote_tiers(const char *name,
 				   const struct table_devs *td)
 {
-	struct tl_nvmf_uri uris[8];
-	char text[512];
-	int i, j, n, rc = TIERCTL_EXIT_OK;
+	char cmd[TL_PATH_LEN];
+	int i, rc = TIERCTL_EXIT_OK;
 
-	for (i = 0; i < td->nr; i++) {
-		struct tl_err err = { "" };
-
-		n = tl_nvmf_disconnect_blockdev(td->maj[i], td->min[i], uris,
-						 8, &err);
-		if (n < 0) {
-			rc = fail("removed /dev/mapper/%s, but: %s", name,
-				  err.msg);
-			continue;
-		}
-		for (j = 0; j < n; j++) {
-			tl_nvmf_format_uri(&uris[j], text, sizeof(text));
-			print_str(NULL, "disconnected %s\n", text);
-			if (tl_nvmf_autoconnect_del(&uris[j], &err)) {
-				rc = fail("%s; nvme-cli will connect %s again at boot: remove it from %s",
-					  err.msg, text, tl_nvmf_autoconnect_path());
-				err.msg[0] = '\0';
-			}
-			if (tl_nvmf_record_del(&uris[j], &err))
-				rc = fail("%s; 'tierctl activate' will connect %s again: remove its line from %s",
-					  err.msg, text, tl_nvmf_record_path());
-		}
-	}
+	snprintf(cmd, sizeof(cmd), "removed /dev/mapper/%s, but", name);
+	for (i = 0; i < td->nr; i++)
+		if (tierctl_remote_forget(cmd, td->maj[i], td->min[i]))
+			rc = TIERCTL_EXIT_FAIL;
 	return rc;
 }
 

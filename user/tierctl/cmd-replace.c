@@ -29,6 +29,10 @@ int replace_parse(int argc, char **argv, struct replace_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "class", required_argument, NULL, 'c' },
+		{ "disconnect", no_argument, NULL, 'd' },
+		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
+		{ "reconnect-delay", required_argument, NULL, 'R' },
+		{ "fast-io-fail-tmo", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -45,6 +49,18 @@ int replace_parse(int argc, char **argv, struct replace_opts *o)
 		switch (c) {
 		case 'c':
 			o->class_arg = optarg;
+			break;
+		case 'd':
+			o->disconnect = true;
+			break;
+		case 'L':
+			o->loss_tmo_arg = optarg;
+			break;
+		case 'R':
+			o->reconnect_arg = optarg;
+			break;
+		case 'F':
+			o->fail_arg = optarg;
 			break;
 		case 'j':
 			o->json = true;
@@ -232,6 +248,7 @@ int cmd_replace_tier(int argc, char **argv)
 	enum tl_replace_step prev = TL_REPLACE_DONE;
 	char dpath[TL_PATH_LEN], why[512];
 	const char *steps_done[8];
+	struct tierctl_remote r;
 	struct replace_opts o;
 	struct rstate st;
 	struct stat sb;
@@ -243,12 +260,25 @@ int cmd_replace_tier(int argc, char **argv)
 	if (rc || o.help)
 		return rc;
 	json = o.json;
-	if (stat(o.dev, &sb) || !S_ISBLK(sb.st_mode))
+	rc = tierctl_remote_parse("replace-tier", o.dev, o.loss_tmo_arg,
+				  o.reconnect_arg, o.fail_arg, &r);
+	if (rc)
+		return rc;
+	/* A URI: the device first (read_state() says so), then connect. */
+	if (r.is_remote) {
+		rc = read_state(&o, "/dev/null", &st);
+		if (rc)
+			return rc;
+		rc = tierctl_remote_connect("replace-tier", &r);
+		if (rc)
+			return rc;
+	}
+	if (stat(r.dev, &sb) || !S_ISBLK(sb.st_mode))
 		return usage_error("replace-tier: %s is not a block device",
-				   o.dev);
+				   r.dev);
 	if (tl_sysfs_devname(TL_SYSROOT, major(sb.st_rdev), minor(sb.st_rdev),
 			     dpath, sizeof(dpath)))
-		snprintf(dpath, sizeof(dpath), "%s", o.dev);
+		snprintf(dpath, sizeof(dpath), "%s", r.dev);
 	/* Three steps, one repeated at most, and a turn to see "done". */
 	for (guard = 0; guard < 6; guard++) {
 		rc = read_state(&o, dpath, &st);
@@ -258,6 +288,9 @@ int cmd_replace_tier(int argc, char **argv)
 				     st.has_member ? st.new_member : NULL,
 				     st.new_spare, st.old_mapped, &step, why,
 				     sizeof(why));
+		/* Not a member yet: what this run connected goes again. */
+		if (rc && !st.has_member)
+			tierctl_remote_undo(&r);
 		if (rc == TL_USAGE)
 			return usage_error("replace-tier: %s", why);
 		if (rc)
@@ -296,15 +329,22 @@ int cmd_replace_tier(int argc, char **argv)
 		saved = quiet_begin(json);
 		if (step == TL_REPLACE_ADD)
 			rc = tierctl_add_tier(
-				o.name, o.dev,
+				o.name, r.dev,
 				o.class_arg ? o.tier_class :
+				r.is_remote ? TL_CLASS_AUTO :
 					      st.sb.tier[o.tier].tier_class,
 				(int)o.tier + 1, !o.tier && !st.meta_ext, json);
 		else if (step == TL_REPLACE_EVACUATE)
 			rc = evacuate_step(&o, json);
 		else
-			rc = tierctl_remove_tier(o.name, o.tier, json);
+			rc = tierctl_remove_tier(o.name, o.tier, o.disconnect,
+						 json);
 		quiet_end(saved);
+		/* NEWDEV joined: recorded before anything else can fail. */
+		if (!rc && step == TL_REPLACE_ADD)
+			rc = tierctl_remote_record("replace-tier", o.name, &r);
+		if (rc && step == TL_REPLACE_ADD && !st.has_member)
+			tierctl_remote_undo(&r);
 		if (rc)
 			return fail("replace-tier: the %s step failed (above); fix that and run 'tierctl replace-tier %s %u %s' again: it resumes there",
 				    tl_replace_step_name(step), o.name, o.tier,
@@ -324,8 +364,11 @@ int cmd_replace_tier(int argc, char **argv)
 	 * (its "tier N is not in the list" line would only confuse here).
 	 */
 	saved = quiet_begin(true);
-	rc = tierctl_remove_tier(o.name, st.sb.nr_tiers, json);
+	rc = tierctl_remove_tier(o.name, st.sb.nr_tiers, false, json);
 	quiet_end(saved);
+	/* Again (idempotent): a run cut between its add step and the record. */
+	if (!rc)
+		rc = tierctl_remote_record("replace-tier", o.name, &r);
 	if (rc)
 		return rc;
 	print_open(json);

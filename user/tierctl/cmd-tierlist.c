@@ -139,10 +139,11 @@ void tierctl_live_restore(const char *name, const struct tierctl_live *lv)
 	tl_dm_dev_free(&d);
 }
 
-static void print_result(const char *what, const char *name, u32 tier,
-			 const char *dev, u32 nr_tiers, const char *extra)
+/* The fields of a result line, inside an open object. */
+static void print_result_fields(const char *what, const char *name, u32 tier,
+				const char *dev, u32 nr_tiers,
+				const char *extra)
 {
-	print_obj_begin(NULL);
 	print_str("name", "%s: ", name);
 	print_str("action", "%s ", what);
 	print_u64("tier", "tier %llu", tier);
@@ -153,6 +154,13 @@ static void print_result(const char *what, const char *name, u32 tier,
 	else
 		print_null("note", NULL);
 	print_text("\n");
+}
+
+static void print_result(const char *what, const char *name, u32 tier,
+			 const char *dev, u32 nr_tiers, const char *extra)
+{
+	print_obj_begin(NULL);
+	print_result_fields(what, name, tier, dev, nr_tiers, extra);
 	print_obj_end();
 }
 
@@ -161,14 +169,19 @@ int cmd_add_tier(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "class", required_argument, NULL, 'c' },
 		{ "position", required_argument, NULL, 'p' },
+		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
+		{ "reconnect-delay", required_argument, NULL, 'R' },
+		{ "fast-io-fail-tmo", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *class_arg = NULL, *pos_arg = NULL;
+	const char *class_arg = NULL, *pos_arg = NULL, *loss_arg = NULL;
+	const char *reconnect_arg = NULL, *fail_arg = NULL;
+	struct tierctl_remote r;
 	bool json = tierctl_json;
 	u32 tier_class, pos;
-	int c;
+	int c, rc;
 
 	opts_reset();
 	while ((c = next_opt("add-tier", argc, argv, "c:p:j", longopts)) != -1) {
@@ -178,6 +191,15 @@ int cmd_add_tier(int argc, char **argv)
 			break;
 		case 'p':
 			pos_arg = optarg;
+			break;
+		case 'L':
+			loss_arg = optarg;
+			break;
+		case 'R':
+			reconnect_arg = optarg;
+			break;
+		case 'F':
+			fail_arg = optarg;
 			break;
 		case 'j':
 			json = true;
@@ -199,8 +221,30 @@ int cmd_add_tier(int argc, char **argv)
 		return TIERCTL_EXIT_USAGE;
 	if (pos_arg && !pos)
 		return usage_error("add-tier: position 0 is tier 0, which identifies the device and holds the metadata when it has no metadata device: it cannot be replaced; use --position 1 or more");
-	return tierctl_add_tier(argv[optind], argv[optind + 1], tier_class,
-				pos_arg ? (int)pos : -1, false, json);
+	rc = tierctl_remote_parse("add-tier", argv[optind + 1], loss_arg,
+				  reconnect_arg, fail_arg, &r);
+	if (rc)
+		return rc;
+	/* The device must exist before anything is connected. */
+	if (r.is_remote) {
+		struct tl_err err = { "" };
+		struct tl_dm_dev d;
+
+		if (tl_dm_query(argv[optind], NULL, false, &d, &err))
+			return fail("add-tier: no active device named '%s'; activate it first (tierctl activate %s)",
+				    argv[optind], argv[optind]);
+		tl_dm_dev_free(&d);
+	}
+	rc = tierctl_remote_connect("add-tier", &r);
+	if (rc)
+		return rc;
+	rc = tierctl_add_tier(argv[optind], r.dev, tier_class,
+			      pos_arg ? (int)pos : -1, false, json);
+	if (rc) {
+		tierctl_remote_undo(&r);
+		return rc;
+	}
+	return tierctl_remote_record("add-tier", argv[optind], &r);
 }
 
 /*
@@ -439,11 +483,12 @@ static int wipe_stale(const char *name, u32 tier, struct tierctl_live *lv, bool 
 int cmd_remove_tier(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "disconnect", no_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = tierctl_json;
+	bool json = tierctl_json, disconnect = false;
 	const char *name;
 	u32 tier;
 	int c;
@@ -451,6 +496,9 @@ int cmd_remove_tier(int argc, char **argv)
 	opts_reset();
 	while ((c = next_opt("remove-tier", argc, argv, "j", longopts)) != -1) {
 		switch (c) {
+		case 'd':
+			disconnect = true;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -462,7 +510,7 @@ int cmd_remove_tier(int argc, char **argv)
 	}
 	if (parse_name_tier("remove-tier", argc, argv, NULL, &name, &tier))
 		return TIERCTL_EXIT_USAGE;
-	return tierctl_remove_tier(name, tier, json);
+	return tierctl_remove_tier(name, tier, disconnect, json);
 }
 
 /*
@@ -482,9 +530,11 @@ static bool hints_stale(const struct tierctl_live *lv)
 	return false;
 }
 
-int tierctl_remove_tier(const char *name, u32 tier, bool json)
+int tierctl_remove_tier(const char *name, u32 tier, bool disconnect,
+			bool json)
 {
 	char params[4096], size[TL_SIZE_STR_LEN], removed[TL_PATH_LEN];
+	unsigned int rmaj = 0, rmin = 0;
 	struct tl_err err = { "" };
 	struct tier_label l, l1;
 	struct tierctl_live lv;
@@ -570,6 +620,12 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 		goto out;
 	}
 	snprintf(removed, sizeof(removed), "%s", lv.path[tier]);
+	if (disconnect &&
+	    tl_parse_devt(lv.tt.t.tier_dev[tier], &rmaj, &rmin)) {
+		rc = fail("remove-tier: unexpected device '%s' in the table of %s (not MAJ:MIN)",
+			  lv.tt.t.tier_dev[tier], name);
+		goto out;
+	}
 	rc = tl_table_drop_tier(lv.d.params, tier, params, sizeof(params), &err);
 	if (!rc && tl_dm_reload(name, lv.d.start, lv.d.length, TL_DM_TARGET,
 				params, &err)) {
@@ -602,12 +658,19 @@ int tierctl_remove_tier(const char *name, u32 tier, bool json)
 	rewrite_hints("remove-tier", lv.path, lv.nr,
 		      lv.tt.t.metadata_dev ? lv.meta_path : NULL, &lv.sb);
 	print_open(json);
-	print_result("removed", name, tier, removed, lv.sb.nr_tiers,
-		     tier < lv.sb.nr_tiers ?
-			     "its label is wiped; the tiers after it moved down by one" :
-			     "its label is wiped");
+	print_obj_begin(NULL);
+	print_result_fields("removed", name, tier, removed, lv.sb.nr_tiers,
+			    tier < lv.sb.nr_tiers ?
+				    "its label is wiped; the tiers after it moved down by one" :
+				    "its label is wiped");
+	/* Only now: the table no longer holds the namespace. */
+	print_arr_begin("disconnected", NULL);
+	rc = disconnect ? tierctl_remote_forget("remove-tier: removed, but",
+						rmaj, rmin) :
+			  TIERCTL_EXIT_OK;
+	print_arr_end();
+	print_obj_end();
 	print_close();
-	rc = TIERCTL_EXIT_OK;
 out:
 	tierctl_live_free(&lv);
 	return rc;

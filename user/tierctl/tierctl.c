@@ -74,17 +74,22 @@ static const struct tierctl_cmd commands[] = {
 	  "      faster tiers first) and keep it empty; --cancel stops that and\n"
 	  "      lets it take extents again" },
 	{ "add-tier", cmd_add_tier,
-	  "add-tier NAME DEV [--class CLASS] [--position N] [--json]",
+	  "add-tier NAME DEV|nvmf://... [--class CLASS] [--position N]\n"
+	  "      [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S] [--json]",
 	  "label DEV and add it to the device's tiers, last or as tier N\n"
-	  "      (--position N >= 1; online: a table reload, nothing copied)" },
-	{ "remove-tier", cmd_remove_tier, "remove-tier NAME TIER [--json]",
+	  "      (--position N >= 1; online: a table reload, nothing copied);\n"
+	  "      an nvmf:// URI is connected and recorded as create does" },
+	{ "remove-tier", cmd_remove_tier,
+	  "remove-tier NAME TIER [--disconnect] [--json]",
 	  "drop an empty tier (1 or later; the tiers after it move down)\n"
-	  "      from the device (online) and wipe its label" },
+	  "      from the device (online) and wipe its label; --disconnect:\n"
+	  "      an NVMe-oF tier's controller too, and forget its target" },
 	{ "replace-tier", cmd_replace_tier,
-	  "replace-tier NAME TIER NEWDEV [--class CLASS] [--json]",
+	  "replace-tier NAME TIER NEWDEV|nvmf://... [--class CLASS] [--disconnect]\n"
+	  "      [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S] [--json]",
 	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
 	  "      evacuate TIER onto it (waiting), remove-tier TIER; run again to\n"
-	  "      resume after a crash or Ctrl-C" },
+	  "      resume after a crash or Ctrl-C; --disconnect as remove-tier's" },
 	{ "resize", cmd_resize, "resize NAME [--size SIZE] [--json]",
 	  "pick up tier devices that grew (online: a table reload), and\n"
 	  "      with --size grow or shrink the virtual size" },
