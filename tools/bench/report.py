@@ -13,7 +13,8 @@
       OUTDIR and prints the table.
 
 Informational only: the targets are marked met / not met, never asserted;
-parts 5 (ckpt burst) and 6 (memory tier reads) have no target at all.
+parts 5 (ckpt burst) and 6 (memory tier reads) have no target at all; part 7
+is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle).
 """
 import json
 import math
@@ -27,6 +28,7 @@ import sys
 TARGET_BURST_LINEAR = 0.97
 TARGET_BURST_WRITECACHE = 1.0
 TARGET_P99_DRAIN = 1.5
+TARGET_FSYNC_DRAIN = 2.0
 
 
 def percentile(values, pct):
@@ -112,6 +114,25 @@ def iops(job, ddir):
     if job is None or job[ddir]["io_bytes"] == 0:
         return None
     return job[ddir]["iops"]
+
+
+def sync_p99_us(job):
+    """p99 of the fsync latencies of a fio job run with --fsync=1 (its
+    "sync" section), in microseconds, or None."""
+    try:
+        lat = job["sync"]["lat_ns"]
+        if not lat.get("N", 1):
+            return None
+        return lat["percentile"]["99.000000"] / 1000.0
+    except (TypeError, KeyError):
+        return None
+
+
+def sync_count(job):
+    try:
+        return job["sync"]["lat_ns"]["N"]
+    except (TypeError, KeyError):
+        return None
 
 
 def load_json(rawdir, name):
@@ -262,6 +283,20 @@ def build(rawdir):
 
     mr = build_mem_read(rawdir, facts)
 
+    idle, drain = load_fio(rawdir, "p5b-idle"), load_fio(rawdir, "p5b-drain")
+    fs = {
+        "p99_idle_us": sync_p99_us(idle),
+        "p99_drain_us": sync_p99_us(drain),
+        "fsyncs_idle": sync_count(idle),
+        "fsyncs_drain": sync_count(drain),
+        "drain_ms": fnum(facts, "p5b_drain_ms"),
+        "commits": fnum(facts, "p5b_commits"),
+    }
+    fs["ratio_drain_idle"] = ratio(fs["p99_drain_us"], fs["p99_idle_us"])
+    fs["available"] = fs["ratio_drain_idle"] is not None and "p5b_error" not in facts
+    if not fs["available"]:
+        fs["reason"] = facts.get("p5b_error", "part 7 did not run or fio reported no fsync")
+
     def target(name, value, op, limit):
         met = None
         if value is not None:
@@ -276,6 +311,8 @@ def build(rawdir):
                TARGET_BURST_WRITECACHE),
         target("p99 read under drain / idle", lat["ratio_drain_idle"]
                if lat["available"] else None, "<=", TARGET_P99_DRAIN),
+        target("p99 fsync under drain / idle", fs["ratio_drain_idle"]
+               if fs["available"] else None, "<=", TARGET_FSYNC_DRAIN),
     ]
     return {
         "bench": "dm-tier tools/bench",
@@ -304,6 +341,7 @@ def build(rawdir):
         "drain_bandwidth": bw,
         "ckpt_burst": ck,
         "mem_read": mr,
+        "fsync_latency": fs,
         "targets": targets,
     }
 
@@ -375,6 +413,14 @@ def table(r):
         else:
             row("6", what, "n/a", "no mem tier %s" % fmt(mr["nomem_mibs"]), "n/a", "-",
                 "not available")
+    fs = r.get("fsync_latency")
+    if fs:
+        row("7", "fsync 4K on tier 0 p99 under drain, us",
+            fmt(fs["p99_drain_us"]) if fs["available"] else "n/a",
+            "idle %s" % fmt(fs["p99_idle_us"]),
+            fmt(fs["ratio_drain_idle"], 2) if fs["available"] else "n/a",
+            "<= %.2f" % TARGET_FSYNC_DRAIN,
+            verdict("p99 fsync under drain / idle") if fs["available"] else "not available")
     lines.append("")
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
@@ -407,6 +453,13 @@ def table(r):
                         " ".join(fmt(x) for x in mr["nomem_pass_mibs"])))
     elif mr:
         lines.append("part 6: " + mr["reason"])
+    if fs and fs["available"]:
+        lines.append("part 7: %s idle and %s drain fsyncs; drain took %s ms; %s commits; "
+                     "tier 1 behind dm-delay (reads 100 ms) with a reader of it running"
+                     % (fmt(fs["fsyncs_idle"], 0), fmt(fs["fsyncs_drain"], 0),
+                        fmt(fs["drain_ms"], 0), fmt(fs["commits"], 0)))
+    elif fs:
+        lines.append("part 7 not available: " + fs["reason"])
     if r["overlap"]:
         lines.append("WARNING: " + r["overlap"])
     lines.append("Informational: a performance tool, not a test; TCG emulation makes absolute "
