@@ -14,7 +14,8 @@
 
 Informational only: the targets are marked met / not met, never asserted;
 parts 5 (ckpt burst) and 6 (memory tier reads) have no target at all; part 7
-is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle).
+is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle), part 8
+P2b (4 KiB random writes, fsync every 32, on XFS, vs dm-linear).
 """
 import json
 import math
@@ -29,6 +30,7 @@ TARGET_BURST_LINEAR = 0.97
 TARGET_BURST_WRITECACHE = 1.0
 TARGET_P99_DRAIN = 1.5
 TARGET_FSYNC_DRAIN = 2.0
+TARGET_SMALL_WRITES = 0.9
 
 
 def percentile(values, pct):
@@ -292,6 +294,11 @@ def build(rawdir):
         "drain_ms": fnum(facts, "p5b_drain_ms"),
         "commits": fnum(facts, "p5b_commits"),
     }
+    sw = {
+        "tier_iops": iops(load_fio(rawdir, "p2b-tier"), "write"),
+        "linear_iops": iops(load_fio(rawdir, "p2b-linear"), "write"),
+    }
+    sw["ratio_tier_linear"] = ratio(sw["tier_iops"], sw["linear_iops"])
     fs["ratio_drain_idle"] = ratio(fs["p99_drain_us"], fs["p99_idle_us"])
     fs["available"] = fs["ratio_drain_idle"] is not None and "p5b_error" not in facts
     if not fs["available"]:
@@ -313,6 +320,8 @@ def build(rawdir):
                if lat["available"] else None, "<=", TARGET_P99_DRAIN),
         target("p99 fsync under drain / idle", fs["ratio_drain_idle"]
                if fs["available"] else None, "<=", TARGET_FSYNC_DRAIN),
+        target("small fsync'd writes on XFS: dm-tier / dm-linear", sw["ratio_tier_linear"],
+               ">=", TARGET_SMALL_WRITES),
     ]
     return {
         "bench": "dm-tier tools/bench",
@@ -342,6 +351,7 @@ def build(rawdir):
         "ckpt_burst": ck,
         "mem_read": mr,
         "fsync_latency": fs,
+        "small_writes": sw,
         "targets": targets,
     }
 
@@ -421,6 +431,12 @@ def table(r):
             fmt(fs["ratio_drain_idle"], 2) if fs["available"] else "n/a",
             "<= %.2f" % TARGET_FSYNC_DRAIN,
             verdict("p99 fsync under drain / idle") if fs["available"] else "not available")
+    sw = r.get("small_writes")
+    if sw:
+        row("8", "4K rand write, fsync/32, XFS, IOPS", fmt(sw["tier_iops"], 0),
+            "dm-linear %s" % fmt(sw["linear_iops"], 0), fmt(sw["ratio_tier_linear"], 2),
+            ">= %.2f" % TARGET_SMALL_WRITES,
+            verdict("small fsync'd writes on XFS: dm-tier / dm-linear"))
     lines.append("")
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
