@@ -11,9 +11,14 @@
       reads RAWDIR/facts (key=value lines) and RAWDIR/*.json (fio
       --output-format=json), writes results.json and table.txt to each
       OUTDIR and prints the table.
+  report.py summary OUTDIR RUNDIR...
+      the targets of several runs (RUNDIR/results.json): each run's value,
+      the spread, and "met" only when every run met it; writes
+      summary.txt and summary.json to OUTDIR and prints the table.
 
-Informational only: the targets are marked met / not met, never asserted;
-parts 5 (ckpt burst) and 6 (memory tier reads) have no target at all; part 7
+Informational only: the targets are marked met / not met, never asserted
+(issue 17's P1, P1b, P2, P4, P5, P5b, P2b); part 6 (memory tier reads) has
+no target; part 7
 is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle), part 8
 P2b (4 KiB random writes, fsync every 32, on XFS, vs dm-linear).
 """
@@ -30,6 +35,9 @@ TARGET_BURST_LINEAR = 0.97
 TARGET_BURST_WRITECACHE = 1.0
 TARGET_P99_DRAIN = 1.5
 TARGET_FSYNC_DRAIN = 2.0
+TARGET_RANDREAD = 0.95
+TARGET_DRAIN_RAW = 0.8
+TARGET_CKPT_LINEAR = 0.95
 TARGET_SMALL_WRITES = 0.9
 
 
@@ -316,6 +324,12 @@ def build(rawdir):
                TARGET_BURST_LINEAR),
         target("burst: dm-tier / dm-writecache", seq["ratio_tier_writecache"], ">=",
                TARGET_BURST_WRITECACHE),
+        target("ckpt on XFS: dm-tier / dm-linear", ck["ratio_tier_linear"], ">=",
+               TARGET_CKPT_LINEAR),
+        target("rand read 4K on tier 0: dm-tier / dm-linear", rr["ratio_tier_linear"], ">=",
+               TARGET_RANDREAD),
+        target("drain / raw copy", bw["ratio_drain_raw"] if bw["available"] else None,
+               ">=", TARGET_DRAIN_RAW),
         target("p99 read under drain / idle", lat["ratio_drain_idle"]
                if lat["available"] else None, "<=", TARGET_P99_DRAIN),
         target("p99 fsync under drain / idle", fs["ratio_drain_idle"]
@@ -392,7 +406,8 @@ def table(r):
         fmt(s["ratio_tier_writecache"], 2), ">= %.2f" % TARGET_BURST_WRITECACHE,
         verdict("burst: dm-tier / dm-writecache"))
     row("2", "rand read 4K QD16 on tier 0, IOPS", fmt(rr["tier_iops"], 0),
-        "dm-linear %s" % fmt(rr["linear_iops"], 0), fmt(rr["ratio_tier_linear"], 2))
+        "dm-linear %s" % fmt(rr["linear_iops"], 0), fmt(rr["ratio_tier_linear"], 2),
+        ">= %.2f" % TARGET_RANDREAD, verdict("rand read 4K on tier 0: dm-tier / dm-linear"))
     if lat["available"]:
         row("3", "rand read 4K QD1 p99 under drain, us", fmt(lat["p99_drain_us"]),
             "idle %s" % fmt(lat["p99_idle_us"]), fmt(lat["ratio_drain_idle"], 2),
@@ -403,16 +418,19 @@ def table(r):
             "not available")
     if bw["available"]:
         row("4", "drain to tier 1, MiB/s", fmt(bw["mibs"]),
-            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), fmt(bw["ratio_drain_raw"], 2))
+            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), fmt(bw["ratio_drain_raw"], 2),
+            ">= %.2f" % TARGET_DRAIN_RAW, verdict("drain / raw copy"))
     else:
         row("4", "drain to tier 1, MiB/s", "n/a",
-            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), "n/a", "-", "not available")
+            "raw dd copy %s" % fmt(bw["raw_copy_mibs"]), "n/a", ">= %.2f" % TARGET_DRAIN_RAW,
+            "not available")
     ck, mr = r.get("ckpt_burst"), r.get("mem_read")
     if ck:
         what = "ckpt write %sx%s MiB QD16 on XFS, MiB/s" % (fmt(ck["files"], 0),
                                                           fmt(ck["file_mib"], 0))
         row("5", what, fmt(ck["tier_mibs"]), "dm-linear %s" % fmt(ck["linear_mibs"]),
-            fmt(ck["ratio_tier_linear"], 2), "-", "info")
+            fmt(ck["ratio_tier_linear"], 2), ">= %.2f" % TARGET_CKPT_LINEAR,
+            verdict("ckpt on XFS: dm-tier / dm-linear"))
         row("5", "", "", "dm-writecache %s" % fmt(ck["writecache_mibs"]),
             fmt(ck["ratio_tier_writecache"], 2), "-", "info")
     if mr:
@@ -496,11 +514,84 @@ def cmd_table(rawdir, outdirs):
     sys.stdout.write(text)
 
 
+def summary(results):
+    """Every target over several runs (results.json dicts): the value of
+    each run, the spread, and met only when met in every run."""
+    names = []
+    for r in results:
+        for t in r.get("targets", []):
+            if t["name"] not in names:
+                names.append(t["name"])
+    rows = []
+    for name in names:
+        per = [next((t for t in r.get("targets", []) if t["name"] == name), None)
+               for r in results]
+        values = [t["value"] if t else None for t in per]
+        known = [v for v in values if v is not None]
+        mets = [t["met"] if t else None for t in per]
+        limit = next((t["target"] for t in per if t), "?")
+        if not known:
+            verdict = "n/a"
+        elif all(m is True for m in mets):
+            verdict = "met"
+        else:
+            verdict = "NOT MET (%d of %d met%s)" % (
+                sum(1 for m in mets if m is True), len(mets),
+                "" if len(known) == len(values) else
+                ", %d not measured" % (len(values) - len(known)))
+        rows.append({"name": name, "values": values, "target": limit,
+                     "min": min(known) if known else None,
+                     "max": max(known) if known else None,
+                     "met_all": verdict == "met", "verdict": verdict})
+    return rows
+
+
+def cmd_summary(outdir, rundirs):
+    results = []
+    for d in rundirs:
+        try:
+            with open(os.path.join(d, "results.json")) as f:
+                results.append(json.load(f))
+        except (OSError, ValueError):
+            results.append({"targets": [], "complete": False,
+                            "error": "no results.json in %s" % d})
+    rows = summary(results)
+    first = next((r for r in results if r.get("kernel")), {})
+    lines = ["dm-tier bench, %d runs: kernel %s, %s, %s" % (
+        len(results), first.get("kernel") or "?", (first.get("accel") or "?").upper(),
+        "quick" if first.get("quick") else "full"), ""]
+    head = "%-50s " % "target" + " ".join("%7s" % ("run %d" % (i + 1))
+                                          for i in range(len(results)))
+    lines.append(head + "  %-13s %-8s %s" % ("spread", "target", "result"))
+    for row in rows:
+        spread = ("n/a" if row["min"] is None else
+                  "%.2f-%.2f" % (row["min"], row["max"]))
+        lines.append("%-50s " % row["name"] +
+                     " ".join("%7s" % fmt(v, 2) for v in row["values"]) +
+                     "  %-13s %-8s %s" % (spread, row["target"], row["verdict"]))
+    for i, r in enumerate(results):
+        if not r.get("complete"):
+            lines.append("run %d incomplete: %s" % (i + 1, r.get("error") or "stopped early"))
+        if r.get("overlap"):
+            lines.append("run %d WARNING: %s" % (i + 1, r["overlap"]))
+    lines.append("A target is met only when every run meets it (docs/PERFORMANCE.md).")
+    text = "\n".join(lines) + "\n"
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump({"runs": list(rundirs), "targets": rows}, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
 def main(argv):
     if len(argv) == 6 and argv[1] == "p99":
         cmd_p99(*argv[2:])
     elif len(argv) >= 4 and argv[1] == "table":
         cmd_table(argv[2], argv[3:])
+    elif len(argv) >= 4 and argv[1] == "summary":
+        cmd_summary(argv[2], argv[3:])
     else:
         sys.stderr.write(__doc__)
         return 2
