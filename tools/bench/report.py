@@ -17,10 +17,11 @@
       summary.txt and summary.json to OUTDIR and prints the table.
 
 Informational only: the targets are marked met / not met, never asserted
-(issue 17's P1, P1b, P2, P4, P5, P5b, P2b); part 6 (memory tier reads) has
+(issue 17's P1, P1b, P2, P4, P5, P5b, P2b, P9); part 6 (memory tier reads) has
 no target; part 7
 is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle), part 8
-P2b (4 KiB random writes, fsync every 32, on XFS, vs dm-linear).
+P2b (4 KiB random writes, fsync every 32, on XFS, vs dm-linear), part 9 P9
+(a commit's cost on a 15 TiB device vs a 16 GiB one; the first after activation).
 """
 import json
 import math
@@ -39,6 +40,8 @@ TARGET_RANDREAD = 0.95
 TARGET_DRAIN_RAW = 0.8
 TARGET_CKPT_LINEAR = 0.95
 TARGET_SMALL_WRITES = 0.9
+TARGET_COMMIT_SIZE = 1.2
+TARGET_FIRST_COMMIT = 1.0
 
 
 def percentile(values, pct):
@@ -307,6 +310,16 @@ def build(rawdir):
         "linear_iops": iops(load_fio(rawdir, "p2b-linear"), "write"),
     }
     sw["ratio_tier_linear"] = ratio(sw["tier_iops"], sw["linear_iops"])
+    cc = {v: {"extents": fnum(facts, "p9_%s_extents" % v),
+              "commit_ms": fnum(facts, "p9_%s_commit_ms" % v),
+              "first_commit_ms": fnum(facts, "p9_%s_first_commit_ms" % v),
+              "sectors_per_commit": fnum(facts, "p9_%s_sectors_per_commit" % v),
+              "activate_ms": fnum(facts, "p9_%s_activate_ms" % v)}
+          for v in ("small", "big")}
+    cc["ratio_big_small"] = ratio(cc["big"]["commit_ms"], cc["small"]["commit_ms"])
+    cc["ratio_first_normal"] = ratio(cc["big"]["first_commit_ms"], cc["big"]["commit_ms"])
+    if "p9_error" in facts:
+        cc["reason"] = facts["p9_error"]
     fs["ratio_drain_idle"] = ratio(fs["p99_drain_us"], fs["p99_idle_us"])
     fs["available"] = fs["ratio_drain_idle"] is not None and "p5b_error" not in facts
     if not fs["available"]:
@@ -336,6 +349,10 @@ def build(rawdir):
                if fs["available"] else None, "<=", TARGET_FSYNC_DRAIN),
         target("small fsync'd writes on XFS: dm-tier / dm-linear", sw["ratio_tier_linear"],
                ">=", TARGET_SMALL_WRITES),
+        target("commit: 15 TiB device / 16 GiB device", cc["ratio_big_small"], "<=",
+               TARGET_COMMIT_SIZE),
+        target("first commit after activation / a normal one", cc["ratio_first_normal"], "<=",
+               TARGET_FIRST_COMMIT),
     ]
     return {
         "bench": "dm-tier tools/bench",
@@ -366,6 +383,7 @@ def build(rawdir):
         "mem_read": mr,
         "fsync_latency": fs,
         "small_writes": sw,
+        "commit_cost": cc,
         "targets": targets,
     }
 
@@ -455,6 +473,15 @@ def table(r):
             "dm-linear %s" % fmt(sw["linear_iops"], 0), fmt(sw["ratio_tier_linear"], 2),
             ">= %.2f" % TARGET_SMALL_WRITES,
             verdict("small fsync'd writes on XFS: dm-tier / dm-linear"))
+    cc = r.get("commit_cost")
+    if cc:
+        row("9", "commit, one new extent, 15 TiB dev, ms", fmt(cc["big"]["commit_ms"], 0),
+            "16 GiB dev %s" % fmt(cc["small"]["commit_ms"], 0), fmt(cc["ratio_big_small"], 2),
+            "<= %.2f" % TARGET_COMMIT_SIZE, verdict("commit: 15 TiB device / 16 GiB device"))
+        row("9", "first commit after activation, ms", fmt(cc["big"]["first_commit_ms"], 0),
+            "a normal one %s" % fmt(cc["big"]["commit_ms"], 0), fmt(cc["ratio_first_normal"], 2),
+            "<= %.2f" % TARGET_FIRST_COMMIT,
+            verdict("first commit after activation / a normal one"))
     lines.append("")
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
@@ -494,6 +521,15 @@ def table(r):
                         fmt(fs["drain_ms"], 0), fmt(fs["commits"], 0)))
     elif fs:
         lines.append("part 7 not available: " + fs["reason"])
+    if cc and "reason" in cc:
+        lines.append("part 9 not available: " + cc["reason"])
+    elif cc:
+        lines.append("part 9: %s and %s extents; metadata sectors per commit %s / %s; "
+                     "activation %s / %s ms (16 GiB / 15 TiB); commit time includes dmsetup's"
+                     % (fmt(cc["small"]["extents"], 0), fmt(cc["big"]["extents"], 0),
+                        fmt(cc["small"]["sectors_per_commit"], 0),
+                        fmt(cc["big"]["sectors_per_commit"], 0),
+                        fmt(cc["small"]["activate_ms"], 0), fmt(cc["big"]["activate_ms"], 0)))
     if r["overlap"]:
         lines.append("WARNING: " + r["overlap"])
     lines.append("Informational: a performance tool, not a test; TCG emulation makes absolute "
