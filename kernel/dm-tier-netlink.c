@@ -1312,14 +1312,13 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	char name[DM_NAME_LEN];
 	bool listen, results = false;
 	unsigned int bit;
-	u32 i, event;
+	u32 event;
 
 	listen = READ_ONCE(tier_nl_ready) &&
 		 genl_has_listeners(&tier_nl_family, &init_net, 0);
 	if (!listen) {
 		/* Nobody hears them: outcomes do not pile up either. */
-		for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
-			xchg(&pool->ev_pending[i], 0);
+		tier_events_take(pool, ev);
 		while (tier_mig_pop_result(pool, &res))
 			;
 		return;
@@ -1330,8 +1329,7 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	 * it is sent with.
 	 */
 	mutex_lock(&tier_pools_mutex);
-	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
-		ev[i] = xchg(&pool->ev_pending[i], 0);
+	tier_events_take(pool, ev);
 	/* The name now; dev-del (no live table) keeps the last one seen. */
 	tier_pool_dm_name(pool, name);
 	for_each_set_bit(bit, ev, TIER_EV_BITS) {

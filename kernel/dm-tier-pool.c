@@ -722,6 +722,26 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
 }
 
 /*
+ * Pending monitor events that name a tier follow it (tier_ev_renumber());
+ * the sender takes them at any time, so they are taken the same way
+ * (tier_events_take()) and raised again (under pool->lock).
+ */
+static void tier_pool_events_renumber(struct tier_pool *pool, bool insert,
+				      u32 pos, u32 old_n)
+{
+	DECLARE_BITMAP(ev, TIER_EV_BITS);
+	u8 table[TIER_MAX_TIERS];
+	unsigned int bit;
+
+	if (tier_map_renumber_table(old_n, insert, pos, table))
+		return;
+	tier_events_take(pool, ev);
+	tier_ev_renumber(ev, TIER_EV_MAX + 1, TIER_EV_PER_TIER, table);
+	for_each_set_bit(bit, ev, TIER_EV_BITS)
+		tier_event(pool, bit / TIER_MAX_TIERS, bit % TIER_MAX_TIERS);
+}
+
+/*
  * Every per-tier piece of the pool follows its tier to its new index: the
  * tier list changed in the middle (docs/ARCHITECTURE.md "Tier list
  * changes"). @old_n tiers before; an insert leaves position @pos with a
@@ -730,28 +750,6 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
  * Under pool->lock; the device is suspended: no I/O, job or fill touches
  * a tier meanwhile.
  */
-/*
- * Pending monitor events that name a tier follow it (tier_ev_renumber());
- * the sender takes them with xchg() at any time, so they are taken the
- * same way and raised again (under pool->lock).
- */
-static void tier_pool_events_renumber(struct tier_pool *pool, bool insert,
-				      u32 pos, u32 old_n)
-{
-	DECLARE_BITMAP(ev, TIER_EV_BITS);
-	u8 table[TIER_MAX_TIERS];
-	unsigned int bit;
-	u32 i;
-
-	if (tier_map_renumber_table(old_n, insert, pos, table))
-		return;
-	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
-		ev[i] = xchg(&pool->ev_pending[i], 0);
-	tier_ev_renumber(ev, TIER_EV_MAX + 1, TIER_EV_PER_TIER, table);
-	for_each_set_bit(bit, ev, TIER_EV_BITS)
-		tier_event(pool, bit / TIER_MAX_TIERS, bit % TIER_MAX_TIERS);
-}
-
 static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 				  u32 old_n)
 {

@@ -352,6 +352,22 @@ static inline void tier_event(struct tier_pool *pool, u32 event, u32 tier)
 }
 
 /**
+ * tier_events_take() - take (and clear) every pending monitor event at
+ * once, each word with xchg(), so that none raised meanwhile is lost.
+ * @pool: the pool.
+ * @ev:   out, TIER_EV_BITS bits.
+ *
+ * Context: any.
+ */
+static inline void tier_events_take(struct tier_pool *pool, unsigned long *ev)
+{
+	u32 i;
+
+	for (i = 0; i < BITS_TO_LONGS(TIER_EV_BITS); i++)
+		ev[i] = xchg(&pool->ev_pending[i], 0);
+}
+
+/**
  * tier_clock_now() - the heat clock: seconds since the superblock's ctime.
  * @pool: the pool.
  *
