@@ -9,6 +9,7 @@
  */
 /* tierctl.h before cmocka.h: cmocka defines a fail() macro. */
 #include "tierctl.h"
+#include "remote.h"
 #include "tl-replace.h"
 
 #include <stdarg.h>

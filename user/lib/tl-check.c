@@ -490,12 +490,6 @@ out:
 
 /* ---- labels against the superblock ------------------------------------- */
 
-/*
- * The superblock is authoritative for the tier list: members with a valid
- * label go to the position the superblock lists their member UUID at; a
- * label of this device it does not list is stale (an interrupted add-tier
- * or remove-tier), reported and left out.
- */
 /* Device @i is member @idx, which device devof[idx] is already. */
 static void dup_problem(struct tl_md *md, u32 i, u32 idx)
 {
@@ -506,6 +500,13 @@ static void dup_problem(struct tl_md *md, u32 i, u32 idx)
 		md->dev[i].path);
 }
 
+/*
+ * The superblock is authoritative for the tier list: members with a valid
+ * label go to the position the superblock lists their member UUID at; a
+ * label of this device it does not list is stale (an interrupted add-tier,
+ * remove-tier or replace-tier), reported and left out; a device whose
+ * label hint another took (load_labels()) is placed here too.
+ */
 static void apply_sb_list(struct tl_md *md)
 {
 	bool moved[TL_CHK_MAX_DEVS];

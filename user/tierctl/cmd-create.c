@@ -18,9 +18,7 @@
 #include "tl-disk.h"
 #include "tl-dm.h"
 #include "tl-mem.h"
-#include "tl-nvmf-autoconnect.h"
 #include "tl-nvmf-connect.h"
-#include "tl-nvmf-record.h"
 #include "tl-print.h"
 #include "tl-progress.h"
 #include "tl-status.h"
@@ -170,7 +168,7 @@ static void close_members(struct create_member *m, int n)
 static void print_created(bool json, const char *name,
 			  const struct tier_fresh *f,
 			  const struct create_member *m,
-			  const struct create_remote_tier *rt,
+			  const struct tierctl_remote *rt,
 			  const struct tl_mem_cfg *mem)
 {
 	char a[TL_SIZE_STR_LEN], b[TL_SIZE_STR_LEN];
@@ -244,24 +242,17 @@ static int parse_promote_hits(const char *s, u32 *out, struct tl_err *err)
 	return TL_OK;
 }
 
-static void disconnect_new_remote_tiers(struct create_remote_tier *rt,
+static void disconnect_new_remote_tiers(struct tierctl_remote *rt,
 					int nr_tiers)
 {
-	struct tl_err err = { "" };
 	int i;
 
-	for (i = 0; i < nr_tiers; i++) {
-		if (!rt[i].connected_now)
-			continue;
-		if (tl_nvmf_disconnect(&rt[i].uri, &err))
-			warn("%s: %s; disconnect it with 'nvme disconnect -n %s'",
-			     rt[i].uri_text, err.msg, rt[i].uri.subsysnqn);
-		rt[i].connected_now = false;
-	}
+	for (i = 0; i < nr_tiers; i++)
+		tierctl_remote_undo(&rt[i]);
 }
 
 /* Connect every nvmf:// tier; on failure disconnect what was connected. */
-static int connect_remote_tiers(struct create_remote_tier *rt, int nr_tiers,
+static int connect_remote_tiers(struct tierctl_remote *rt, int nr_tiers,
 				const struct tl_nvmf_opts *o,
 				struct tl_err *err)
 {
@@ -270,6 +261,7 @@ static int connect_remote_tiers(struct create_remote_tier *rt, int nr_tiers,
 	for (i = 0; i < nr_tiers; i++) {
 		if (!rt[i].is_remote)
 			continue;
+		rt[i].opts = *o;
 		rc = tl_nvmf_connect_ex(&rt[i].uri, o, rt[i].dev,
 					sizeof(rt[i].dev), &rt[i].connected_now,
 					err);
@@ -283,34 +275,13 @@ static int connect_remote_tiers(struct create_remote_tier *rt, int nr_tiers,
 
 /* Only a device that exists is worth reconnecting at the next activate. */
 static int record_remote_tiers(const char *name,
-			       const struct create_remote_tier *rt,
-			       int nr_tiers, const struct tl_nvmf_opts *o)
+			       const struct tierctl_remote *rt, int nr_tiers)
 {
-	struct tl_nvmf_entry e;
-	char line[1024];
 	int i, rc = TIERCTL_EXIT_OK;
 
-	for (i = 0; i < nr_tiers; i++) {
-		struct tl_err err = { "" };
-
-		if (!rt[i].is_remote)
-			continue;
-		/* nvme-cli's autoconnect first; tierctl's record is the
-		 * fallback that activate and tierd replay. */
-		if (tl_nvmf_autoconnect_add(&rt[i].uri, o, &err)) {
-			warn("%s; at boot only 'tierctl activate' will connect %s (dm-tier-activate-nvmf.service)",
-			     err.msg, rt[i].uri_text);
-			err.msg[0] = '\0';
-		}
-		if (!tl_nvmf_record_add(&rt[i].uri, o, &err))
-			continue;
-		e.uri = rt[i].uri;
-		e.opts = *o;
-		tl_nvmf_record_format_line(&e, line, sizeof(line));
-		rc = fail("%s; /dev/mapper/%s works, but 'tierctl activate' will not reconnect %s: add the line '%s' to %s",
-			  err.msg, name, rt[i].uri_text, line,
-			  tl_nvmf_record_path());
-	}
+	for (i = 0; i < nr_tiers; i++)
+		if (tierctl_remote_record(NULL, name, &rt[i]))
+			rc = TIERCTL_EXIT_FAIL;
 	return rc;
 }
 
@@ -338,7 +309,7 @@ int create_parse(struct create_cmd *cc, int argc, char **argv,
 	const char *extent_arg = NULL, *size_arg = NULL, *max_arg = NULL;
 	const char *loss_tmo_arg = NULL, *reconnect_arg = NULL, *fail_arg = NULL;
 	const char *hits_arg = NULL, *mem_arg = NULL;
-	struct create_remote_tier *rt = cc->rt;
+	struct tierctl_remote *rt = cc->rt;
 	int i, c, rc;
 
 	memset(cc, 0, sizeof(*cc));
@@ -786,5 +757,5 @@ int cmd_create(int argc, char **argv)
 		return report(rc, &err);
 	}
 	print_created(cc.json, cc.name, &cc.fresh, cc.m, cc.rt, &cc.mem);
-	return record_remote_tiers(cc.name, cc.rt, cc.nr_tiers, &cc.nvmf_opts);
+	return record_remote_tiers(cc.name, cc.rt, cc.nr_tiers);
 }

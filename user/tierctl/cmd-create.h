@@ -27,6 +27,7 @@
 #include "tl-create.h"
 #include "tl-mem.h"
 #include "tl-nvmf-uri.h"
+#include "remote.h"
 
 /* create_parse(): -h/--help printed the usage; the command exits 0. */
 #define CREATE_HELP_SHOWN (-1)
@@ -40,14 +41,6 @@ struct create_member {
 	char found[512];		/* signatures found, "" when none */
 };
 
-/* An nvmf:// tier of the command line, connected before anything else. */
-struct create_remote_tier {
-	bool is_remote;
-	struct tl_nvmf_uri uri;
-	char uri_text[512];
-	char dev[TL_PATH_LEN];		/* the namespace's block device */
-	bool connected_now;		/* by this command: undo on failure */
-};
 
 /**
  * struct create_cmd - one `tierctl create`, filled stage by stage.
@@ -77,7 +70,7 @@ struct create_cmd {
 	bool force;
 	bool json;	/* --json (or the global one): JSON result on stdout */
 	struct tl_mem_cfg mem;
-	struct create_remote_tier rt[TIER_MAX_TIERS];
+	struct tierctl_remote rt[TIER_MAX_TIERS]; /* nvmf:// tiers, connected first */
 	int nr_remote;
 	struct tl_nvmf_opts nvmf_opts;
 	struct tl_create_req req;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "tierctl.h"
+#include "remote.h"
 #include "tl-dm.h"
 #include "tl-print.h"
 #include "tl-status.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tierctl.h"
+#include "remote.h"
 #include "tl-dm.h"
 #include "tl-print.h"
 #include "tl-status.h"

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NVMe-oF members for the commands that change a device's members: an
- * nvmf:// DEV of add-tier or replace-tier is connected as create connects
- * its tiers, recorded once it is a member (so that activate and boot
+ * NVMe-oF members (remote.h): an nvmf:// DEV of create, add-tier or
+ * replace-tier is connected, recorded once it is a member (so that activate and boot
  * connect it again), and disconnected again when the command fails before
  * it joined; remove --disconnect, remove-tier --disconnect and
  * replace-tier --disconnect disconnect a member that left and forget its
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "tierctl.h"
+#include "remote.h"
 #include "tl-nvmf-autoconnect.h"
 #include "tl-nvmf-connect.h"
 #include "tl-nvmf-record.h"
@@ -98,9 +98,9 @@ int tierctl_remote_record(const char *cmd, const char *name,
 	e.uri = r->uri;
 	e.opts = r->opts;
 	tl_nvmf_record_format_line(&e, line, sizeof(line));
-	return fail("%s: %s; %s is a member of %s, but 'tierctl activate' will not reconnect it: add the line '%s' to %s",
-		    cmd, err.msg, r->uri_text, name, line,
-		    tl_nvmf_record_path());
+	return fail("%s%s%s; /dev/mapper/%s works, but 'tierctl activate' will not reconnect %s: add the line '%s' to %s",
+		    cmd ? cmd : "", cmd ? ": " : "", err.msg, name,
+		    r->uri_text, line, tl_nvmf_record_path());
 }
 
 int tierctl_remote_forget(const char *cmd, unsigned int maj, unsigned int min)

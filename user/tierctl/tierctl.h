@@ -9,8 +9,6 @@
 
 #include "tl.h"
 #include "tl-nl.h"
-#include "tl-nvmf-uri.h"
-#include "tl-sysfs.h"
 
 enum {
 	TIERCTL_EXIT_OK = TL_OK,
@@ -169,52 +167,6 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 int tierctl_remove_tier(const char *name, u32 tier, bool disconnect,
 			bool json);
 
-/*
- * A member given as an nvmf:// URI to add-tier or replace-tier (remote.c).
- * @is_remote: DEV was a URI; @dev: the block device (DEV itself, or the
- * namespace once connected); @connected_now: this command connected it.
- */
-struct tierctl_remote {
-	bool is_remote;
-	bool connected_now;
-	struct tl_nvmf_uri uri;
-	struct tl_nvmf_opts opts;
-	char uri_text[512];
-	char dev[TL_PATH_LEN];
-};
-
-/*
- * tierctl_remote_parse() - DEV @arg of @cmd and the connection options
- * (NULL: not given; only with a URI). Connects nothing.
- * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
- */
-int tierctl_remote_parse(const char *cmd, const char *arg,
-			 const char *loss_tmo_arg, const char *reconnect_arg,
-			 const char *fail_arg, struct tierctl_remote *r);
-/*
- * tierctl_remote_connect() - connect a URI (or reuse its connection) and
- * set @r->dev to its namespace, as create does; nothing for a local DEV.
- * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_FAIL after printing why.
- */
-int tierctl_remote_connect(const char *cmd, struct tierctl_remote *r);
-/* Disconnect what tierctl_remote_connect() connected (the command failed). */
-void tierctl_remote_undo(struct tierctl_remote *r);
-/*
- * tierctl_remote_record() - @r joined @name: record its target for
- * activate and nvme-cli's autoconnect. Return: TIERCTL_EXIT_OK, or
- * TIERCTL_EXIT_FAIL after printing the line to add by hand.
- */
-int tierctl_remote_record(const char *cmd, const char *name,
-			  const struct tierctl_remote *r);
-/*
- * tierctl_remote_forget() - block device @maj:@min left a device: when it
- * is an NVMe-oF namespace, disconnect its controller (unless another of
- * its namespaces is in use), print "disconnected URI" as an element of the
- * open array, and drop the target from the record and from autoconnect.
- * @cmd prefixes the errors. Return: TIERCTL_EXIT_OK (also for a local
- * device) or TIERCTL_EXIT_FAIL after printing why.
- */
-int tierctl_remote_forget(const char *cmd, unsigned int maj, unsigned int min);
 int cmd_remove_tier(int argc, char **argv);
 int cmd_resize(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
