@@ -189,6 +189,20 @@ static bool ev_only(const unsigned long *ev, const u32 *bits, u32 nr)
 	return n == nr;
 }
 
+/* The bits @set, renumbered through @table, are exactly @want. */
+static bool ev_renumbered(const u32 *set, u32 nr_set, u32 per_tier,
+			  const u8 *table, const u32 *want, u32 nr_want)
+{
+	unsigned long ev[BITS_TO_LONGS(EV_NR * TIER_MAX_TIERS)];
+	u32 i;
+
+	memset(ev, 0, sizeof(ev));
+	for (i = 0; i < nr_set; i++)
+		__set_bit(set[i], ev);
+	tier_ev_renumber(ev, EV_NR, per_tier, table);
+	return ev_only(ev, want, nr_want);
+}
+
 /*
  * Events 3, 6, 9 name a tier (watermark, tier error, near full); 2 and 8
  * are device-wide (their bit is tier 0's). Pending events raised before a
@@ -206,34 +220,20 @@ static void tier_ev_renumber_test(CASE_CTX)
 	/* Tier 0 of 3 removed (replace-tier NAME 0). */
 	const u8 rm0[TIER_MAX_TIERS] = { EV_GONE, 0,	   1,	    EV_GONE,
 					 EV_GONE, EV_GONE, EV_GONE, EV_GONE };
-	unsigned long ev[BITS_TO_LONGS(EV_NR * TIER_MAX_TIERS)];
 	const u32 want_rm1[] = { EVB(2, 0), EVB(3, 0), EVB(6, 1), EVB(8, 0) };
 	const u32 want_ins1[] = { EVB(6, 0), EVB(6, 2), EVB(9, 2) };
 	const u32 want_rm0[] = { EVB(6, 0), EVB(8, 0), EVB(9, 1) };
+	const u32 set_rm1[] = { EVB(2, 0), EVB(3, 0), EVB(6, 2), EVB(9, 1),
+				EVB(8, 0) };
+	const u32 set_ins1[] = { EVB(6, 0), EVB(6, 1), EVB(9, 1) };
+	const u32 set_rm0[] = { EVB(6, 0), EVB(6, 1), EVB(8, 0), EVB(9, 2) };
 
-	memset(ev, 0, sizeof(ev));
-	__set_bit(EVB(2, 0), ev);
-	__set_bit(EVB(3, 0), ev);
-	__set_bit(EVB(6, 2), ev);
-	__set_bit(EVB(9, 1), ev);
-	__set_bit(EVB(8, 0), ev);
-	tier_ev_renumber(ev, EV_NR, per_tier, rm1);
-	CASE_TRUE(ev_only(ev, want_rm1, ARRAY_SIZE(want_rm1)));
-
-	memset(ev, 0, sizeof(ev));
-	__set_bit(EVB(6, 0), ev);
-	__set_bit(EVB(6, 1), ev);
-	__set_bit(EVB(9, 1), ev);
-	tier_ev_renumber(ev, EV_NR, per_tier, ins1);
-	CASE_TRUE(ev_only(ev, want_ins1, ARRAY_SIZE(want_ins1)));
-
-	memset(ev, 0, sizeof(ev));
-	__set_bit(EVB(6, 0), ev);
-	__set_bit(EVB(6, 1), ev);
-	__set_bit(EVB(8, 0), ev);
-	__set_bit(EVB(9, 2), ev);
-	tier_ev_renumber(ev, EV_NR, per_tier, rm0);
-	CASE_TRUE(ev_only(ev, want_rm0, ARRAY_SIZE(want_rm0)));
+	CASE_TRUE(ev_renumbered(set_rm1, ARRAY_SIZE(set_rm1), per_tier, rm1,
+				want_rm1, ARRAY_SIZE(want_rm1)));
+	CASE_TRUE(ev_renumbered(set_ins1, ARRAY_SIZE(set_ins1), per_tier, ins1,
+				want_ins1, ARRAY_SIZE(want_ins1)));
+	CASE_TRUE(ev_renumbered(set_rm0, ARRAY_SIZE(set_rm0), per_tier, rm0,
+				want_rm0, ARRAY_SIZE(want_rm0)));
 }
 
 static struct case_entry health_cases_all[] = {

@@ -168,9 +168,9 @@ static void show(const struct tl_md *md)
 			      md->problems[i].fix);
 }
 
-/* Check the image (devices in @order, NULL: as created) into a new md. */
-static struct tl_md *md_check(CASE_CTX, struct img *im, u32 nr,
-			      const u32 *order)
+/* Check the devices @fd (paths @path, sizes @sectors) into a new md. */
+static struct tl_md *md_check_fds(CASE_CTX, const char *const *path,
+				  const int *fd, const u64 *sectors, u32 nr)
 {
 	struct tl_md *md = case_alloc(test, sizeof(*md));
 	struct tl_err err = { "" };
@@ -179,15 +179,32 @@ static struct tl_md *md_check(CASE_CTX, struct img *im, u32 nr,
 	tl_md_init(md);
 	case_defer(test, md_free, md);
 	for (i = 0; i < nr; i++) {
-		u32 d = order ? order[i] : i;
-
-		md->dev[i].path = im->path[d];
-		md->dev[i].fd = im->fd[d];
-		md->dev[i].sectors = im->f->lo.tier[d].dev_sectors;
+		md->dev[i].path = path[i];
+		md->dev[i].fd = fd[i];
+		md->dev[i].sectors = sectors[i];
 	}
 	md->nr_devs = nr;
 	CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
 	return md;
+}
+
+/* Check the image (devices in @order, NULL: as created) into a new md. */
+static struct tl_md *md_check(CASE_CTX, struct img *im, u32 nr,
+			      const u32 *order)
+{
+	const char *path[TIER_MAX_DEVS];
+	u64 sectors[TIER_MAX_DEVS];
+	int fd[TIER_MAX_DEVS];
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		u32 d = order ? order[i] : i;
+
+		path[i] = im->path[d];
+		fd[i] = im->fd[d];
+		sectors[i] = im->f->lo.tier[d].dev_sectors;
+	}
+	return md_check_fds(test, path, fd, sectors, nr);
 }
 
 static void expect_clean(CASE_CTX, struct img *im, const char *what)
@@ -876,6 +893,9 @@ static void check_tier_list_hints_test(CASE_CTX)
 	struct img *im = img_make(test, true);
 	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
 	char path[64] = "/tmp/tl-check-XXXXXX";
+	const char *paths[NR + 1];
+	u64 sectors[NR + 1];
+	int fds[NR + 1];
 	struct tier_label l;
 	struct tl_md *md;
 	int *fd = case_alloc(test, sizeof(*fd));
@@ -900,23 +920,15 @@ static void check_tier_list_hints_test(CASE_CTX)
 	case_defer(test, stale_close, fd);
 	CASE_ASSERT_EQ(ftruncate(*fd, l.dev_sectors << 9), 0);
 	CASE_ASSERT_EQ(tl_pwrite_full(*fd, blk, TIER_BLOCK_SIZE, 0), 0);
-	md = case_alloc(test, sizeof(*md));
-	tl_md_init(md);
-	case_defer(test, md_free, md);
 	for (u32 i = 0; i < NR; i++) {
-		md->dev[i].path = im->path[i];
-		md->dev[i].fd = im->fd[i];
-		md->dev[i].sectors = im->f->lo.tier[i].dev_sectors;
+		paths[i] = im->path[i];
+		fds[i] = im->fd[i];
+		sectors[i] = im->f->lo.tier[i].dev_sectors;
 	}
-	md->dev[NR].path = "/dev/stale";
-	md->dev[NR].fd = *fd;
-	md->dev[NR].sectors = l.dev_sectors;
-	md->nr_devs = NR + 1;
-	{
-		struct tl_err err = { "" };
-
-		CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
-	}
+	paths[NR] = "/dev/stale";
+	fds[NR] = *fd;
+	sectors[NR] = l.dev_sectors;
+	md = md_check_fds(test, paths, fds, sectors, NR + 1);
 	show(md);
 	CASE_EQ(md->nr_errors, 0);
 	CASE_EQ(md->nr_warnings, 1);
@@ -961,26 +973,6 @@ static void check_resize_hint_test(CASE_CTX)
 	pw(test, im, 1, 0, blk);
 	md = md_check(test, im, NR, NULL);
 	CASE_EQ(md->nr_errors, 1);
-}
-
-/* Check the devices @fd (paths @path, sizes @sectors) into a new md. */
-static struct tl_md *md_check_fds(CASE_CTX, const char *const *path,
-				  const int *fd, const u64 *sectors, u32 nr)
-{
-	struct tl_md *md = case_alloc(test, sizeof(*md));
-	struct tl_err err = { "" };
-	u32 i;
-
-	tl_md_init(md);
-	case_defer(test, md_free, md);
-	for (i = 0; i < nr; i++) {
-		md->dev[i].path = path[i];
-		md->dev[i].fd = fd[i];
-		md->dev[i].sectors = sectors[i];
-	}
-	md->nr_devs = nr;
-	CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
-	return md;
 }
 
 /*
