@@ -5,13 +5,13 @@
  * A tick on the pool's ordered workqueue (so it never races the worker, the
  * only other writer of map words) samples tier usage and foreground
  * activity, asks the policy (kernel/core/policy.c) what to move and how
- * fast, and starts copies with dm-kcopyd:
+ * fast, and starts copies with the copier (dm-tier-copy.c):
  *
  *   1. under pool->lock: allocate the destination (the reserve may be
  *      used), set TIER_MAPW_BUSY on the extent: map() keeps sending reads to
  *      the source and hands writes to the worker, which parks them;
  *   2. tier_quiesce_old_io(): writes remapped before the busy mark finish;
- *   3. kcopyd copies source -> destination;
+ *   3. the copier copies source -> destination;
  *   4. the worker switches the map word to the destination (new writes go
  *      there), frees the source deferred: it is reused only after the commit
  *      that records the switch, which flushes the destination first. A crash
@@ -19,11 +19,11 @@
  *
  * A failed copy returns the destination and clears the busy mark.
  */
-#include <linux/dm-kcopyd.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "dm-tier-copy.h"
 #include "dm-tier-migrate.h"
 #include "dm-tier-pool.h"
 
@@ -47,6 +47,11 @@
  */
 #define TIER_MIG_SWAP_CAND 16
 #define TIER_MIG_SWAPS 8
+/*
+ * Copy buffers of 512 KiB (dm-tier-copy.h): the default 4 copies of 1 MiB
+ * extents in flight, twice over. 512 KiB stay allocated while idle.
+ */
+#define TIER_MIG_COPY_BUFS 16
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
 #define TIER_MIG_EVAC_PASSES 4 /* map walks of an evacuation, at most */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
@@ -67,7 +72,7 @@ struct tier_mig {
 	u32 offline;
 	/* Tiers evacuating at the start of this tick: no move to them. */
 	u32 noalloc;
-	struct dm_kcopyd_client *kc;
+	struct tier_copier *copier;
 	struct delayed_work tick; /* on pool->wq */
 	bool running; /* tick armed (resume..postsuspend); pool->lock */
 	wait_queue_head_t idle_wait; /* inflight reached 0 */
@@ -166,12 +171,12 @@ int tier_mig_init(struct tier_pool *pool, char **error)
 		*error = "Cannot allocate the migration state";
 		return -ENOMEM;
 	}
-	mg->kc = dm_kcopyd_client_create(NULL);
-	if (IS_ERR(mg->kc)) {
-		int r = PTR_ERR(mg->kc);
+	mg->copier = tier_copier_create(TIER_MIG_COPY_BUFS);
+	if (IS_ERR(mg->copier)) {
+		int r = PTR_ERR(mg->copier);
 
-		mg->kc = NULL;
-		*error = "Cannot create the kcopyd client for migrations";
+		mg->copier = NULL;
+		*error = "Cannot create the copier for migrations";
 		return r;
 	}
 	mg->swap = mg->cand + 2 * TIER_MIG_CAND + 2 * TIER_MIG_SWAP_CAND;
@@ -185,18 +190,18 @@ void tier_mig_teardown(struct tier_pool *pool)
 	struct tier_mig *mg = pool->mig;
 
 	/*
-	 * The client is the last thing tier_mig_init() makes: without it the
+	 * The copier is the last thing tier_mig_init() makes: without it the
 	 * pool was never complete, never resumed, the tick never armed.
 	 */
-	if (!mg || !mg->kc)
+	if (!mg || !mg->copier)
 		return;
 	spin_lock_irq(&pool->lock);
 	mg->running = false;
 	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&mg->tick);
 	/* Waits for copies in flight; their completions queue the worker. */
-	dm_kcopyd_client_destroy(mg->kc);
-	mg->kc = NULL;
+	tier_copier_destroy(mg->copier);
+	mg->copier = NULL;
 	/*
 	 * The device goes: what is queued ends as cancelled, one event each
 	 * (sent before dev-del). Late completions find no head.
@@ -520,7 +525,7 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 		tier_mig_kick(pool, 0);
 }
 
-/* kcopyd completion: hand the job to the worker. */
+/* The copier's completion: hand the job to the worker. */
 static void tier_mig_copied(int read_err, unsigned long write_err,
 			    void *context)
 {
@@ -558,7 +563,8 @@ static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
 		.count = pool->extent_sectors,
 	};
 
-	dm_kcopyd_copy(pool->mig->kc, &from, 1, &to, 0, tier_mig_copied, job);
+	tier_copy(pool->mig->copier, &job->copy, &from, &to, tier_mig_copied,
+		  job);
 }
 
 /* ---- choosing work --------------------------------------------------- */

@@ -2,7 +2,7 @@
 /*
  * dm-tier-migrate.h - the migration engine (dm-tier-migrate.c): a tick on
  * the pool's ordered workqueue that asks the policy (kernel/core/policy.c)
- * what to move and copies extents with dm-kcopyd.
+ * what to move and copies extents with the copier (dm-tier-copy.h).
  *
  * Layer: above the pool (dm-tier-pool.h), which it calls for jobs, the
  * I/O-epoch quiesce and the extent switch; called by the target and
@@ -36,8 +36,8 @@ struct tier_job;
 int tier_mig_init(struct tier_pool *pool, char **error);
 
 /**
- * tier_mig_teardown() - stop the tick for good and destroy the kcopyd
- * client, which waits for copies in flight (teardown, before the pool's
+ * tier_mig_teardown() - stop the tick for good and destroy the copier,
+ * which waits for copies in flight (teardown, before the pool's
  * workqueue goes: their completions queue the worker).
  * @pool: the pool (also one whose tier_mig_init() failed).
  *

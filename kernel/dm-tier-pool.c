@@ -28,12 +28,20 @@ static const struct tier_event_ops *tier_ev_ops;
 
 int tier_pool_jobs_init(void)
 {
+	int r;
+
 	tier_job_cache = KMEM_CACHE(tier_job, 0);
-	return tier_job_cache ? 0 : -ENOMEM;
+	if (!tier_job_cache)
+		return -ENOMEM;
+	r = tier_copy_init();
+	if (r)
+		kmem_cache_destroy(tier_job_cache);
+	return r;
 }
 
 void tier_pool_jobs_exit(void)
 {
+	tier_copy_exit();
 	kmem_cache_destroy(tier_job_cache);
 }
 

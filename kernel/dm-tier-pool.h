@@ -48,6 +48,7 @@
 #include <uapi/linux/dm-tier.h>
 
 #include "dm-tier.h"
+#include "dm-tier-copy.h"
 #include "dm-tier-metadata.h"
 #include "core/alloc.h"
 #include "core/extent_map.h"
@@ -81,6 +82,7 @@ struct tier_job {
 	enum tier_job_kind kind;
 	bool manual; /* MIGRATE: asked for by a "migrate" message */
 	blk_status_t status;
+	struct tier_copy_job copy; /* MIGRATE: the copier's */
 };
 
 struct tier_pcpu_stats {
@@ -411,7 +413,8 @@ static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
 /* ---- lifetime ------------------------------------------------------------ */
 
 /**
- * tier_pool_jobs_init() - create the slab of struct tier_job.
+ * tier_pool_jobs_init() - create the slabs of struct tier_job and of the
+ * copier's buffers.
  *
  * Context: module init (target registration).
  * Return: 0 or -ENOMEM.
@@ -419,7 +422,7 @@ static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
 int tier_pool_jobs_init(void);
 
 /**
- * tier_pool_jobs_exit() - destroy it.
+ * tier_pool_jobs_exit() - destroy them.
  *
  * Context: module exit, after the last pool is gone.
  */

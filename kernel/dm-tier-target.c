@@ -1083,7 +1083,7 @@ static void tier_worker(struct work_struct *ws)
  * (docs/ARCHITECTURE.md "Teardown"):
  *  1. the periodic commit (tier_pool_disarm()) and the migration tick are
  *     disarmed under pool->lock (nothing re-arms them after) and cancelled;
- *  2. the kcopyd client is destroyed: it waits for copies in flight, whose
+ *  2. the copier is destroyed: it waits for copies in flight, whose
  *     completions queue the worker (the workqueue still exists);
  *  3. the memory tier: its fill work reads the map and the tiers;
  *  4. the workqueue is drained (the worker may arm the retry work while it

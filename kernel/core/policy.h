@@ -34,7 +34,7 @@
 #define TIER_PROMOTE_WINDOW_MAX (7U * 24 * 3600)
 #define TIER_MIG_BANDWIDTH_DEF 0 /* MiB/s, 0 = unlimited */
 #define TIER_MIG_BANDWIDTH_MAX 1048576
-#define TIER_MIG_INFLIGHT_DEF 4 /* copies */
+#define TIER_MIG_INFLIGHT_DEF 8 /* copies */
 #define TIER_MIG_INFLIGHT_MAX 64
 #define TIER_REDIRECT_WRITES_DEF 1
 #define TIER_MEM_PROMOTE_HITS_DEF 2 /* reads before a memory-tier copy */

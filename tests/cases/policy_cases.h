@@ -29,7 +29,7 @@ static void tier_policy_cfg_defaults_test(CASE_CTX)
 	CASE_EQ(cfg.promote_hits, 4);
 	CASE_EQ(cfg.promote_window, 60);
 	CASE_EQ(cfg.migration_bandwidth, 0);
-	CASE_EQ(cfg.migration_inflight, 4);
+	CASE_EQ(cfg.migration_inflight, 8);
 	CASE_EQ(cfg.redirect_writes, 1);
 	CASE_EQ(tier_policy_cfg_check(&cfg, &error), 0);
 	CASE_NULL(error);
@@ -834,31 +834,33 @@ static void tier_policy_pace_bandwidth_test(CASE_CTX)
 {
 	struct tier_policy_cfg cfg;
 	u64 max = (u64)TIER_MIG_BANDWIDTH_MAX << 20;
+	/* Copies in flight: the default (the background pace allows 1). */
+	const u32 inf = TIER_MIG_INFLIGHT_DEF;
 
 	tier_policy_cfg_init(&cfg);
 	cfg.drain_deadline = 100;
 	cfg.migration_bandwidth = 10;
 	expect_pace(test, &cfg, false, true, true, 100, 0, MIB, IDLE, 0, 0);
-	expect_pace(test, &cfg, true, true, true, 100, 0, MIB, FULL, 4,
+	expect_pace(test, &cfg, true, true, true, 100, 0, MIB, FULL, inf,
 		    10 * MIB);
-	expect_pace(test, &cfg, true, false, false, 100, 0, MIB, FULL, 4,
+	expect_pace(test, &cfg, true, false, false, 100, 0, MIB, FULL, inf,
 		    10 * MIB);
-	expect_pace(test, &cfg, true, false, true, 100, 100, MIB, FULL, 4,
+	expect_pace(test, &cfg, true, false, true, 100, 100, MIB, FULL, inf,
 		    10 * MIB);
 	expect_pace(test, &cfg, true, false, true, 0, 0, MIB, BACKGROUND, 1,
 		    10 * MIB);
-	expect_pace(test, &cfg, true, false, true, 1000, 20, MIB, DEADLINE, 4,
+	expect_pace(test, &cfg, true, false, true, 1000, 20, MIB, DEADLINE, inf,
 		    10 * MIB);
 	/* A cap above the mode's own rate changes nothing. */
 	cfg.migration_bandwidth = 100;
 	expect_pace(test, &cfg, true, false, true, 0, 0, MIB, BACKGROUND, 1,
 		    TIER_BACKGROUND_RATE);
-	expect_pace(test, &cfg, true, false, true, 1000, 20, MIB, DEADLINE, 4,
+	expect_pace(test, &cfg, true, false, true, 1000, 20, MIB, DEADLINE, inf,
 		    1000 * MIB / 80 * 5 / 4);
 	cfg.migration_bandwidth = TIER_MIG_BANDWIDTH_MAX;
-	expect_pace(test, &cfg, true, true, true, 0, 0, MIB, FULL, 4, max);
-	expect_pace(test, &cfg, true, false, true, U64_MAX, 0, MIB, DEADLINE, 4,
-		    max);
+	expect_pace(test, &cfg, true, true, true, 0, 0, MIB, FULL, inf, max);
+	expect_pace(test, &cfg, true, false, true, U64_MAX, 0, MIB, DEADLINE,
+		    inf, max);
 }
 
 static void tier_pace_name_test(CASE_CTX)

@@ -70,12 +70,12 @@ step_settings() {
 
 	# Runtime settings show in the table (so a table reload keeps them).
 	tier_set $DEV demote_age 3600
-	tier_set $DEV migration_inflight 8
+	tier_set $DEV migration_inflight 6
 	tbl=$(dmsetup table $DEV)
-	[[ $tbl == *"demote_age 3600"* && $tbl == *"migration_inflight 8"* ]] ||
+	[[ $tbl == *"demote_age 3600"* && $tbl == *"migration_inflight 6"* ]] ||
 		fail "settings changed by message are not in the table: $tbl"
 	tier_set $DEV demote_age 0
-	tier_set $DEV migration_inflight 4
+	tier_set $DEV migration_inflight 8
 	tier_set $DEV commit_interval_ms 1000
 	tier_set $DEV reserve_pct 2
 	for bad in "set high_watermark 0" "set high_watermark 101" "set low_watermark 100" \

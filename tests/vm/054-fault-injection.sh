@@ -6,11 +6,12 @@
 # bios and at the module's allocations, under verified workloads. Expected:
 # errors reported, no splat, no hang, nothing acknowledged lost. One boot of
 # the debug kernel (FAULT_INJECTION, FAIL_MAKE_REQUEST, FAILSLAB), with
-# `slub_debug=A,tier_job,kcopyd_job` on the command line: in 6.1 a cache's
+# `slub_debug=A,tier_job,tier_copy_buf` on the command line: in 6.1 a cache's
 # /sys/kernel/slab/<cache>/failslab is read-only, so the flag is set at boot
 # for dm-tier's job cache (KMEM_CACHE(tier_job), behind the job mempool) and
-# for the kcopyd jobs that carry its migrations; failslab's cache-filter then
-# confines the failures to them.
+# for the migration copier's buffers (kernel/dm-tier-copy.c: one kept, more
+# allocated while copies need them, GFP_NOIO without retries); failslab's
+# cache-filter then confines the failures to them.
 #
 # Device finj: tier 0 on one NVMe drive (128M), tier 1 on another (256M), 1 MiB
 # extents, used raw. Tier 1 holds A's second half and B's first half (fio
@@ -32,7 +33,7 @@
 #           cleared by the reload); every acknowledged record and every
 #           block of B verify.
 #   slab    failslab (cache-filter, ignore-gfp-wait N) fails a share of the
-#           tier_job and kcopyd_job slab allocations while: ackio writes to
+#           tier_job and tier_copy_buf slab allocations while: ackio writes to
 #           A after a discard (every record a first write to an extent),
 #           fio writes C (whole-extent and partial first writes) with
 #           crc32c verify, `migrate` ping-pongs B between the tiers (by
@@ -211,7 +212,7 @@ step_bio() {
 step_slab() {
 	local t0 c f ack_pid fio_pid nl_pid rc inj_job nrec i ok=0 bad=0 moves=0 busy=0 tier
 	t0=$(now_ms)
-	for c in tier_job kcopyd_job; do
+	for c in tier_job tier_copy_buf; do
 		f=/sys/kernel/slab/$c/failslab
 		[ "$(cat $f 2>/dev/null)" = 1 ] || fail "slab: $f is not 1 (slub_debug=A,$c not applied)"
 	done
@@ -268,9 +269,9 @@ step_slab() {
 	bad=$(grep -c '^bad' /tmp/nl.out || true)
 	nrec=$(acked /dmt-out/ack2.log)
 	grep -E 'err=' /tmp/fio2.out | head -n 2
-	echo "slab: ${SECS}s at $P_SLAB%: $inj_job tier_job/kcopyd_job allocations failed by failslab; ackio $(tail -n 1 /tmp/ack2.out); fio C written and verified; $moves migrate requests accepted, $busy busy; $ok netlink requests ok, $bad failed"
+	echo "slab: ${SECS}s at $P_SLAB%: $inj_job tier_job/tier_copy_buf allocations failed by failslab; ackio $(tail -n 1 /tmp/ack2.out); fio C written and verified; $moves migrate requests accepted, $busy busy; $ok netlink requests ok, $bad failed"
 	[ "$bad" = 0 ] || { grep '^bad' /tmp/nl.out | head; fail "slab: requests failed"; }
-	[ "$inj_job" -gt 0 ] || fail "slab: failslab injected nothing into tier_job/kcopyd_job"
+	[ "$inj_job" -gt 0 ] || fail "slab: failslab injected nothing into tier_job/tier_copy_buf"
 	[ "$nrec" -gt 0 ] || fail "slab: no write was acknowledged"
 	[ "$moves" -gt 0 ] || fail "slab: no migrate request accepted"
 
@@ -321,4 +322,4 @@ run_guest_phase "$@"
 
 # Fault injection needs the debug kernel, also when the test runs alone.
 vm --kernel "${DMT_KERNEL:-debug}" --fresh --nvme 128M --nvme 256M \
-	--append 'slub_debug=A,tier_job,kcopyd_job' --timeout 1100 -- "$0" main
+	--append 'slub_debug=A,tier_job,tier_copy_buf' --timeout 1100 -- "$0" main
