@@ -11,7 +11,7 @@
 #    resume, after which the pending changes are committed.
 # 2. A loop of create, I/O with monitor events (a listener runs), message
 #    and netlink traffic, a short commit interval, and remove: the pool's
-#    works, timers and kcopyd client stop before what they use is freed (the
+#    works, timers and copier stop before what they use is freed (the
 #    debug kernel's KASAN and DEBUG_OBJECTS see the rest; here: no splat).
 # DMT_TEARDOWN_ROUNDS sets the loop (default 4).
 . "$(dirname "$0")/lib.sh"
