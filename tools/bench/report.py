@@ -17,11 +17,13 @@
       summary.txt and summary.json to OUTDIR and prints the table.
 
 Informational only: the targets are marked met / not met, never asserted
-(issue 17's P1, P1b, P2, P4, P5, P5b, P2b, P9); part 6 (memory tier reads) has
+(issue 17's P1, P1b, P2, P4, P5, P5b, P2b, P9, P8); part 6 (memory tier reads) has
 no target; part 7
 is P5b (fsync p99 of tier-0 writes under a drain, tier 1 slow, vs idle), part 8
 P2b (4 KiB random writes, fsync every 32, on XFS, vs dm-linear), part 9 P9
-(a commit's cost on a 15 TiB device vs a 16 GiB one; the first after activation).
+(a commit's cost on a 15 TiB device vs a 16 GiB one; the first after activation),
+part 10 P8 (a burst of 3x tier 0 to its fsync vs dm-writecache, the slow drive
+throttled; also against the physical bound max(B/hot, (B-T0)/cold)).
 """
 import json
 import math
@@ -42,6 +44,7 @@ TARGET_CKPT_LINEAR = 0.95
 TARGET_SMALL_WRITES = 0.9
 TARGET_COMMIT_SIZE = 1.2
 TARGET_FIRST_COMMIT = 1.0
+TARGET_SPILL_WRITECACHE = 0.6
 
 
 def percentile(values, pct):
@@ -320,6 +323,24 @@ def build(rawdir):
     cc["ratio_first_normal"] = ratio(cc["big"]["first_commit_ms"], cc["big"]["commit_ms"])
     if "p9_error" in facts:
         cc["reason"] = facts["p9_error"]
+    sp = {
+        "t0_mib": fnum(facts, "p8_t0_mib"),
+        "burst_mib": fnum(facts, "p8_burst_mib"),
+        "cold_mbps_limit": fnum(facts, "p8_cold_mbps"),
+        "hot_mibs": mibs(load_fio(rawdir, "p8-rawhot"), "write"),
+        "cold_mibs": mibs(load_fio(rawdir, "p8-rawcold"), "write"),
+        "tier_ms": fnum(facts, "p8_tier_ms"),
+        "writecache_ms": fnum(facts, "p8_writecache_ms"),
+        "tier0_used_after": fnum(facts, "p8_tier0_used"),
+        "tier1_used_after": fnum(facts, "p8_tier1_used"),
+    }
+    sp["bound_ms"] = None
+    if None not in (sp["t0_mib"], sp["burst_mib"]) and sp["hot_mibs"] and sp["cold_mibs"]:
+        sp["bound_ms"] = 1000.0 * max(sp["burst_mib"] / sp["hot_mibs"],
+                                      (sp["burst_mib"] - sp["t0_mib"]) / sp["cold_mibs"])
+    sp["ratio_tier_writecache"] = ratio(sp["tier_ms"], sp["writecache_ms"])
+    sp["ratio_tier_bound"] = ratio(sp["tier_ms"], sp["bound_ms"])
+    sp["ratio_writecache_bound"] = ratio(sp["writecache_ms"], sp["bound_ms"])
     fs["ratio_drain_idle"] = ratio(fs["p99_drain_us"], fs["p99_idle_us"])
     fs["available"] = fs["ratio_drain_idle"] is not None and "p5b_error" not in facts
     if not fs["available"]:
@@ -353,6 +374,8 @@ def build(rawdir):
                TARGET_COMMIT_SIZE),
         target("first commit after activation / a normal one", cc["ratio_first_normal"], "<=",
                TARGET_FIRST_COMMIT),
+        target("burst of 3x tier 0 to fsync: dm-tier / dm-writecache",
+               sp["ratio_tier_writecache"], "<=", TARGET_SPILL_WRITECACHE),
     ]
     return {
         "bench": "dm-tier tools/bench",
@@ -384,6 +407,7 @@ def build(rawdir):
         "fsync_latency": fs,
         "small_writes": sw,
         "commit_cost": cc,
+        "spill_burst": sp,
         "targets": targets,
     }
 
@@ -482,6 +506,14 @@ def table(r):
             "a normal one %s" % fmt(cc["big"]["commit_ms"], 0), fmt(cc["ratio_first_normal"], 2),
             "<= %.2f" % TARGET_FIRST_COMMIT,
             verdict("first commit after activation / a normal one"))
+    sp = r.get("spill_burst")
+    if sp and sp["tier_ms"] is not None:
+        row("10", "burst 3x tier 0 to fsync, ms", fmt(sp["tier_ms"], 0),
+            "dm-writecache %s" % fmt(sp["writecache_ms"], 0),
+            fmt(sp["ratio_tier_writecache"], 2), "<= %.2f" % TARGET_SPILL_WRITECACHE,
+            verdict("burst of 3x tier 0 to fsync: dm-tier / dm-writecache"))
+        row("10", "", "", "bound %s" % fmt(sp["bound_ms"], 0),
+            fmt(sp["ratio_tier_bound"], 2), "-", "info")
     lines.append("")
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
@@ -530,6 +562,15 @@ def table(r):
                         fmt(cc["small"]["sectors_per_commit"], 0),
                         fmt(cc["big"]["sectors_per_commit"], 0),
                         fmt(cc["small"]["activate_ms"], 0), fmt(cc["big"]["activate_ms"], 0)))
+    if sp and sp["tier_ms"] is not None:
+        lines.append("part 10: %s MiB burst, tier 0 / cache %s MiB on the hot drive (%s MiB/s raw), "
+                     "tier 1 / origin a null_blk limited to %s MiB/s (%s MiB/s raw); bound "
+                     "max(B/hot, (B-T0)/cold) %s ms, dm-writecache at %s of it; dm-tier's "
+                     "extents after: %s on tier 0, %s on tier 1"
+                     % (fmt(sp["burst_mib"], 0), fmt(sp["t0_mib"], 0), fmt(sp["hot_mibs"]),
+                        fmt(sp["cold_mbps_limit"], 0), fmt(sp["cold_mibs"]),
+                        fmt(sp["bound_ms"], 0), fmt(sp["ratio_writecache_bound"], 2),
+                        fmt(sp["tier0_used_after"], 0), fmt(sp["tier1_used_after"], 0)))
     if r["overlap"]:
         lines.append("WARNING: " + r["overlap"])
     lines.append("Informational: a performance tool, not a test; TCG emulation makes absolute "
