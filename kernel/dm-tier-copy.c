@@ -19,6 +19,7 @@
 #include "dm-tier-copy.h"
 
 #define TIER_COPY_CHUNK_SECTORS 1024 /* 512 KiB, kcopyd's sub-job size */
+#define TIER_COPY_GENTLE_SECTORS 128 /* 64 KiB */
 #define TIER_COPY_CHUNK_PAGES (TIER_COPY_CHUNK_SECTORS >> (PAGE_SHIFT - 9))
 #define TIER_COPY_IDLE_MS 10000 /* then free the buffers but one */
 
@@ -159,13 +160,20 @@ void tier_copier_destroy(struct tier_copier *c)
 
 void tier_copy(struct tier_copier *c, struct tier_copy_job *job,
 	       const struct dm_io_region *from, const struct dm_io_region *to,
-	       tier_copy_fn fn, void *context)
+	       enum tier_copy_mode mode, tier_copy_fn fn, void *context)
 {
 	unsigned long flags;
 
 	job->from = *from;
 	job->to = *to;
 	job->next = 0;
+	if (mode == TIER_COPY_GENTLE) {
+		job->chunk_sectors = TIER_COPY_GENTLE_SECTORS;
+		job->max_chunks = 1;
+	} else {
+		job->chunk_sectors = TIER_COPY_CHUNK_SECTORS;
+		job->max_chunks = UINT_MAX;
+	}
 	job->chunks = 0;
 	job->read_err = 0;
 	job->write_err = 0;
@@ -302,8 +310,10 @@ static void tier_copy_work(struct work_struct *ws)
 	}
 
 	spin_lock_irq(&c->lock);
+	/* The head job at its limit of chunks at once holds the others. */
 	while ((job = list_first_entry_or_null(&c->queue, struct tier_copy_job,
-					       list))) {
+					       list)) &&
+	       job->chunks < job->max_chunks) {
 		/*
 		 * It may drop the lock; the head stays: only this work takes
 		 * jobs off the queue.
@@ -314,7 +324,7 @@ static void tier_copy_work(struct work_struct *ws)
 		b->job = job;
 		b->offset = job->next;
 		b->count = min_t(sector_t, job->from.count - job->next,
-				 TIER_COPY_CHUNK_SECTORS);
+				 job->chunk_sectors);
 		job->next += b->count;
 		job->chunks++;
 		if (job->next == job->from.count)

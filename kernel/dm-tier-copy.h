@@ -36,6 +36,18 @@ typedef void (*tier_copy_fn)(int read_err, unsigned long write_err,
 			     void *context);
 
 /*
+ * How a copy shares the drives with foreground I/O: TIER_COPY_FAST in
+ * chunks of 512 KiB, as many at once as there are buffers;
+ * TIER_COPY_GENTLE in chunks of 64 KiB, one at a time, so that a
+ * foreground request queued behind the copy on either drive waits for at
+ * most 64 KiB (the migration's background pace).
+ */
+enum tier_copy_mode {
+	TIER_COPY_FAST,
+	TIER_COPY_GENTLE,
+};
+
+/*
  * struct tier_copy_job - one copy; owned by the caller, who must keep it
  * until its tier_copy_fn has been called. Fields are the copier's.
  */
@@ -43,6 +55,8 @@ struct tier_copy_job {
 	struct list_head list; /* the copier's queue, then its done list */
 	struct dm_io_region from, to;
 	sector_t next; /* first sector not yet given a chunk */
+	sector_t chunk_sectors;
+	unsigned int max_chunks; /* at once */
 	unsigned int chunks; /* chunks started and not ended */
 	int read_err;
 	unsigned long write_err;
@@ -91,6 +105,7 @@ void tier_copier_destroy(struct tier_copier *c);
  * @job:     the caller's job, kept until @fn has been called.
  * @from:    source region.
  * @to:      destination region; from->count sectors are written.
+ * @mode:    TIER_COPY_FAST or TIER_COPY_GENTLE.
  * @fn:      completion.
  * @context: passed to @fn.
  *
@@ -99,6 +114,6 @@ void tier_copier_destroy(struct tier_copier *c);
  */
 void tier_copy(struct tier_copier *c, struct tier_copy_job *job,
 	       const struct dm_io_region *from, const struct dm_io_region *to,
-	       tier_copy_fn fn, void *context);
+	       enum tier_copy_mode mode, tier_copy_fn fn, void *context);
 
 #endif /* DM_TIER_COPY_H */

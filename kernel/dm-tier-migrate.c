@@ -546,7 +546,8 @@ static void tier_mig_copied(int read_err, unsigned long write_err,
 	tier_wake_worker(pool);
 }
 
-static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
+static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job,
+			  enum tier_copy_mode mode)
 {
 	struct dm_io_region from = {
 		.bdev = pool->tier_bdev[job->src.tier],
@@ -563,8 +564,8 @@ static void tier_mig_copy(struct tier_pool *pool, struct tier_job *job)
 		.count = pool->extent_sectors,
 	};
 
-	tier_copy(pool->mig->copier, &job->copy, &from, &to, tier_mig_copied,
-		  job);
+	tier_copy(pool->mig->copier, &job->copy, &from, &to, mode,
+		  tier_mig_copied, job);
 }
 
 /* ---- choosing work --------------------------------------------------- */
@@ -1191,6 +1192,15 @@ static void tier_mig_tick(struct work_struct *ws)
 		mg->tokens -= extent_bytes;
 	}
 	if (n) {
+		/*
+		 * At the background pace, foreground I/O is running: copy in
+		 * small pieces that it does not queue long behind.
+		 */
+		enum tier_copy_mode mode =
+			mg->pace.mode == TIER_PACE_BACKGROUND ?
+				TIER_COPY_GENTLE :
+				TIER_COPY_FAST;
+
 		/* Writes remapped before the busy marks land before the copy. */
 		/*
 		 * Expedited: a grace period per batch would otherwise bound
@@ -1198,7 +1208,7 @@ static void tier_mig_tick(struct work_struct *ws)
 		 */
 		tier_quiesce_old_io(pool, true);
 		for (i = 0; i < n; i++)
-			tier_mig_copy(pool, batch[i]);
+			tier_mig_copy(pool, batch[i], mode);
 	}
 out:
 	spin_lock_irq(&pool->lock);
