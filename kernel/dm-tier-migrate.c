@@ -48,8 +48,8 @@
 #define TIER_MIG_SWAP_CAND 16
 #define TIER_MIG_SWAPS 8
 /*
- * Copy buffers of 512 KiB (dm-tier-copy.h): the default 4 copies of 1 MiB
- * extents in flight, twice over. 512 KiB stay allocated while idle.
+ * Copy buffers of 512 KiB (dm-tier-copy.h): the default 8 copies of 1 MiB
+ * extents in flight, two chunks each. 512 KiB stay allocated while idle.
  */
 #define TIER_MIG_COPY_BUFS 16
 #define TIER_MIG_SKIPS 65536 /* extents a request skips per lock hold */
