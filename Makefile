@@ -34,10 +34,13 @@ CC ?= cc
 AR ?= ar
 # user/lib/tier-internal-user.h stands in for kernel/core/tier-internal.h, so
 # that kernel/core/*.c build unchanged in userspace (docs/ARCHITECTURE.md).
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+# pkg-config's answers are taken on first use, once, never while make
+# parses this file: on a fresh machine the libraries' -dev packages arrive
+# with $(DEPS_STAMP), which every object waits for.
+NL_CFLAGS = $(eval NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null))$(NL_CFLAGS)
+USER_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude/uapi -Iinclude -Ikernel/core -Iuser/lib \
-	-include user/lib/tier-internal-user.h \
-	$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+	-include user/lib/tier-internal-user.h $(NL_CFLAGS)
 # The usual CPPFLAGS/CFLAGS/LDFLAGS come last (packagers' hardening flags,
 # debian/rules).
 USER_CFLAGS += $(CPPFLAGS) $(CFLAGS)
@@ -54,7 +57,7 @@ USER_OBJ := $(BUILD)/user/obj
 user_objs = $(patsubst %.c,$(USER_OBJ)/%.o,$(1))
 LIBTIER := $(BUILD)/user/libtier.a
 # libnvme's .pc requires json-c's, which Debian ships only with json-c-dev.
-USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 json-c 2>/dev/null) -lnvme
+USER_LIBS = $(eval USER_LIBS := $(shell pkg-config --libs devmapper blkid libnl-genl-3.0 json-c 2>/dev/null) -lnvme)$(USER_LIBS)
 
 .PHONY: uapi all user modules check check-long check-crash unit kunit vm-tests demo bench deps lint clean \
 	install uninstall dkms-install dkms-build man completion help FORCE
