@@ -16,7 +16,8 @@
 #             watermark, the pinned files stay on tier 0 (where + status)
 #   migrate   a file's device ranges moved to tier 1 with --wait (a progress
 #             line on a terminal, none off it): `where` shows tier 1
-#   unpin     `where` shows the files unpinned; paths off the device refused
+#   unpin     `where` shows the files unpinned (automatic migration off
+#             meanwhile); paths off the device refused
 #   end       status/list JSON (state, io_errors), every checksum intact
 #   ynl       the kernel's ynl CLI reads dev-get and policy-get from our spec
 . "$(dirname "$0")/lib.sh"
@@ -196,8 +197,15 @@ step_migrate() {
 
 step_unpin() {
 	local rc
+	# Unpinned extents are the engine's again: with XFS's hot metadata on
+	# tier 1, a swap (or a demotion) may at once send the coldest of them
+	# (these files) to tier 1. Nothing moves while `where` looks.
+	tierctl policy $DEV auto_migrate=0 >/dev/null || fail "policy auto_migrate=0 failed"
+	tier_wait $DEV 60 "[ \$in_flight = 0 ]" ||
+		fail "unpin: moves still in flight after 60 s: $(tier_summary $DEV)"
 	tierctl unpin $DEV $MNT/keep || fail "unpin failed"
 	where_all $MNT/keep 0 False "unpin"
+	tierctl policy $DEV auto_migrate=1 >/dev/null || fail "policy auto_migrate=1 failed"
 	rc=0
 	tierctl where $DEV /etc/passwd 2>/tmp/u.err || rc=$?
 	expect_eq "$rc" 2 "where on a file of another filesystem"
