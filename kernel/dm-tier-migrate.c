@@ -72,6 +72,13 @@ struct tier_mig {
 	u32 offline;
 	/* Tiers evacuating at the start of this tick: no move to them. */
 	u32 noalloc;
+	/*
+	 * A request stopped because its tier is being evacuated: said by the
+	 * tick once it dropped pool->lock, not under it. Tick only.
+	 */
+	bool evac_stopped;
+	u64 evac_stop_vext;
+	u32 evac_stop_tier;
 	struct tier_copier *copier;
 	struct delayed_work tick; /* on pool->wq */
 	bool running; /* tick armed (resume..postsuspend); pool->lock */
@@ -847,8 +854,9 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		if (mg->noalloc & BIT(m->tier)) {
 			m->err = -ENOSPC;
 			tier_mig_manual_check(pool);
-			DMWARN("%s: migrate stopped at extent %llu: tier %u is being evacuated",
-			       tier_pool_log_name(pool), m->next, m->tier);
+			mg->evac_stopped = true;
+			mg->evac_stop_vext = m->next;
+			mg->evac_stop_tier = m->tier;
 			return false;
 		}
 		/* From or to an offline tier: paused until it is back. */
@@ -1230,6 +1238,12 @@ out:
 				   scanned && mg->scanning ? 0 : delay);
 	}
 	spin_unlock_irq(&pool->lock);
+	if (mg->evac_stopped) {
+		mg->evac_stopped = false;
+		DMWARN("%s: migrate stopped at extent %llu: tier %u is being evacuated",
+		       tier_pool_log_name(pool), mg->evac_stop_vext,
+		       mg->evac_stop_tier);
+	}
 }
 
 void tier_mig_start(struct tier_pool *pool)
