@@ -130,7 +130,7 @@ reader_gap() { # log from to
 }
 
 step_deadline() {
-	local dl=15 slack=10 n low high reader sampler t0 t_end took peak paces gap
+	local dl=15 slack=10 n low high reader sampler t0 t_end took peak paces gap tb
 	tier_eval $DEV
 	low=$(pct_extents "$total0" 60)
 	high=$((total0 * 80 / 100))
@@ -165,7 +165,16 @@ step_deadline() {
 	# speed while the burst is still above the high watermark. Hold it off
 	# so that the burst ends above high and the drain runs after it.
 	tier_set $DEV auto_migrate 0
+	tb=$(now_ms)
 	write_files $MNT/b $n 16 /tmp/sums.b
+	# The deadline counts from the burst's last allocation, which may be
+	# most of a slow burst ago (34 s under TCG on a busy host, while the
+	# engine was held off): give the drain its full dl seconds from now.
+	tb=$((($(now_ms) - tb + 999) / 1000))
+	if [ "$tb" -gt 2 ]; then
+		dl=$((dl + tb))
+		tier_set $DEV drain_deadline $dl
+	fi
 	tier_set $DEV auto_migrate 1
 	echo "burst end" >>/tmp/b.log
 	t0=$(now_ms)
