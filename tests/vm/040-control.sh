@@ -200,12 +200,12 @@ step_unpin() {
 	# Unpinned extents are the engine's again: with XFS's hot metadata on
 	# tier 1, a swap (or a demotion) may at once send the coldest of them
 	# (these files) to tier 1. Nothing moves while `where` looks.
-	tierctl policy $DEV auto_migrate=0 >/dev/null || fail "policy auto_migrate=0 failed"
+	tier_set $DEV auto_migrate 0
 	tier_wait $DEV 60 "[ \$in_flight = 0 ]" ||
 		fail "unpin: moves still in flight after 60 s: $(tier_summary $DEV)"
 	tierctl unpin $DEV $MNT/keep || fail "unpin failed"
 	where_all $MNT/keep 0 False "unpin"
-	tierctl policy $DEV auto_migrate=1 >/dev/null || fail "policy auto_migrate=1 failed"
+	tier_set $DEV auto_migrate 1
 	rc=0
 	tierctl where $DEV /etc/passwd 2>/tmp/u.err || rc=$?
 	expect_eq "$rc" 2 "where on a file of another filesystem"
