@@ -477,6 +477,15 @@ bool tier_mig_pop_result(struct tier_pool *pool, struct tier_move_result *res)
 
 /* ---- copies -------------------------------------------------------- */
 
+/* @v carries a pin now. Under lock. */
+static bool tier_mig_pinned(struct tier_pool *pool, struct tier_vext v)
+{
+	struct tier_loc cur;
+
+	return tier_map_lookup(&pool->map, v, &cur) &&
+	       (cur.flags & TIER_EXT_F_PINNED);
+}
+
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
 	struct tier_mig *mg = pool->mig;
@@ -488,6 +497,14 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	mg->out[job->src.tier]--;
 	/* A mapping switched now could not be committed: keep the source. */
 	if (!failed && pool->mode != TIER_MODE_WRITE)
+		failed = true;
+	/*
+	 * Pinned while this automatic copy was in flight (a pin sets the flag
+	 * after it queued its request): the pin decides where the extent
+	 * lives, so the copy is dropped (not an error) and the extent stays
+	 * where the pin's request found it.
+	 */
+	if (!failed && !job->manual && tier_mig_pinned(pool, job->vext))
 		failed = true;
 	if (job->manual) {
 		/* None after teardown emptied the queue. */
@@ -824,6 +841,7 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 	u32 skips = TIER_MIG_SKIPS;
 	struct tier_move *m;
 	struct tier_loc loc;
+	bool mapped;
 	u64 word;
 
 	tier_mig_manual_check(pool);
@@ -836,15 +854,21 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		return tier_mig_next_evac(pool, m, w);
 	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {
 		word = READ_ONCE(pool->map.words[m->next]);
-		if (!tier_map_word_decode(word, &loc) || loc.tier == m->tier) {
+		/*
+		 * Busy before "already there": an extent on the target that
+		 * an automatic copy is taking away would otherwise be passed
+		 * and land elsewhere behind the cursor.
+		 */
+		mapped = tier_map_word_decode(word, &loc);
+		if (mapped && (word & TIER_MAPW_BUSY))
+			return false; /* being written or moved: next tick */
+		if (!mapped || loc.tier == m->tier) {
 			m->next++;
 			/* Bound the time under the lock on sparse ranges. */
 			if (!--skips)
 				return false;
 			continue;
 		}
-		if (word & TIER_MAPW_BUSY)
-			return false; /* being written or moved: next tick */
 		/*
 		 * To a tier being evacuated: it takes nothing until its
 		 * evacuation, queued behind this request, has run, so

@@ -3,7 +3,7 @@
 # dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154,SC2015  # status variables come from tier_eval
 # The queue of explicit move requests (docs/ARCHITECTURE.md "Move queue"),
-# one boot, two NVMe drives (hot 64M, cold 512M), 1 MiB extents:
+# one boot, two NVMe drives (hot 128M, cold 512M under dm-delay), 1 MiB extents:
 #   queue   migrate, pin --tier, migrate, migrate sent back to back while the
 #           first crawls at 2 MiB/s: none refused, each gets an id, status
 #           lists them in order; the 4th is cancelled while queued; the queue
@@ -11,6 +11,12 @@
 #           ends with exactly one migration-done event carrying its id and
 #           outcome (done / cancelled), the moved regions on tier 1 with
 #           their contents, the cancelled one's extents never moved
+#   pinrace a pin that arrives while automatic demotions of its extents are
+#           in flight (tier 1 is a dm-delay device; here its writes take
+#           3 s, so the copies outlast many ticks): once all is idle every
+#           pinned extent is on the pin's tier, contents intact (the copy
+#           in flight is dropped; the pin's walk waits for busy extents on
+#           its target)
 #   remove  the device removed with a full queue: no hang, no kernel
 #           warning, each queued request ends "cancelled" (one event each)
 . "$(dirname "$0")/lib.sh"
@@ -135,6 +141,49 @@ for line in open('/tmp/fill.json'):
 	tier_sane $DEV queue
 }
 
+# Tier 1's writes delayed by MS (dm-delay "t1" over the second disk).
+t1_delay() { # ms
+	local sz
+	sz=$(blockdev --getsz "$DMT_NVME1")
+	dmsetup suspend t1
+	dmsetup load t1 --table "0 $sz delay $DMT_NVME1 0 0 $DMT_NVME1 0 $1"
+	dmsetup resume t1
+}
+
+step_pinrace() {
+	local moving
+	# Region f, written with automatic moves off (step_queue): tier 0,
+	# like region d.
+	rand_bytes 8M >/tmp/f.bin
+	put /tmp/f.bin 200
+	expect_eq "$(where_on 200 8 0)" 8 "pinrace: MiB of region f on tier 0 before"
+	expect_eq "$(where_on 24 8 0)" 8 "pinrace: MiB of region d on tier 0 before"
+	t1_delay 3000
+	# A few extents to demote (16 MiB down to 9% of 128), and room for
+	# more copies than that: the pin's walk runs while they are in
+	# flight (with every copy slot taken it would wait for them).
+	tier_set $DEV migration_inflight 32
+	tier_set_wm $DEV 10 9
+	tier_set $DEV auto_migrate 1
+	tier_wait $DEV 60 "[ \$in_flight -gt 0 ]" ||
+		fail "pinrace: no automatic demotion started: $(tier_summary $DEV)"
+	moving=$in_flight
+	tierctl pin $DEV --range 24M:8M --range 200M:8M --tier 0 >/dev/null
+	tier_wait $DEV 120 "[ \$manual_pending = 0 ] && [ \$in_flight = 0 ]" ||
+		fail "pinrace: not idle after 120 s: $(tier_summary $DEV)"
+	echo "pinrace: $moving automatic copies in flight when the pin came"
+	tier_set $DEV auto_migrate 0
+	tier_set $DEV migration_inflight 8
+	t1_delay 0
+	expect_eq "$(where_on 24 8 0)" 8 "pinrace: MiB of pinned region d on tier 0"
+	expect_eq "$(where_on 200 8 0)" 8 "pinrace: MiB of pinned region f on tier 0"
+	expect_eq "$(dev_sha 24 8)" "$(file_sha /tmp/d.bin)" "pinrace: contents of region d"
+	expect_eq "$(dev_sha 200 8)" "$(file_sha /tmp/f.bin)" "pinrace: contents of region f"
+	tier_eval $DEV
+	expect_eq "$migration_errors" 0 "pinrace: migration errors"
+	tier_sane $DEV pinrace
+}
+
 step_remove() {
 	local n=0 watch
 	tierctl watch --json >/tmp/watch2.json 2>/dev/null &
@@ -167,13 +216,14 @@ print(n)")" $((n + 1)) "remove: cancelled events"
 
 guest_main() {
 	local s t0
-	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --extent-size 1M >/dev/null
-	for s in queue remove; do
+	delay_dev t1 "$DMT_NVME1" 0
+	tierctl create $DEV --tier "$DMT_NVME0" --tier /dev/mapper/t1 --extent-size 1M >/dev/null
+	for s in queue pinrace remove; do
 		t0=$(now_ms)
 		"step_$s"
 		echo "[$s done in $(fmt_ms $(($(now_ms) - t0))) s]"
 	done
-	echo "move queue: queue remove ok"
+	echo "move queue: queue pinrace remove ok"
 }
 run_guest_phase "$@"
 
