@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: spare
 # dmt: debug-kernel
 # shellcheck source=tests/vm/lib.sh disable=SC2154
 # Power cuts in the middle of tierctl add-tier and remove-tier: three

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# dmt: spare
 # dmt: also-6.12
 # dmt: timeout 2700
 # The Debian packages on a guest, and boot-time activation across two
