@@ -141,15 +141,6 @@ for line in open('/tmp/fill.json'):
 	tier_sane $DEV queue
 }
 
-# Tier 1's writes delayed by MS (dm-delay "t1" over the second disk).
-t1_delay() { # ms
-	local sz
-	sz=$(blockdev --getsz "$DMT_NVME1")
-	dmsetup suspend t1
-	dmsetup load t1 --table "0 $sz delay $DMT_NVME1 0 0 $DMT_NVME1 0 $1"
-	dmsetup resume t1
-}
-
 step_pinrace() {
 	local moving
 	# Region f, written with automatic moves off (step_queue): tier 0,
@@ -158,7 +149,7 @@ step_pinrace() {
 	put /tmp/f.bin 200
 	expect_eq "$(where_on 200 8 0)" 8 "pinrace: MiB of region f on tier 0 before"
 	expect_eq "$(where_on 24 8 0)" 8 "pinrace: MiB of region d on tier 0 before"
-	t1_delay 3000
+	delay_set t1 "$DMT_NVME1" 3000
 	# A few extents to demote (16 MiB down to 9% of 128), and room for
 	# more copies than that: the pin's walk runs while they are in
 	# flight (with every copy slot taken it would wait for them).
@@ -174,7 +165,7 @@ step_pinrace() {
 	echo "pinrace: $moving automatic copies in flight when the pin came"
 	tier_set $DEV auto_migrate 0
 	tier_set $DEV migration_inflight 8
-	t1_delay 0
+	delay_set t1 "$DMT_NVME1" 0
 	expect_eq "$(where_on 24 8 0)" 8 "pinrace: MiB of pinned region d on tier 0"
 	expect_eq "$(where_on 200 8 0)" 8 "pinrace: MiB of pinned region f on tier 0"
 	expect_eq "$(dev_sha 24 8)" "$(file_sha /tmp/d.bin)" "pinrace: contents of region d"

@@ -382,13 +382,21 @@ dbg_param() { # name value
 	echo "$2" >"$p"
 }
 
-# /dev/mapper/NAME: dm-delay over DISK, reads undelayed, writes (and
-# flushes) delayed by WRITE_MS.
+# The dm-delay table over DISK: reads undelayed, writes (and flushes)
+# delayed by WRITE_MS.
+delay_table() { # disk write_ms
+	echo "0 $(blockdev --getsz "$1") delay $1 0 0 $1 0 $2"
+}
+# /dev/mapper/NAME: dm-delay over DISK (delay_table).
 delay_dev() { # name disk write_ms
-	local sz
-	sz=$(blockdev --getsz "$2")
-	dmsetup create "$1" --table "0 $sz delay $2 0 0 $2 0 $3"
+	dmsetup create "$1" --table "$(delay_table "$2" "$3")"
 	udevadm settle
+}
+# NAME, made by delay_dev over DISK, reloaded with WRITE_MS.
+delay_set() { # name disk write_ms
+	dmsetup suspend "$1"
+	dmsetup load "$1" --table "$(delay_table "$2" "$3")"
+	dmsetup resume "$1"
 }
 
 # Sectors written to a block device (by its kernel name or /dev path).
