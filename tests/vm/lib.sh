@@ -8,8 +8,12 @@
 #     vm --fresh --nvme 64M -- "$0" main
 # Exit 0 = pass, 77 = skip, anything else = fail.
 set -euo pipefail
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-TEST_NAME=${DMT_TEST_NAME:-$(basename "$0" .sh)}
+# (Parameter expansions, not dirname/basename: see sleep() below.)
+TOP=${BASH_SOURCE[0]%/*}
+[ "$TOP" != "${BASH_SOURCE[0]}" ] || TOP=.
+TOP=$(cd "$TOP/../.." && pwd)
+TEST_NAME=${0##*/}
+TEST_NAME=${DMT_TEST_NAME:-${TEST_NAME%.sh}}
 export PATH=$TOP/build/user:$PATH
 
 # Boot the bench for this test: images live in build/vm/$TEST_NAME, output
@@ -22,6 +26,20 @@ vm() {
 }
 
 in_guest() { [ "${DMT_IN_VM:-}" = 1 ]; }
+
+# sleep N (seconds, no suffix) without starting a process: a read that times
+# out on a pipe nobody writes to. The tests poll (wait_for, tier_wait) every
+# 0.2 s for minutes, and under TCG an exec of /bin/sleep costs about 0.1 s of
+# a guest that mostly has one vCPU, taken from the work being waited for.
+# Anything else (1m, infinity, several arguments) goes to /bin/sleep.
+sleep() {
+	if [ $# = 1 ] && [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then
+		[ -n "${DMT_NAP_FD:-}" ] || exec {DMT_NAP_FD}<> <(:)
+		read -rt "$1" -u "$DMT_NAP_FD" || [ $? -gt 128 ]
+	else
+		command sleep "$@"
+	fi
+}
 
 # Test data: rand_bytes SIZE (SIZE bytes, K/M/G suffixes) or rand_bytes
 # (endless: `dd if=<(rand_bytes) iflag=fullblock bs=1M count=N`) on stdout,
@@ -52,7 +70,7 @@ jget() {
 	local doc out path=${1#[}
 	path=[${path%]}]
 	path=${path//][/,}
-	doc=$(cat)
+	IFS= read -rd '' doc || : # all of stdin, without a process
 	# A missing key, a non-scalar, a float or a type error: Python's turn.
 	if [[ $1 =~ ^(\[(\"[A-Za-z0-9_]+\"|[0-9]+)\])+$ ]] &&
 		out=$(jq -r --argjson p "$path" 'if any(paths; . == $p) then getpath($p) else error("no such key") end |
