@@ -970,7 +970,7 @@ static struct tier_job *tier_mig_claim(struct tier_pool *pool,
 	job->manual = manual;
 	job->status = BLK_STS_OK;
 	tier_map_set_busy(&pool->map, job->vext, true);
-	list_add_tail(&job->list, &pool->busy);
+	tier_job_start(pool, job);
 	mg->inflight++;
 	mg->out[w->from]++;
 	if (manual)

@@ -81,11 +81,53 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job)
 	mempool_free(job, &pool->job_pool);
 }
 
+void tier_job_start(struct tier_pool *pool, struct tier_job *job)
+{
+	lockdep_assert_held(&pool->lock);
+	list_add_tail(&job->list, &pool->busy);
+	hash_add(pool->busy_index, &job->busy_node, job->vext.v);
+	pool->nr_busy++;
+}
+
 void tier_job_end(struct tier_pool *pool, struct tier_job *job)
 {
+	lockdep_assert_held(&pool->lock);
 	list_del(&job->list);
+	hash_del(&job->busy_node);
+	pool->nr_busy--;
 	bio_list_merge(&pool->deferred, &pool->parked);
 	bio_list_init(&pool->parked);
+}
+
+struct tier_job *tier_job_find(struct tier_pool *pool, u64 v)
+{
+	struct tier_job *job;
+
+	lockdep_assert_held(&pool->lock);
+	hash_for_each_possible(pool->busy_index, job, busy_node, v)
+		if (job->vext.v == v)
+			return job;
+	return NULL;
+}
+
+bool tier_range_busy(struct tier_pool *pool, u64 first, u64 last)
+{
+	struct tier_job *job;
+	unsigned int bkt;
+	u64 v;
+
+	lockdep_assert_held(&pool->lock);
+	if (last - first < pool->nr_busy) {
+		for (v = first; v <= last; v++)
+			if (tier_job_find(pool, v))
+				return true;
+		return false;
+	}
+	/* A discard of a large range: the jobs are fewer than its extents. */
+	hash_for_each(pool->busy_index, bkt, job, busy_node)
+		if (job->vext.v >= first && job->vext.v <= last)
+			return true;
+	return false;
 }
 
 void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
@@ -1370,6 +1412,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	bio_list_init(&pool->offq);
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
+	hash_init(pool->busy_index);
 	INIT_LIST_HEAD(&pool->targets);
 	pool->md = md;
 	init_waitqueue_head(&pool->drain_wait);

@@ -36,6 +36,7 @@
 #include <linux/blkdev.h>
 #include <linux/device-mapper.h>
 #include <linux/dm-ioctl.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
@@ -58,6 +59,9 @@
 struct tier_mig; /* dm-tier-migrate.c */
 struct tier_memtier; /* dm-tier-memtier.c */
 
+/* 256 buckets: a few jobs a bucket at the most jobs that run at once. */
+#define TIER_BUSY_INDEX_BITS 8
+
 /* What a struct tier_job does. */
 enum tier_job_kind {
 	TIER_JOB_PREPARE, /* unmapped extent: first write or zeroing */
@@ -74,6 +78,7 @@ enum tier_job_kind {
  */
 struct tier_job {
 	struct list_head list; /* pool->busy, then pool->done */
+	struct hlist_node busy_node; /* pool->busy_index, until the job ends */
 	struct tier_pool *pool;
 	struct tier_vext vext;
 	struct tier_loc loc; /* destination */
@@ -228,6 +233,13 @@ struct tier_pool {
 	u32 offline_queue_s;
 	struct list_head busy; /* struct tier_job being prepared */
 	struct list_head done; /* jobs whose write completed */
+	/*
+	 * The jobs on busy and done by virtual extent: every write to an
+	 * unmapped extent and every discard asks whether a job holds it, and
+	 * a drain or a burst keeps hundreds of jobs in flight.
+	 */
+	DECLARE_HASHTABLE(busy_index, TIER_BUSY_INDEX_BITS);
+	unsigned int nr_busy; /* jobs in busy_index */
 	mempool_t job_pool;
 	u64 nospc_errors;
 	bool nospc_logged;
@@ -564,14 +576,47 @@ struct tier_job *tier_job_alloc(struct tier_pool *pool);
 void tier_job_free(struct tier_pool *pool, struct tier_job *job);
 
 /**
+ * tier_job_start() - @job (its vext set) now changes its extent: it goes
+ * on pool->busy and into the index tier_job_find() and tier_range_busy()
+ * search, until tier_job_end().
+ * @pool: the pool.
+ * @job:  the job; no other job may hold the same virtual extent.
+ *
+ * Context: under pool->lock.
+ */
+void tier_job_start(struct tier_pool *pool, struct tier_job *job);
+
+/**
  * tier_job_end() - the job is over: bios parked behind it go back to the
- * worker; the job leaves its list.
+ * worker; the job leaves its list and the index.
  * @pool: the pool.
  * @job:  the job.
  *
  * Context: under pool->lock.
  */
 void tier_job_end(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_job_find() - the job changing virtual extent @v, from its start to
+ * its end (on pool->busy, then pool->done, or taken off done by the worker
+ * that ends it).
+ * @pool: the pool.
+ * @v:    the virtual extent.
+ *
+ * Context: under pool->lock. Return: the job, or NULL. One hash bucket.
+ */
+struct tier_job *tier_job_find(struct tier_pool *pool, u64 v);
+
+/**
+ * tier_range_busy() - whether a job changes an extent in @first..@last.
+ * @pool:  the pool.
+ * @first: first virtual extent.
+ * @last:  last virtual extent (>= @first).
+ *
+ * Context: under pool->lock. Return: true if one does. Looks up each
+ * extent of the range or walks the jobs, whichever is fewer.
+ */
+bool tier_range_busy(struct tier_pool *pool, u64 first, u64 last);
 
 /**
  * tier_switch_extent() - point @job's extent at @job->loc instead of

@@ -470,38 +470,6 @@ struct tier_batch {
 	bool need_commit;
 };
 
-/*
- * The job changing extent @v: on pool->busy while its I/O runs, then on
- * pool->done until the worker ends it. Under lock.
- */
-static struct tier_job *tier_find_busy(struct tier_pool *pool,
-				       struct tier_vext v)
-{
-	struct tier_job *job;
-
-	list_for_each_entry(job, &pool->busy, list)
-		if (job->vext.v == v.v)
-			return job;
-	list_for_each_entry(job, &pool->done, list)
-		if (job->vext.v == v.v)
-			return job;
-	return NULL;
-}
-
-/* Whether a job changes an extent in first..last. Under lock. */
-static bool tier_range_busy(struct tier_pool *pool, u64 first, u64 last)
-{
-	struct tier_job *job;
-
-	list_for_each_entry(job, &pool->busy, list)
-		if (job->vext.v >= first && job->vext.v <= last)
-			return true;
-	list_for_each_entry(job, &pool->done, list)
-		if (job->vext.v >= first && job->vext.v <= last)
-			return true;
-	return false;
-}
-
 /* Completion of a whole-extent first write: publish it from the worker. */
 static void tier_overwrite_endio(struct bio *bio)
 {
@@ -657,7 +625,7 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 	job->bio = bio;
 	job->status = BLK_STS_OK;
 	tier_map_set_busy(&pool->map, v, true);
-	list_add_tail(&job->list, &pool->busy);
+	tier_job_start(pool, job);
 	pool->fg_alloc_j = jiffies;
 	return true;
 }
@@ -736,7 +704,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		tier_issue_mapped(pool, bio, v, &loc, offset, batch);
 		return 0;
 	}
-	if (tier_find_busy(pool, v)) {
+	if (tier_job_find(pool, v.v)) {
 		bio_list_add(&pool->parked, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
@@ -774,7 +742,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	job->loc = loc;
 	job->bio = bio;
 	job->status = BLK_STS_OK;
-	list_add_tail(&job->list, &pool->busy);
+	tier_job_start(pool, job);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	if (whole) {

@@ -391,6 +391,78 @@ static void offq_fail_all_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pool->offq_closed);
 }
 
+/*
+ * The busy index: every started job is found by its virtual extent until
+ * it ends, on busy or done alike; range queries agree with a plain walk
+ * whether they look up the range's extents (short ranges) or walk the
+ * jobs (ranges longer than the number of jobs).
+ */
+#define BUSY_JOBS 600
+static void busy_index_test(struct kunit *test)
+{
+	struct tier_pool *pool = fake_pool(test);
+	struct tier_job *jobs;
+	unsigned long flags;
+	u64 v, first;
+	u32 i;
+
+	jobs = kunit_kcalloc(test, BUSY_JOBS, sizeof(*jobs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, jobs);
+	INIT_LIST_HEAD(&pool->busy);
+	INIT_LIST_HEAD(&pool->done);
+	hash_init(pool->busy_index);
+	bio_list_init(&pool->parked);
+	bio_list_init(&pool->deferred);
+
+	spin_lock_irqsave(&pool->lock, flags);
+	/* Extents 0, 7, 14, ...: spread over the buckets and colliding. */
+	for (i = 0; i < BUSY_JOBS; i++) {
+		jobs[i].vext.v = (u64)i * 7;
+		tier_job_start(pool, &jobs[i]);
+	}
+	KUNIT_EXPECT_EQ(test, pool->nr_busy, (unsigned int)BUSY_JOBS);
+	/* Half of them complete: from busy to done, still found. */
+	for (i = 0; i < BUSY_JOBS; i += 2)
+		list_move_tail(&jobs[i].list, &pool->done);
+	for (i = 0; i < BUSY_JOBS; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, tier_job_find(pool, (u64)i * 7),
+				    &jobs[i]);
+		KUNIT_EXPECT_NULL(test, tier_job_find(pool, (u64)i * 7 + 3));
+	}
+	KUNIT_EXPECT_NULL(test, tier_job_find(pool, (u64)BUSY_JOBS * 7));
+	/* Short ranges (looked up) and long ones (walked). */
+	KUNIT_EXPECT_TRUE(test, tier_range_busy(pool, 0, 0));
+	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, 1, 6));
+	KUNIT_EXPECT_TRUE(test, tier_range_busy(pool, 1, 7));
+	KUNIT_EXPECT_TRUE(test, tier_range_busy(pool, 700, 700));
+	KUNIT_EXPECT_TRUE(test, tier_range_busy(pool, 0, U64_MAX - 1));
+	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, (u64)BUSY_JOBS * 7,
+						 U64_MAX - 1));
+	/* Every other job ends: only the rest are found, in any range. */
+	for (i = 1; i < BUSY_JOBS; i += 2)
+		tier_job_end(pool, &jobs[i]);
+	KUNIT_EXPECT_EQ(test, pool->nr_busy, (unsigned int)BUSY_JOBS / 2);
+	for (i = 0; i < BUSY_JOBS; i++)
+		KUNIT_EXPECT_PTR_EQ(test, tier_job_find(pool, (u64)i * 7),
+				    i % 2 ? NULL : &jobs[i]);
+	for (first = 0; first < 30; first++)
+		for (v = first; v < first + 2 * BUSY_JOBS; v += 13) {
+			/* Busy: a multiple of 14 in first..v. */
+			bool want = DIV_ROUND_UP(first, 14) * 14 <= v;
+
+			KUNIT_EXPECT_EQ(test, tier_range_busy(pool, first, v),
+					want);
+		}
+	for (i = 0; i < BUSY_JOBS; i += 2)
+		tier_job_end(pool, &jobs[i]);
+	KUNIT_EXPECT_EQ(test, pool->nr_busy, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&pool->busy));
+	KUNIT_EXPECT_TRUE(test, list_empty(&pool->done));
+	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, 0, U64_MAX - 1));
+	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, 5, 5));
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
 static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(mode_names_test),
 	KUNIT_CASE(mode_transitions_test),
@@ -404,6 +476,7 @@ static struct kunit_case dm_tier_mechanism_cases[] = {
 	KUNIT_CASE(switch_keeps_current_flags_test),
 	KUNIT_CASE(heat_capture_test),
 	KUNIT_CASE(heat_note_test),
+	KUNIT_CASE(busy_index_test),
 	{}
 };
 
