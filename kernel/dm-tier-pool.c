@@ -84,7 +84,7 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job)
 void tier_job_start(struct tier_pool *pool, struct tier_job *job)
 {
 	lockdep_assert_held(&pool->lock);
-	list_add_tail(&job->list, &pool->busy);
+	INIT_LIST_HEAD(&job->list); /* the completion moves it to done */
 	hash_add(pool->busy_index, &job->busy_node, job->vext.v);
 	pool->nr_busy++;
 }
@@ -1410,7 +1410,6 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	bio_list_init(&pool->deferred);
 	bio_list_init(&pool->parked);
 	bio_list_init(&pool->offq);
-	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
 	hash_init(pool->busy_index);
 	INIT_LIST_HEAD(&pool->targets);

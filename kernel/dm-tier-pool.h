@@ -77,7 +77,7 @@ enum tier_job_kind {
  * extent wait ("parked") until the job ends.
  */
 struct tier_job {
-	struct list_head list; /* pool->busy, then pool->done */
+	struct list_head list; /* pool->done once its I/O completed */
 	struct hlist_node busy_node; /* pool->busy_index, until the job ends */
 	struct tier_pool *pool;
 	struct tier_vext vext;
@@ -231,12 +231,11 @@ struct tier_pool {
 	bool offq_requeue;
 	/* offline_queue_s of the active table (READ_ONCE in map()). */
 	u32 offline_queue_s;
-	struct list_head busy; /* struct tier_job being prepared */
-	struct list_head done; /* jobs whose write completed */
+	struct list_head done; /* jobs whose I/O completed, for the worker */
 	/*
-	 * The jobs on busy and done by virtual extent: every write to an
-	 * unmapped extent and every discard asks whether a job holds it, and
-	 * a drain or a burst keeps hundreds of jobs in flight.
+	 * Every running job by virtual extent: every write to an unmapped
+	 * extent and every discard asks whether a job holds it, and a burst
+	 * or a drain keeps many jobs in flight.
 	 */
 	DECLARE_HASHTABLE(busy_index, TIER_BUSY_INDEX_BITS);
 	unsigned int nr_busy; /* jobs in busy_index */
@@ -577,8 +576,8 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job);
 
 /**
  * tier_job_start() - @job (its vext set) now changes its extent: it goes
- * on pool->busy and into the index tier_job_find() and tier_range_busy()
- * search, until tier_job_end().
+ * into the index tier_job_find() and tier_range_busy() search, until
+ * tier_job_end(); its completion puts it on pool->done meanwhile.
  * @pool: the pool.
  * @job:  the job; no other job may hold the same virtual extent.
  *
@@ -598,7 +597,7 @@ void tier_job_end(struct tier_pool *pool, struct tier_job *job);
 
 /**
  * tier_job_find() - the job changing virtual extent @v, from its start to
- * its end (on pool->busy, then pool->done, or taken off done by the worker
+ * its end (its I/O running, on pool->done, or taken off done by the worker
  * that ends it).
  * @pool: the pool.
  * @v:    the virtual extent.

@@ -184,8 +184,8 @@ static struct tier_pool *map_pool(struct kunit *test, u64 extents)
 	pool->virt_extents = extents;
 	bio_list_init(&pool->parked);
 	bio_list_init(&pool->deferred);
-	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
+	hash_init(pool->busy_index);
 	KUNIT_ASSERT_EQ(test,
 			tier_map_init(&pool->map, extents, TIER_MAP_F_HEAT), 0);
 	for (i = 0; i < 2; i++)
@@ -226,7 +226,9 @@ static void start_move(struct kunit *test, struct tier_pool *pool,
 	job->src = src;
 	job->loc.tier = to;
 	job->loc.pext = tier_pext(to_pext);
-	list_add_tail(&job->list, &pool->busy);
+	spin_lock_irq(&pool->lock);
+	tier_job_start(pool, job);
+	spin_unlock_irq(&pool->lock);
 }
 
 /*
@@ -263,7 +265,11 @@ static void switch_extent_test(struct kunit *test)
 	/* The source waits for a commit: still used, pending. */
 	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_used, 1ULL);
 	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_pending, 1ULL);
-	KUNIT_EXPECT_TRUE(test, list_empty(&pool->busy));
+	/* The job ended: out of the index. */
+	KUNIT_EXPECT_EQ(test, pool->nr_busy, 0U);
+	spin_lock_irq(&pool->lock);
+	KUNIT_EXPECT_NULL(test, tier_job_find(pool, 300));
+	spin_unlock_irq(&pool->lock);
 	KUNIT_EXPECT_TRUE(test, bio_list_empty(&pool->parked));
 	KUNIT_EXPECT_PTR_EQ(test, bio_list_peek(&pool->deferred), &bio);
 
@@ -408,7 +414,6 @@ static void busy_index_test(struct kunit *test)
 
 	jobs = kunit_kcalloc(test, BUSY_JOBS, sizeof(*jobs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, jobs);
-	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->done);
 	hash_init(pool->busy_index);
 	bio_list_init(&pool->parked);
@@ -421,7 +426,7 @@ static void busy_index_test(struct kunit *test)
 		tier_job_start(pool, &jobs[i]);
 	}
 	KUNIT_EXPECT_EQ(test, pool->nr_busy, (unsigned int)BUSY_JOBS);
-	/* Half of them complete: from busy to done, still found. */
+	/* Half of them complete: on done, still found. */
 	for (i = 0; i < BUSY_JOBS; i += 2)
 		list_move_tail(&jobs[i].list, &pool->done);
 	for (i = 0; i < BUSY_JOBS; i++) {
@@ -456,7 +461,6 @@ static void busy_index_test(struct kunit *test)
 	for (i = 0; i < BUSY_JOBS; i += 2)
 		tier_job_end(pool, &jobs[i]);
 	KUNIT_EXPECT_EQ(test, pool->nr_busy, 0U);
-	KUNIT_EXPECT_TRUE(test, list_empty(&pool->busy));
 	KUNIT_EXPECT_TRUE(test, list_empty(&pool->done));
 	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, 0, U64_MAX - 1));
 	KUNIT_EXPECT_FALSE(test, tier_range_busy(pool, 5, 5));
