@@ -81,6 +81,15 @@ struct tier_mig {
 	u32 evac_stop_tier;
 	struct tier_copier *copier;
 	struct delayed_work tick; /* on pool->wq */
+	/*
+	 * A batch the tick claimed, handed to copy_work (on pool->qwq), which
+	 * quiesces, starts the copies and sets batch_n back to 0; the tick
+	 * claims no new batch before.
+	 */
+	struct work_struct copy_work;
+	struct tier_job *batch[TIER_MIG_INFLIGHT_MAX];
+	unsigned int batch_n;
+	enum tier_copy_mode batch_mode;
 	bool running; /* tick armed (resume..postsuspend); pool->lock */
 	wait_queue_head_t idle_wait; /* inflight reached 0 */
 
@@ -137,6 +146,7 @@ struct tier_mig {
 };
 
 static void tier_mig_tick(struct work_struct *ws);
+static void tier_mig_copy_work(struct work_struct *ws);
 
 /*
  * Run the tick after @delay if it is armed (between resume and
@@ -170,6 +180,7 @@ int tier_mig_init(struct tier_pool *pool, char **error)
 	tier_policy_plan_init(&mg->plan, pool->nr_tiers);
 	init_waitqueue_head(&mg->idle_wait);
 	INIT_DELAYED_WORK(&mg->tick, tier_mig_tick);
+	INIT_WORK(&mg->copy_work, tier_mig_copy_work);
 	/* The two candidate lists, the displacement ones, the swaps. */
 	mg->cand = kvcalloc(2 * TIER_MIG_CAND + 2 * TIER_MIG_SWAP_CAND +
 				    2 * TIER_MIG_SWAPS,
@@ -206,6 +217,8 @@ void tier_mig_teardown(struct tier_pool *pool)
 	mg->running = false;
 	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&mg->tick);
+	/* A claimed batch starts its copies first. */
+	flush_work(&mg->copy_work);
 	/* Waits for copies in flight; their completions queue the worker. */
 	tier_copier_destroy(mg->copier);
 	mg->copier = NULL;
@@ -1123,10 +1136,10 @@ static void tier_mig_tick(struct work_struct *ws)
 	struct tier_mig *mg =
 		container_of(to_delayed_work(ws), struct tier_mig, tick);
 	struct tier_pool *pool = mg->pool;
-	struct tier_job *batch[TIER_MIG_INFLIGHT_MAX];
+	struct tier_job **batch = mg->batch;
 	u64 extent_bytes = pool->extent_sectors << SECTOR_SHIFT;
 	struct tier_policy_cfg cfg;
-	unsigned int n = 0, i;
+	unsigned int n = 0;
 	bool urgent, scanned = false;
 	struct tier_job *job;
 	struct tier_work w;
@@ -1142,11 +1155,15 @@ static void tier_mig_tick(struct work_struct *ws)
 	 */
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE || pool->read_only)
 		goto out;
+	/* The last batch still waits for its quiesce: claim nothing yet. */
+	if (smp_load_acquire(&mg->batch_n))
+		goto out;
 	mg->offline = tier_pool_offline_mask(pool);
 	mg->noalloc = READ_ONCE(pool->evac);
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */
-	while (mg->inflight < mg->pace.max_inflight && n < ARRAY_SIZE(batch) &&
+	while (mg->inflight < mg->pace.max_inflight &&
+	       n < ARRAY_SIZE(mg->batch) &&
 	       (!mg->pace.rate || mg->tokens > 0)) {
 		bool manual, swap = false;
 
@@ -1228,19 +1245,11 @@ static void tier_mig_tick(struct work_struct *ws)
 		 * At the background pace, foreground I/O is running: copy in
 		 * small pieces that it does not queue long behind.
 		 */
-		enum tier_copy_mode mode =
-			mg->pace.mode == TIER_PACE_BACKGROUND ?
-				TIER_COPY_GENTLE :
-				TIER_COPY_FAST;
-
-		/* Writes remapped before the busy marks land before the copy. */
-		/*
-		 * Expedited: a grace period per batch would otherwise bound
-		 * the drain rate (dm_sync_table() makes the same choice).
-		 */
-		tier_quiesce_old_io(pool, true);
-		for (i = 0; i < n; i++)
-			tier_mig_copy(pool, batch[i], mode);
+		mg->batch_mode = mg->pace.mode == TIER_PACE_BACKGROUND ?
+					 TIER_COPY_GENTLE :
+					 TIER_COPY_FAST;
+		mg->batch_n = n;
+		queue_work(pool->qwq, &mg->copy_work);
 	}
 out:
 	spin_lock_irq(&pool->lock);
@@ -1270,6 +1279,29 @@ out:
 	}
 }
 
+/*
+ * The second half of a tick that claimed copies, on pool->qwq: writes
+ * remapped before the busy marks land before the copy. Not in the tick:
+ * the wait lasts as long as the slowest bio of the old epoch (a slow tier's
+ * read), and the tick shares pool->wq with the worker and the flushes.
+ */
+static void tier_mig_copy_work(struct work_struct *ws)
+{
+	struct tier_mig *mg = container_of(ws, struct tier_mig, copy_work);
+	struct tier_pool *pool = mg->pool;
+	unsigned int i, n = mg->batch_n;
+
+	/*
+	 * Expedited: a grace period per batch would otherwise bound the drain
+	 * rate (dm_sync_table() makes the same choice).
+	 */
+	tier_quiesce_old_io(pool, true);
+	for (i = 0; i < n; i++)
+		tier_mig_copy(pool, mg->batch[i], mg->batch_mode);
+	/* Pairs with the tick's acquire: it may fill the batch again. */
+	smp_store_release(&mg->batch_n, 0);
+}
+
 void tier_mig_start(struct tier_pool *pool)
 {
 	struct tier_mig *mg = pool->mig;
@@ -1295,6 +1327,8 @@ void tier_mig_stop(struct tier_pool *pool)
 	mg->running = false;
 	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&mg->tick);
+	/* A claimed batch starts its copies (pool->qwq runs on). */
+	flush_work(&mg->copy_work);
 	/* Copies in flight end in the worker, which switches or drops them. */
 	wait_event(mg->idle_wait, !READ_ONCE(mg->inflight));
 	flush_workqueue(pool->wq);

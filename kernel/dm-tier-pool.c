@@ -177,11 +177,14 @@ static void tier_sync_rcu(bool expedited)
 }
 
 /*
- * Readers (map(), the memory tier's fill) read the map word, read the epoch
- * and increment inflight[epoch & 1], all inside one RCU read section. The
- * worker counts the bios it submits without RCU: it runs on pool->wq, like
- * every caller of this function (or the pool is suspended), so never at the
- * same time. The argument, with E the epoch on entry:
+ * Readers (map(), the memory tier's fill, the worker) read the epoch and
+ * increment inflight[epoch & 1] inside one RCU read section, map() and the
+ * fill in the same section as their read of the map word. The worker, which
+ * reads words under pool->lock, counts every bio it remapped before it
+ * queues anything that quiesces (the tick, the commit's release), so a
+ * quiesce that covers a change always starts after the worker counted the
+ * bios that used the old word. Quiesces run one at a time (quiesce_lock).
+ * The argument, with E the epoch on entry:
  *
  *  1. The unmaps or busy marks were made before the first grace period
  *     began, so a reader that can still use an old word began its read
@@ -206,6 +209,7 @@ void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
 {
 	unsigned int old;
 
+	mutex_lock(&pool->quiesce_lock);
 	tier_dbg_quiesce_begin();
 	tier_sync_rcu(expedited);
 	tier_dbg_quiesce_gap();
@@ -214,6 +218,7 @@ void tier_quiesce_old_io(struct tier_pool *pool, bool expedited)
 	tier_sync_rcu(expedited);
 	wait_event(pool->drain_wait, !atomic_read(&pool->inflight[old & 1]));
 	tier_dbg_quiesce_end(pool, old);
+	mutex_unlock(&pool->quiesce_lock);
 }
 
 /* ---- commits and metadata mode ------------------------------------------- */
@@ -341,17 +346,47 @@ static void tier_pool_md_result(struct tier_pool *pool, int r)
 				  "a retried commit succeeded");
 }
 
-void tier_pool_release_frees(struct tier_pool *pool)
+/*
+ * The second half of a commit that freed extents, on pool->qwq: the
+ * extents become allocatable once no bio of the old epoch can reach them.
+ * First writes that found no room meanwhile go back to the worker.
+ */
+static void tier_release_work(struct work_struct *ws)
 {
+	struct tier_pool *pool =
+		container_of(ws, struct tier_pool, release_work);
 	unsigned long flags;
+	bool waiters;
 	u32 i;
 
-	lockdep_assert_held(&pool->md_lock);
 	tier_quiesce_old_io(pool, false);
 	spin_lock_irqsave(&pool->lock, flags);
 	for (i = 0; i < pool->nr_tiers; i++)
 		tier_alloc_commit_end(&pool->alloc[i], true);
+	pool->release_pending = false;
+	waiters = !bio_list_empty(&pool->release_wait);
+	bio_list_merge(&pool->deferred, &pool->release_wait);
+	bio_list_init(&pool->release_wait);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (waiters)
+		tier_wake_worker(pool);
+}
+
+void tier_pool_release_frees(struct tier_pool *pool)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&pool->md_lock);
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->release_pending = true;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	queue_work(pool->qwq, &pool->release_work);
+}
+
+void tier_pool_release_flush(struct tier_pool *pool)
+{
+	if (pool->qwq)
+		flush_workqueue(pool->qwq);
 }
 
 /*
@@ -393,9 +428,16 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	seq = pool->change_seq;
 	tier_pool_heat_capture(pool);
 	for (i = 0; i < pool->nr_tiers; i++) {
-		tier_alloc_commit_begin(&pool->alloc[i]);
-		if (pool->alloc[i].nr_committing)
-			freed = true;
+		/*
+		 * While the last commit's frees wait for their quiesce, new
+		 * ones stay pending for the next commit: that quiesce may have
+		 * begun before they were unmapped.
+		 */
+		if (!pool->release_pending) {
+			tier_alloc_commit_begin(&pool->alloc[i]);
+			if (pool->alloc[i].nr_committing)
+				freed = true;
+		}
 		/* Not nr_used: that includes extents being prepared. */
 		used[i] = pool->mapped[i];
 	}
@@ -1323,6 +1365,18 @@ void tier_pool_drain(struct tier_pool *pool)
 	if (tier_pool_offq_fail_all(pool))
 		DMERR("%s: writes parked for an offline tier failed at teardown",
 		      tier_pool_log_name(pool));
+	/*
+	 * A release may wake the worker, and the worker's commit queue a
+	 * release: flush both ways, then the worker once more, below.
+	 */
+	tier_pool_release_flush(pool);
+	if (pool->wq)
+		drain_workqueue(pool->wq);
+	tier_pool_release_flush(pool);
+	if (pool->qwq) {
+		destroy_workqueue(pool->qwq);
+		pool->qwq = NULL;
+	}
 	if (pool->wq) {
 		drain_workqueue(pool->wq);
 		cancel_delayed_work_sync(&pool->retry_work);
@@ -1406,6 +1460,9 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 		return ERR_PTR(-ENOMEM);
 	}
 	mutex_init(&pool->md_lock);
+	mutex_init(&pool->quiesce_lock);
+	INIT_WORK(&pool->release_work, tier_release_work);
+	bio_list_init(&pool->release_wait);
 	spin_lock_init(&pool->lock);
 	bio_list_init(&pool->deferred);
 	bio_list_init(&pool->parked);
@@ -1464,6 +1521,12 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 					   pool->tier_name[0]);
 	if (!pool->wq) {
 		*error = "Cannot create the workqueue";
+		goto bad;
+	}
+	pool->qwq = alloc_ordered_workqueue("dm-tier-q-%s", WQ_MEM_RECLAIM,
+					    pool->tier_name[0]);
+	if (!pool->qwq) {
+		*error = "Cannot create the quiesce workqueue";
 		goto bad;
 	}
 	mutex_lock(&pool->md_lock);

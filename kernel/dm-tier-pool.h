@@ -250,6 +250,19 @@ struct tier_pool {
 	unsigned int io_drained;
 	atomic_t inflight[2];
 	wait_queue_head_t drain_wait;
+	/* One quiesce at a time: the argument needs each to finish its epoch. */
+	struct mutex quiesce_lock;
+	/*
+	 * Ordered: the waits for the old epoch (a commit's release of frees,
+	 * a migration batch's quiesce), so that they do not hold the worker
+	 * and the flushes queued behind it while a slow tier's bios finish.
+	 */
+	struct workqueue_struct *qwq;
+	struct work_struct release_work; /* on qwq */
+	/* A commit's frees await release_work; pool->lock. */
+	bool release_pending;
+	/* First writes that found no room but that release: pool->lock. */
+	struct bio_list release_wait;
 
 	struct tier_pcpu_stats __percpu *stats;
 
@@ -639,8 +652,10 @@ void tier_switch_extent(struct tier_pool *pool, struct tier_job *job);
  * epoch advance (the argument is at the definition and in
  * docs/ARCHITECTURE.md "Locking").
  *
- * Context: process, may sleep; caller runs on pool->wq (or the pool is
- * suspended): this is the only place that advances the I/O epoch.
+ * Context: process, may sleep; runs on pool->qwq (a release, a migration
+ * batch), so that the worker and the flushes behind it do not wait for a
+ * slow tier's bios; takes quiesce_lock, so one runs at a time: this is the
+ * only place that advances the I/O epoch.
  */
 void tier_quiesce_old_io(struct tier_pool *pool, bool expedited);
 
@@ -991,10 +1006,11 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev);
  * Captures the change count, the heat due and the per-tier mapped counts,
  * and starts the allocators' commit; on success, extents freed before the
  * commit began become reusable once all I/O issued before the commit has
- * completed. A data tier whose flush fails goes offline; the commit goes on
- * (no mapping waits for a data tier's flush). A failure of the metadata device moves the
- * mode along tier_md_mode_next(); a success in read-only mode returns it
- * to read-write.
+ * completed (tier_pool_release_frees(): asynchronously). A data tier
+ * whose flush fails goes offline; the commit goes on (no mapping waits for
+ * a data tier's flush). A failure of the metadata device moves the mode
+ * along tier_md_mode_next(); a success in read-only mode returns it to
+ * read-write.
  *
  * Context: process, may sleep; caller holds pool->md_lock and is the worker
  * (or the pool is suspended), so the map does not change meanwhile: the
@@ -1011,8 +1027,7 @@ int tier_pool_commit(struct tier_pool *pool);
  * @pool:  the pool.
  * @frees: out: the commit that just reached the disk freed extents: call
  *         tier_pool_release_frees() before dropping md_lock, after
- *         completing the flushes, which so do not wait for in-flight I/O
- *         of the old epoch (a slow tier's reads) to drain.
+ *         submitting what waited for the commit.
  *
  * Context: as tier_pool_commit(), md_lock held.
  * Return: 0; -EIO when the commit failed or a tier's flush failed during
@@ -1023,13 +1038,28 @@ int tier_pool_sync_durable(struct tier_pool *pool, bool *frees);
 
 /**
  * tier_pool_release_frees() - the second half of a commit that freed
- * extents (tier_pool_sync_durable()): they become allocatable once no bio of
- * the old I/O epoch can still reach them (tier_quiesce_old_io()).
+ * extents (tier_pool_sync_durable()): queue their release on pool->qwq,
+ * where they become allocatable once no bio of the old I/O epoch can still
+ * reach them (tier_quiesce_old_io()). Until then, extents freed later stay
+ * pending for the commit after, and first writes that find no room wait in
+ * pool->release_wait; neither the worker nor the flushes behind it wait for
+ * the old epoch's bios (a slow tier's reads).
  * @pool: the pool.
  *
- * Context: process, may sleep; md_lock held, the same hold as the commit.
+ * Context: process; md_lock held, the same hold as the commit, and every
+ * bio the worker remapped so far is counted; takes pool->lock.
  */
 void tier_pool_release_frees(struct tier_pool *pool);
+
+/**
+ * tier_pool_release_flush() - wait until the releases queued so far (and a
+ * migration batch's quiesce) have run: what a commit freed is free.
+ * @pool: the pool.
+ *
+ * Context: process, may sleep; no pool lock held (a release takes
+ * pool->lock and quiesce_lock).
+ */
+void tier_pool_release_flush(struct tier_pool *pool);
 
 /**
  * tier_request_commit() - ask the worker for a commit (as the "commit"

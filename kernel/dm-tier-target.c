@@ -114,14 +114,15 @@ static void tier_defer_bio(struct tier_pool *pool, struct bio *bio)
 /*
  * Count a bio about to reach a physical extent in the current I/O epoch: an
  * extent freed by a commit is reused only after the bios of older epochs
- * finished (tier_quiesce_old_io()). map() does this inside the RCU read
- * section in which it read the map word; the worker, which is the only
- * writer of map words and runs the commits, needs no RCU.
+ * finished (tier_quiesce_old_io()). Inside an RCU read section: map()'s, in
+ * which it read the map word, or the worker's own (tier_submit()), since
+ * quiesces run on pool->qwq, beside the worker.
  */
 static void tier_count_io(struct tier_pool *pool, struct tier_bio *tb)
 {
 	unsigned int epoch = READ_ONCE(pool->io_epoch);
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "epoch read outside RCU");
 	tb->epoch = epoch & 1;
 	tier_dbg_epoch_window();
 	atomic_inc(&pool->inflight[tb->epoch]);
@@ -165,7 +166,9 @@ static void tier_remap(struct tier_pool *pool, struct bio *bio,
 static void tier_submit(struct tier_pool *pool, struct bio *bio)
 {
 	tier_dbg_check_submit(pool, bio, tier_bio(bio)->tier);
+	rcu_read_lock();
 	tier_count_io(pool, tier_bio(bio));
+	rcu_read_unlock();
 	dm_submit_bio_remap(bio, NULL);
 }
 
@@ -451,10 +454,14 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 	/* Before the completion goes up: a later flush covers it. */
 	if (op_is_write(bio_op(bio)))
 		tier_mark_written(tb->pool, tb->tier);
+	/*
+	 * Readahead may fail with the tier healthy: device-mapper fails it
+	 * while a tier that is a dm device is suspended (a table reload).
+	 */
 	if (!*error)
 		tier_note_io_ok(tb->pool, tb->tier);
 	else if (*error != BLK_STS_NOTSUPP && *error != BLK_STS_AGAIN &&
-		 *error != BLK_STS_NOSPC)
+		 *error != BLK_STS_NOSPC && !(bio->bi_opf & REQ_RAHEAD))
 		tier_note_io_error(tb->pool, tb->tier, *error);
 	return DM_ENDIO_DONE;
 }
@@ -718,6 +725,13 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	}
 	tier_pool_sync_noalloc(pool); /* offline tiers take no extent */
 	r = tier_alloc_extent(pool->alloc, pool->nr_tiers, &loc);
+	if (r && pool->release_pending) {
+		/* The last commit's frees are about to become free. */
+		bio_list_add(&pool->release_wait, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		tier_job_free(pool, job);
+		return 0;
+	}
 	if (r && tier_frees_pending(pool)) {
 		/* Discarded extents become free with the next commit. */
 		spin_unlock_irqrestore(&pool->lock, flags);
@@ -1800,6 +1814,8 @@ static void tier_postsuspend(struct dm_target *ti)
 	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
 		tier_pool_commit(pool);
 	mutex_unlock(&pool->md_lock);
+	/* Nothing runs while suspended: the frees are released now. */
+	tier_pool_release_flush(pool);
 }
 
 /*
@@ -2415,6 +2431,8 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 	seq = READ_ONCE(pool->change_seq);
 	tier_request_commit(pool);
 	flush_workqueue(pool->wq);
+	/* And its frees: released on the quiesce queue. */
+	tier_pool_release_flush(pool);
 	if (READ_ONCE(pool->durable_seq) < seq) {
 		*err = READ_ONCE(pool->suspended) ?
 			       "the device was suspended; the change is committed at resume" :
@@ -2495,6 +2513,7 @@ static int tier_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 		tier_request_commit(pool);
 		flush_workqueue(pool->wq);
+		tier_pool_release_flush(pool); /* and its frees */
 		return READ_ONCE(pool->durable_seq) >= seq ? 0 : -EIO;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
