@@ -1292,10 +1292,13 @@ static void tier_mig_copy_work(struct work_struct *ws)
 	unsigned int i, n = mg->batch_n;
 
 	/*
-	 * Expedited: a grace period per batch would otherwise bound the drain
-	 * rate (dm_sync_table() makes the same choice).
+	 * At the full pace, expedited: a grace period per batch would
+	 * otherwise bound the drain rate (dm_sync_table() makes the same
+	 * choice). At the background pace foreground I/O runs, and an
+	 * expedited grace period interrupts every CPU, its reader's too;
+	 * the normal one holds nothing but this batch, off the worker.
 	 */
-	tier_quiesce_old_io(pool, true);
+	tier_quiesce_old_io(pool, mg->batch_mode == TIER_COPY_FAST);
 	for (i = 0; i < n; i++)
 		tier_mig_copy(pool, mg->batch[i], mg->batch_mode);
 	/* Pairs with the tick's acquire: it may fill the batch again. */
