@@ -427,6 +427,8 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	spin_lock_irqsave(&pool->lock, flags);
 	seq = pool->change_seq;
 	tier_pool_heat_capture(pool);
+	if (!pool->release_pending)
+		pool->frees_deferred = false;
 	for (i = 0; i < pool->nr_tiers; i++) {
 		/*
 		 * While the last commit's frees wait for their quiesce, new
@@ -437,6 +439,8 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 			tier_alloc_commit_begin(&pool->alloc[i]);
 			if (pool->alloc[i].nr_committing)
 				freed = true;
+		} else if (pool->alloc[i].nr_pending) {
+			pool->frees_deferred = true;
 		}
 		/* Not nr_used: that includes extents being prepared. */
 		used[i] = pool->mapped[i];
@@ -494,7 +498,7 @@ int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
 	/* A read-only activation writes nothing, flushes included. */
 	if (pool->read_only)
 		return tier_map_dirty(pool) ? -EROFS : 0;
-	if (tier_map_dirty(pool)) {
+	if (tier_map_dirty(pool) || READ_ONCE(pool->frees_deferred)) {
 		r = tier_pool_commit_durable(pool, &failed, frees);
 	} else {
 		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
@@ -1338,7 +1342,8 @@ static void tier_commit_work(struct work_struct *ws)
 	 * Read-only mode retries too: a commit that succeeds returns the
 	 * device to read-write (tier_md_mode_next()).
 	 */
-	if ((tier_map_dirty(pool) || tier_pool_heat_due(pool)) &&
+	if ((tier_map_dirty(pool) || tier_pool_heat_due(pool) ||
+	     READ_ONCE(pool->frees_deferred)) &&
 	    READ_ONCE(pool->mode) != TIER_MODE_FAIL) {
 		mutex_lock(&pool->md_lock);
 		tier_pool_commit(pool);

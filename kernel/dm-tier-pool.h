@@ -261,6 +261,12 @@ struct tier_pool {
 	struct work_struct release_work; /* on qwq */
 	/* A commit's frees await release_work; pool->lock. */
 	bool release_pending;
+	/*
+	 * A commit left frees pending because a release was: the next commit
+	 * takes them even when the map is clean (else they wait for the next
+	 * change, and a first write that needs them for ever); pool->lock.
+	 */
+	bool frees_deferred;
 	/* First writes that found no room but that release: pool->lock. */
 	struct bio_list release_wait;
 

@@ -1810,7 +1810,10 @@ static void tier_postsuspend(struct dm_target *ti)
 	cancel_delayed_work_sync(&pool->retry_work);
 	WRITE_ONCE(pool->heat_flush, true);
 	mutex_lock(&pool->md_lock);
-	if ((tier_map_dirty(pool) || READ_ONCE(pool->heat_dirty)) &&
+	/* A release still pending: its frees, then the deferred ones. */
+	tier_pool_release_flush(pool);
+	if ((tier_map_dirty(pool) || READ_ONCE(pool->heat_dirty) ||
+	     READ_ONCE(pool->frees_deferred)) &&
 	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
 		tier_pool_commit(pool);
 	mutex_unlock(&pool->md_lock);

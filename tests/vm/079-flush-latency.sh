@@ -23,7 +23,9 @@
 # quiesce before a migration batch's copies. Phases 2 and 3 take an fsync
 # while each of them waits; each took about 5.5 s before. Phase 4: a first
 # write that finds the device full while a release waits for the slow read
-# waits for that release (pool->release_wait), then lands.
+# waits for that release (pool->release_wait), then lands. Phase 5: frees
+# that a commit leaves pending because a release was are taken by the next
+# periodic commit, though the map is clean.
 #
 # udev's probes are held off during the measurements: they read the
 # device through the page cache, which on Debian's 6.1.192 holds the block
@@ -186,6 +188,31 @@ guest_main() {
 	expect_eq "$mapped" "$virt_extents" "extents mapped after the write"
 	expect_eq "$nospc_errors" 0 "ENOSPC errors"
 	echo "full device: $mapped extents mapped ($mib_on_t1 then $mapped1 on tier 1)"
+
+	# 5. Frees that a commit leaves for the next one. Extent 6 is freed and
+	# committed: its release waits for the slow read. Extent 7 is freed and
+	# committed meanwhile: it stays pending, and that commit leaves the map
+	# clean. Nothing changes afterwards, yet the periodic commit must take
+	# extent 7 (it used to wait for the next change of the map: used stayed
+	# above mapped, and a first write that needed the extent spun).
+	slow1_reads 6000
+	udevadm settle
+	udevadm control --stop-exec-queue
+	slow_read_start
+	sleep 0.3
+	blkdiscard -f -o $((6 * MIB)) -l $MIB $D
+	fsync_blk "discard of extent 6"
+	blkdiscard -f -o $((7 * MIB)) -l $MIB $D
+	fsync_blk "discard of extent 7"
+	slow_read_end "frees left for the next commit"
+	udevadm control --start-exec-queue
+	slow1_reads 0
+	tier_set $DEV commit_interval_ms 200
+	# shellcheck disable=SC2016  # evaluated by wait_for
+	wait_for 30 'tier_eval $DEV; [ "$used0" = "$mapped0" ] && [ "$used1" = "$mapped1" ]' ||
+		fail "extents freed while a release was pending stay used: used $used0/$used1, mapped $mapped0/$mapped1"
+	tier_set $DEV commit_interval_ms 60000
+	expect_eq "$mapped" $((virt_extents - 2)) "extents mapped after two discards"
 
 	expect_eq "$state1" ok "tier 1's state at the end"
 	tier_sane $DEV flush-latency
