@@ -180,7 +180,7 @@ step_migrate() {
 				fail "migrate --wait on a terminal showed no progress line: $(cat /tmp/m.tty)"
 		else
 			[ ! -s /tmp/m.err ] || fail "migrate --wait off a terminal printed progress: $(cat /tmp/m.err)"
-			jcheck "migrate --wait --json: $(cat /tmp/m.json)" 'd["waited"] is True and d["errors"] == 0' </tmp/m.json
+			jcheck "migrate --wait --json: $(cat /tmp/m.json)" 'd["waited"] is True and d["errors"] == 0 and set(d["paces"].split()) <= {"idle", "background", "full", "deadline"} and d["paces"] != ""' </tmp/m.json
 		fi
 		# Returned: its moves are done, nothing explicit is left.
 		tier_eval $DEV

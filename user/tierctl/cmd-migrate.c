@@ -115,6 +115,7 @@ int cmd_migrate(int argc, char **argv)
 		print_u64("moved_extents", ", %llu extents moved", waited.moved);
 		print_u64("elapsed_ms", " in %llu ms", waited.elapsed_ms);
 		print_u64("errors", ", %llu not moved\n", waited.errors);
+		print_str("paces", NULL, waited.paces);
 	} else {
 		print_u64("target_tier", " are moving to tier %llu", tier);
 		print_bool("waited", NULL, false);

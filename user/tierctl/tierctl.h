@@ -78,6 +78,12 @@ struct wait_result {
 	u64 elapsed_ms;
 	char outcome[16];	/* "done", "cancelled", "failed"; "" if unseen */
 	u32 err;	/* errno of a failed request */
+	/*
+	 * The migration paces the waits' polls saw, each once, in order
+	 * ("full background"): how the module ran the request, without a
+	 * status poller of the caller's own beside it.
+	 */
+	char paces[64];
 };
 
 /*

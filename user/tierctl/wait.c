@@ -76,6 +76,26 @@ static bool wait_event(struct tl_nl **mon, const char *name, u32 id, int ms,
 	return false;
 }
 
+/* Appends @pace to @res->paces unless it is there (or does not fit). */
+static void note_pace(struct wait_result *res, const char *pace)
+{
+	size_t have = strlen(res->paces), n = strlen(pace);
+	const char *p = res->paces;
+
+	if (!n)
+		return;
+	while ((p = strstr(p, pace))) {
+		if ((p == res->paces || p[-1] == ' ') &&
+		    (p[n] == ' ' || !p[n]))
+			return;
+		p += n;
+	}
+	if (have + !!have + n >= sizeof(res->paces))
+		return;
+	snprintf(res->paces + have, sizeof(res->paces) - have, "%s%s",
+		 have ? " " : "", pace);
+}
+
 int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		  const char *name, u32 id, u64 total, u64 extent_bytes,
 		  struct wait_result *res)
@@ -112,6 +132,8 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 				      cmd, id, name);
 			return report(rc, &err);
 		}
+		if (dev->has_migration)
+			note_pace(res, dev->migration.pace);
 		queued = false;
 		left = 0;
 		for (i = 0; i < dev->nr_moves; i++) {
