@@ -126,6 +126,29 @@ def mibs(job, ddir):
     return job[ddir]["bw_bytes"] / float(1 << 20)
 
 
+def burst_mibs(rawdir, name):
+    """MiB/s of each part 1 burst into NAME: seqw-NAME.json, then
+    seqw-NAME-2.json... while they exist."""
+    out, k = [], 1
+    while True:
+        job = load_fio(rawdir, "seqw-%s" % name if k == 1 else "seqw-%s-%d" % (name, k))
+        if job is None:
+            return out
+        v = mibs(job, "write")
+        if v is not None:
+            out.append(v)
+        k += 1
+
+
+def median(xs):
+    """The median of a list (the mean of the middle two when even), or None."""
+    if not xs:
+        return None
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
+
+
 def iops(job, ddir):
     if job is None or job[ddir]["io_bytes"] == 0:
         return None
@@ -232,12 +255,14 @@ def build(rawdir):
     no_migrate = facts.get("migrate_error", "the module has no 'migrate' message")
 
     seq = {
-        "tier_mibs": mibs(load_fio(rawdir, "seqw-tier"), "write"),
-        "linear_mibs": mibs(load_fio(rawdir, "seqw-linear"), "write"),
+        "tier_bursts_mibs": burst_mibs(rawdir, "tier"),
+        "linear_bursts_mibs": burst_mibs(rawdir, "linear"),
         "writecache_mibs": mibs(load_fio(rawdir, "seqw-writecache"), "write"),
         "tier0_extents_after": fnum(facts, "burst_tier0_used"),
         "tier1_extents_after": fnum(facts, "burst_tier1_used"),
     }
+    seq["tier_mibs"] = median(seq["tier_bursts_mibs"])
+    seq["linear_mibs"] = median(seq["linear_bursts_mibs"])
     seq["ratio_tier_linear"] = ratio(seq["tier_mibs"], seq["linear_mibs"])
     seq["ratio_tier_writecache"] = ratio(seq["tier_mibs"], seq["writecache_mibs"])
     seq["all_on_tier0"] = (None if seq["tier1_extents_after"] is None
@@ -532,6 +557,10 @@ def table(r):
         row("10", "", "", "bound %s" % fmt(sp["bound_ms"], 0),
             fmt(sp["ratio_tier_bound"], 2), "-", "info")
     lines.append("")
+    if len(s["tier_bursts_mibs"]) > 1 or len(s["linear_bursts_mibs"]) > 1:
+        lines.append("part 1: each burst, MiB/s (the table has their medians): dm-tier %s; dm-linear %s"
+                     % (" ".join(fmt(x) for x in s["tier_bursts_mibs"]),
+                        " ".join(fmt(x) for x in s["linear_bursts_mibs"])))
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
                      % fmt(s["tier1_extents_after"], 0))
