@@ -140,6 +140,11 @@ def burst_mibs(rawdir, name):
         k += 1
 
 
+def ints(text):
+    """The integers of a space-separated fact."""
+    return [int(x) for x in text.split() if x.lstrip("-").isdigit()]
+
+
 def median(xs):
     """The median of a list (the mean of the middle two when even), or None."""
     if not xs:
@@ -189,6 +194,18 @@ def ckpt_mibs(rawdir, name):
     if j is None or j.get("errors") or not j.get("bytes"):
         return None
     return j.get("mib_per_s")
+
+
+def ckpt_bursts_mibs(rawdir, name):
+    """MiB/s of each part 5 burst into NAME: ckpt-NAME.json, then
+    ckpt-NAME-2.json... while they exist."""
+    out, k = [], 1
+    while os.path.exists(os.path.join(rawdir, "ckpt-%s%s.json" % (name, "" if k == 1 else "-%d" % k))):
+        v = ckpt_mibs(rawdir, name if k == 1 else "%s-%d" % (name, k))
+        if v is not None:
+            out.append(v)
+        k += 1
+    return out
 
 
 def mean(values):
@@ -280,11 +297,15 @@ def build(rawdir):
         "p99_drain_us": fnum(facts, "p99_drain_us"),
         "samples_idle": fnum(facts, "samples_idle"),
         "samples_drain": fnum(facts, "samples_drain"),
+        "p99_refcopy_us": fnum(facts, "p99_refcopy_us"),
+        "samples_refcopy": fnum(facts, "samples_refcopy"),
+        "refcopy_kibs": fnum(facts, "lat_refcopy_kibs"),
         "drain_ms": fnum(facts, "lat_drain_ms"),
         "drain_bytes": fnum(facts, "lat_drain_bytes"),
         "paces": facts.get("lat_drain_paces", "").split(),
     }
     lat["ratio_drain_idle"] = ratio(lat["p99_drain_us"], lat["p99_idle_us"])
+    lat["ratio_refcopy_idle"] = ratio(lat["p99_refcopy_us"], lat["p99_idle_us"])
     if not migrate_ok:
         lat["reason"] = no_migrate
     elif not lat["available"]:
@@ -299,14 +320,18 @@ def build(rawdir):
         "paces": facts.get("drain_paces", "").split(),
         "tier1_mapped_after": fnum(facts, "drain_tier1_mapped"),
         "raw_copy_bytes": fnum(facts, "raw_bytes"),
-        "raw_copy_wall_ms": fnum(facts, "raw_ms"),
         # Both sides without their command's start: dd's measured apart
-        # (raw_start_ms), tierctl's left out of elapsed_ms (drain_ms).
-        "raw_start_ms": fnum(facts, "raw_start_ms") or 0,
+        # and taken off (raw_net_ms), tierctl's left out of elapsed_ms
+        # (drain_ms). Medians of a few; every one in the *_all facts.
+        "raw_copy_ms": fnum(facts, "raw_net_ms"),
+        "raw_copy_all_ms": ints(facts.get("raw_net_ms_all", "")),
+        "raw_start_all_ms": ints(facts.get("raw_start_ms_all", "")),
+        "all_ms": ints(facts.get("drain_ms_all", "")),
         "wall_ms": fnum(facts, "drain_wall_ms"),
     }
-    bw["raw_copy_ms"] = (bw["raw_copy_wall_ms"] - bw["raw_start_ms"]
-                         if bw["raw_copy_wall_ms"] is not None else None)
+    if bw["raw_copy_ms"] is None and fnum(facts, "raw_ms") is not None:
+        # A run of the bench before the medians: one copy, its start apart.
+        bw["raw_copy_ms"] = fnum(facts, "raw_ms") - (fnum(facts, "raw_start_ms") or 0)
     bw["mibs"] = (bw["bytes"] / float(1 << 20) / (bw["ms"] / 1000.0)
                   if bw["available"] and bw["ms"] and bw["bytes"] else None)
     bw["raw_copy_mibs"] = (bw["raw_copy_bytes"] / float(1 << 20) / (bw["raw_copy_ms"] / 1000.0)
@@ -320,11 +345,13 @@ def build(rawdir):
     ck = {
         "files": fnum(facts, "ckpt_files"),
         "file_mib": fnum(facts, "ckpt_file_mib"),
-        "tier_mibs": ckpt_mibs(rawdir, "tier"),
-        "linear_mibs": ckpt_mibs(rawdir, "linear"),
+        "tier_bursts_mibs": ckpt_bursts_mibs(rawdir, "tier"),
+        "linear_bursts_mibs": ckpt_bursts_mibs(rawdir, "linear"),
         "writecache_mibs": ckpt_mibs(rawdir, "writecache"),
         "tier1_extents_after": fnum(facts, "ckpt_tier1_used"),
     }
+    ck["tier_mibs"] = median(ck["tier_bursts_mibs"])
+    ck["linear_mibs"] = median(ck["linear_bursts_mibs"])
     ck["ratio_tier_linear"] = ratio(ck["tier_mibs"], ck["linear_mibs"])
     ck["ratio_tier_writecache"] = ratio(ck["tier_mibs"], ck["writecache_mibs"])
 
@@ -492,6 +519,9 @@ def table(r):
         row("3", "rand read 4K QD1 p99 under drain, us", fmt(lat["p99_drain_us"]),
             "idle %s" % fmt(lat["p99_idle_us"]), fmt(lat["ratio_drain_idle"], 2),
             "<= %.2f" % TARGET_P99_DRAIN, verdict("p99 read under drain / idle"))
+        if lat["p99_refcopy_us"] is not None:
+            row("3", "", "", "raw copy at its rate %s" % fmt(lat["p99_refcopy_us"]),
+                fmt(lat["ratio_refcopy_idle"], 2), "-", "info")
     else:
         row("3", "rand read 4K QD1 p99 under drain, us", "n/a",
             "idle %s" % fmt(lat["p99_idle_us"]), "n/a", "<= %.2f" % TARGET_P99_DRAIN,
@@ -561,6 +591,10 @@ def table(r):
         lines.append("part 1: each burst, MiB/s (the table has their medians): dm-tier %s; dm-linear %s"
                      % (" ".join(fmt(x) for x in s["tier_bursts_mibs"]),
                         " ".join(fmt(x) for x in s["linear_bursts_mibs"])))
+    if ck and (len(ck["tier_bursts_mibs"]) > 1 or len(ck["linear_bursts_mibs"]) > 1):
+        lines.append("part 5: each burst, MiB/s (the table has their medians): dm-tier %s; "
+                     "dm-linear %s" % (" ".join(fmt(x) for x in ck["tier_bursts_mibs"]),
+                                       " ".join(fmt(x) for x in ck["linear_bursts_mibs"])))
     if s["all_on_tier0"] is False:
         lines.append("note: part 1 spilled %s extents to tier 1; the burst did not stay on tier 0"
                      % fmt(s["tier1_extents_after"], 0))
@@ -572,12 +606,15 @@ def table(r):
     elif "reason" in lat:
         lines.append("parts 3, 4 not available: %s" % lat["reason"])
     if bw["available"]:
-        lines.append("part 4: %s MiB (%s extents) moved in %s ms (%s ms with tierctl's start), "
-                     "%s copy errors, pace %s; dd %s ms (%s ms with its start)"
+        lines.append("part 4: %s MiB (%s extents) moved in %s ms (median of %s; %s ms with "
+                     "tierctl's start), %s copy errors, pace %s; dd %s ms (median of %s; its "
+                     "starts %s ms)"
                      % (fmt((bw["bytes"] or 0) / float(1 << 20), 0), fmt(bw["extents"], 0),
-                        fmt(bw["ms"], 0), fmt(bw["wall_ms"], 0), fmt(bw["errors"], 0),
+                        fmt(bw["ms"], 0), " ".join(str(x) for x in bw["all_ms"]) or "1",
+                        fmt(bw["wall_ms"], 0), fmt(bw["errors"], 0),
                         "/".join(bw["paces"]) or "?", fmt(bw["raw_copy_ms"], 0),
-                        fmt(bw["raw_copy_wall_ms"], 0)))
+                        " ".join(str(x) for x in bw["raw_copy_all_ms"]) or "1",
+                        " ".join(str(x) for x in bw["raw_start_all_ms"]) or "?"))
     if ck and ck["tier1_extents_after"]:
         lines.append("note: part 5 spilled %s extents to tier 1" % fmt(ck["tier1_extents_after"], 0))
     if mr and mr["available"]:
