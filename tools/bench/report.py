@@ -126,18 +126,23 @@ def mibs(job, ddir):
     return job[ddir]["bw_bytes"] / float(1 << 20)
 
 
-def burst_mibs(rawdir, name):
-    """MiB/s of each part 1 burst into NAME: seqw-NAME.json, then
-    seqw-NAME-2.json... while they exist."""
+def each_burst(rawdir, stem, value):
+    """value(NAME) of each repeated measurement: NAME is STEM, then STEM-2,
+    STEM-3... while RAWDIR/NAME.json exists; Nones left out."""
     out, k = [], 1
     while True:
-        job = load_fio(rawdir, "seqw-%s" % name if k == 1 else "seqw-%s-%d" % (name, k))
-        if job is None:
+        name = stem if k == 1 else "%s-%d" % (stem, k)
+        if not os.path.exists(os.path.join(rawdir, name + ".json")):
             return out
-        v = mibs(job, "write")
+        v = value(name)
         if v is not None:
             out.append(v)
         k += 1
+
+
+def burst_mibs(rawdir, name):
+    """MiB/s of each part 1 burst into NAME (seqw-NAME*.json)."""
+    return each_burst(rawdir, "seqw-" + name, lambda n: mibs(load_fio(rawdir, n), "write"))
 
 
 def ints(text):
@@ -197,15 +202,8 @@ def ckpt_mibs(rawdir, name):
 
 
 def ckpt_bursts_mibs(rawdir, name):
-    """MiB/s of each part 5 burst into NAME: ckpt-NAME.json, then
-    ckpt-NAME-2.json... while they exist."""
-    out, k = [], 1
-    while os.path.exists(os.path.join(rawdir, "ckpt-%s%s.json" % (name, "" if k == 1 else "-%d" % k))):
-        v = ckpt_mibs(rawdir, name if k == 1 else "%s-%d" % (name, k))
-        if v is not None:
-            out.append(v)
-        k += 1
-    return out
+    """MiB/s of each part 5 burst into NAME (ckpt-NAME*.json)."""
+    return each_burst(rawdir, "ckpt-" + name, lambda n: ckpt_mibs(rawdir, n[len("ckpt-"):]))
 
 
 def mean(values):
