@@ -297,8 +297,7 @@ bool tier_memtier_same(const struct tier_memtier *mt, u32 node, u32 size_mb)
 
 static void tier_mem_heat_in(struct tier_pool *pool, struct tier_mem_heat *h)
 {
-	h->heat = pool->map.heat;
-	h->atime = pool->map.atime;
+	h->words = pool->map.words;
 	h->now = tier_clock_now(pool);
 	h->window = READ_ONCE(pool->cfg.promote_window);
 }
@@ -369,7 +368,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 
 	word = READ_ONCE(pool->map.words[v.v]);
 	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL ||
-	    !tier_map_word_decode(word, &loc))
+	    !tier_mw_decode(word, &loc))
 		return;
 	tier_mem_heat_in(pool, &h);
 	spin_lock_irq(&mt->lock);
@@ -382,7 +381,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
-	mapped = tier_map_word_decode(word, &loc);
+	mapped = tier_mw_decode(word, &loc);
 	epoch = READ_ONCE(pool->io_epoch);
 	tier_dbg_epoch_window();
 	if (mapped) {
@@ -397,7 +396,7 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 		tier_note_io_error(pool, loc.tier, errno_to_blk_status(r));
 
 	spin_lock_irq(&mt->lock);
-	mapped = READ_ONCE(pool->map.words[v.v]) & TIER_MAPW_MAPPED;
+	mapped = READ_ONCE(pool->map.words[v.v]) & TIER_MW_MAPPED;
 	tier_mem_publish(&mt->core, s, gen, !r, mapped);
 	spin_unlock_irq(&mt->lock);
 	if (counted && atomic_dec_and_test(&pool->inflight[epoch & 1]))
@@ -412,9 +411,8 @@ static void tier_mem_warm(struct tier_memtier *mt)
 
 	for (v = 0; v < pool->virt_extents; v++) {
 		word = READ_ONCE(pool->map.words[v]);
-		if ((word & TIER_MAPW_MAPPED) &&
-		    (word &
-		     ((u64)TIER_EXT_F_MEMRES << TIER_MAPW_FLAGS_SHIFT)) &&
+		if ((word & TIER_MW_MAPPED) &&
+		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)) &&
 		    READ_ONCE(mt->core.slot_of[v]) == TIER_MEM_NONE)
 			tier_mem_fill(mt, tier_vext(v));
 		if (!(v & 1023)) {
@@ -552,7 +550,8 @@ void tier_memtier_read_miss(struct tier_pool *pool, struct tier_vext v)
 	st->mem_misses++;
 	put_cpu_ptr(pool->stats);
 	/* Heat was just updated by this read (tier_heat_note()). */
-	if (!tier_mem_promote_due(&mt->core, v, READ_ONCE(pool->map.heat[v.v]),
+	if (!tier_mem_promote_due(&mt->core, v,
+				  tier_mw_heat(READ_ONCE(pool->map.words[v.v])),
 				  READ_ONCE(pool->cfg.mem_promote_hits)))
 		return;
 	spin_lock_irqsave(&mt->lock, flags);
@@ -570,8 +569,8 @@ static void tier_mem_drop_copy(struct tier_pool *pool, struct tier_memtier *mt,
 	spin_lock_irqsave(&mt->lock, flags);
 	if (tier_mem_invalidate(&mt->core, v, NULL)) {
 		word = READ_ONCE(pool->map.words[v.v]);
-		if ((word & TIER_MAPW_MAPPED) &&
-		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MAPW_FLAGS_SHIFT)))
+		if ((word & TIER_MW_MAPPED) &&
+		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
 			tier_mem_queue_locked(mt, v, true);
 	}
 	spin_unlock_irqrestore(&mt->lock, flags);
@@ -621,8 +620,8 @@ static u64 tier_mem_count_resident(struct tier_pool *pool)
 
 	for (v = 0; v < pool->virt_extents; v++) {
 		word = READ_ONCE(pool->map.words[v]);
-		if ((word & TIER_MAPW_MAPPED) &&
-		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MAPW_FLAGS_SHIFT)))
+		if ((word & TIER_MW_MAPPED) &&
+		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
 			n++;
 		if (!(v & 65535))
 			cond_resched();
@@ -712,8 +711,8 @@ int tier_memtier_pin(struct tier_pool *pool, u64 first, u64 last, bool pin,
 	}
 	for (v = first; v <= last; v++) {
 		word = READ_ONCE(pool->map.words[v]);
-		if ((word & TIER_MAPW_MAPPED) &&
-		    !(word & ((u64)TIER_EXT_F_MEMRES << TIER_MAPW_FLAGS_SHIFT)))
+		if ((word & TIER_MW_MAPPED) &&
+		    !(word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
 			adding++;
 		if (!(v & 65535))
 			cond_resched();

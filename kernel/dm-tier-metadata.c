@@ -124,6 +124,15 @@ u64 tier_md_ctime(const struct tier_md *md)
 	return md->sb.ctime;
 }
 
+u32 tier_md_heat_clock(const struct tier_md *md)
+{
+	time64_t now = ktime_get_real_seconds();
+
+	if (now <= (time64_t)md->sb.ctime)
+		return 0;
+	return (u32)min_t(time64_t, now - md->sb.ctime, U32_MAX / 2);
+}
+
 void tier_md_meta_usage(const struct tier_md *md, u64 *used, u64 *total)
 {
 	sector_t end = md->sb.meta_start +
@@ -566,6 +575,7 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		*error = "Cannot allocate the extent map";
 		goto out;
 	}
+	tier_map_set_clock(map, tier_md_heat_clock(md));
 	r = tier_md_load_map(md, map, error);
 	if (r)
 		goto out;

@@ -347,6 +347,19 @@ void tier_md_uuid(const struct tier_md *md, u8 *uuid);
 u64 tier_md_ctime(const struct tier_md *md);
 
 /**
+ * tier_md_heat_clock() - the heat clock as the wall clock gives it now:
+ * seconds since the device's creation (like the map's access times), 0
+ * before it, at most U32_MAX / 2.
+ * @md: a handle whose superblock is read.
+ *
+ * tier_md_load() converts the map's access times with it; the pool's clock
+ * starts from it.
+ *
+ * Context: any.
+ */
+u32 tier_md_heat_clock(const struct tier_md *md);
+
+/**
  * tier_md_meta_usage() - the metadata device's use and size, in 4 KiB
  * blocks: used = label, superblock slots and both map copies; total = the
  * separate metadata device's size, or tier 0's area before its data.

@@ -8,7 +8,7 @@
  * fast, and starts copies with the copier (dm-tier-copy.c):
  *
  *   1. under pool->lock: allocate the destination (the reserve may be
- *      used), set TIER_MAPW_BUSY on the extent: map() keeps sending reads to
+ *      used), set TIER_MW_BUSY on the extent: map() keeps sending reads to
  *      the source and hands writes to the worker, which parks them;
  *   2. tier_quiesce_old_io(): writes remapped before the busy mark finish;
  *   3. the copier copies source -> destination;
@@ -667,11 +667,10 @@ static bool tier_mig_scan(struct tier_pool *pool,
 		    mg->scan_next + TIER_MIG_SCAN_CHUNK);
 	for (v = mg->scan_next; v < end; v++) {
 		word = READ_ONCE(pool->map.words[v]);
-		if (!tier_map_word_decode(word, &loc) ||
-		    (word & TIER_MAPW_BUSY))
+		if (!tier_mw_decode(word, &loc) || (word & TIER_MW_BUSY))
 			continue;
-		heat = READ_ONCE(pool->map.heat[v]);
-		atime = READ_ONCE(pool->map.atime[v]);
+		heat = tier_mw_heat(word);
+		atime = tier_mw_atime(word, now);
 		switch (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					     heat, atime, now, &w)) {
 		case TIER_WORK_DEMOTE:
@@ -738,7 +737,7 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 	u64 word = READ_ONCE(pool->map.words[w->vext]);
 	struct tier_loc loc;
 
-	return tier_map_word_decode(word, &loc) && !(word & TIER_MAPW_BUSY) &&
+	return tier_mw_decode(word, &loc) && !(word & TIER_MW_BUSY) &&
 	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
 	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc,
 					w->from, w->to);
@@ -797,13 +796,13 @@ static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
 
 	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {
 		word = READ_ONCE(pool->map.words[m->next]);
-		if (!tier_map_word_decode(word, &loc) || loc.tier != m->tier) {
+		if (!tier_mw_decode(word, &loc) || loc.tier != m->tier) {
 			m->next++;
 			if (!--skips)
 				return false;
 			continue;
 		}
-		if (word & TIER_MAPW_BUSY)
+		if (word & TIER_MW_BUSY)
 			return false; /* being written or moved: next tick */
 		if (mg->offline & BIT(m->tier))
 			return false; /* cannot read it: paused */
@@ -872,8 +871,8 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		 * an automatic copy is taking away would otherwise be passed
 		 * and land elsewhere behind the cursor.
 		 */
-		mapped = tier_map_word_decode(word, &loc);
-		if (mapped && (word & TIER_MAPW_BUSY))
+		mapped = tier_mw_decode(word, &loc);
+		if (mapped && (word & TIER_MW_BUSY))
 			return false; /* being written or moved: next tick */
 		if (!mapped || loc.tier == m->tier) {
 			m->next++;
@@ -929,12 +928,11 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 		u64 v = mg->cand[mg->cand_pos++].vext;
 
 		word = READ_ONCE(pool->map.words[v]);
-		if (!tier_map_word_decode(word, &loc) ||
-		    (word & TIER_MAPW_BUSY))
+		if (!tier_mw_decode(word, &loc) || (word & TIER_MW_BUSY))
 			continue;
 		if (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
-					 READ_ONCE(pool->map.heat[v]),
-					 READ_ONCE(pool->map.atime[v]), now,
+					 tier_mw_heat(word),
+					 tier_mw_atime(word, now), now,
 					 w) != TIER_WORK_NONE &&
 		    tier_policy_move_allowed(mg->offline, mg->noalloc, w->from,
 					     w->to))

@@ -1190,13 +1190,12 @@ static int tier_nl_put_extent(struct sk_buff *skb, struct tier_pool *pool,
 	if (nla_put_u64_64bit(skb, DM_TIER_A_EXTENT_INDEX, v,
 			      DM_TIER_A_EXTENT_PAD) ||
 	    nla_put_u32(skb, DM_TIER_A_EXTENT_TIER, loc->tier) ||
-	    nla_put_u32(skb, DM_TIER_A_EXTENT_HEAT,
-			READ_ONCE(pool->map.heat[v])) ||
+	    nla_put_u32(skb, DM_TIER_A_EXTENT_HEAT, tier_mw_heat(word)) ||
 	    nla_put_u32(skb, DM_TIER_A_EXTENT_ATIME,
-			READ_ONCE(pool->map.atime[v])) ||
+			tier_mw_atime(word, tier_clock_now(pool))) ||
 	    ((loc->flags & TIER_EXT_F_PINNED) &&
 	     nla_put_flag(skb, DM_TIER_A_EXTENT_PINNED)) ||
-	    ((word & TIER_MAPW_BUSY) &&
+	    ((word & TIER_MW_BUSY) &&
 	     nla_put_flag(skb, DM_TIER_A_EXTENT_BUSY))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -1264,7 +1263,7 @@ static int tier_nl_extent_dump_dumpit(struct sk_buff *skb,
 	       sent < TIER_NL_DUMP_EXTENTS && scanned++ < TIER_NL_DUMP_SCAN) {
 		u64 word = READ_ONCE(pool->map.words[v]);
 
-		if (tier_map_word_decode(word, &loc)) {
+		if (tier_mw_decode(word, &loc)) {
 			/* skb full: this extent goes in the next message */
 			if (tier_nl_put_extent(skb, pool, v, word, &loc))
 				break;

@@ -152,7 +152,7 @@ void tier_switch_extent(struct tier_pool *pool, struct tier_job *job)
 	 * back at the next scan.
 	 */
 	if (loc.tier > job->src.tier)
-		WRITE_ONCE(pool->map.heat[job->vext.v], 0);
+		tier_map_heat_reset(&pool->map, job->vext);
 	tier_alloc_free_deferred(&pool->alloc[job->src.tier], job->src.pext);
 	pool->mapped[job->src.tier]--;
 	pool->mapped[loc.tier]++;
@@ -450,6 +450,7 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
 	if (!pool->meta_ext)
 		clear_bit(0, &pool->flush_dirty);
+	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
 	if (r) {
 		if (!pool->meta_ext)
@@ -543,7 +544,7 @@ u64 tier_set_ext_flags(struct tier_pool *pool, u64 first, u64 last, u32 set,
 	while (v <= last) {
 		spin_lock_irqsave(&pool->lock, flags);
 		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
-			if (pool->map.words[v] & TIER_MAPW_MAPPED)
+			if (pool->map.words[v] & TIER_MW_MAPPED)
 				(*mapped)++;
 			if (!tier_map_set_flags(&pool->map, tier_vext(v), set,
 						clear))
@@ -919,6 +920,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	spin_lock_irq(&pool->lock);
 	tier_pool_used(pool, used, true, pos);
 	spin_unlock_irq(&pool->lock);
+	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
 				 true, pos, rec, dev->bdev, dev->name);
 	if (r) {
@@ -986,6 +988,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 		      tier_pool_log_name(pool), pos);
 		return r;
 	}
+	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
 				 false, pos, NULL, NULL, NULL);
 	if (r) {
@@ -1172,9 +1175,11 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 		r = tier_map_resize_copy(&rz->map, &pool->map);
 	tier_pool_used(pool, used, true, pool->nr_tiers); /* no change */
 	spin_unlock_irq(&pool->lock);
-	if (!r)
+	if (!r) {
+		tier_map_set_clock(map, tier_clock_now(pool));
 		r = tier_md_commit_resize(pool->meta, map, &pool->lock, used,
 					  rz->rec, rz->virt);
+	}
 	if (r) {
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: committing the new sizes failed: %d",
@@ -1316,6 +1321,33 @@ void tier_pool_events_close(struct tier_pool *pool)
 
 /* ---- lifetime ------------------------------------------------------------ */
 
+/*
+ * The age sweep visits the whole map once an hour, far within the
+ * TIER_ATIME_SWEEP_MAX its words allow, a batch per hold of pool->lock.
+ */
+#define TIER_AGE_PERIOD_S 3600
+#define TIER_AGE_BATCH 4096
+static_assert(2 * TIER_AGE_PERIOD_S < TIER_ATIME_SWEEP_MAX);
+
+static void tier_age_work(struct work_struct *ws)
+{
+	struct tier_pool *pool =
+		container_of(to_delayed_work(ws), struct tier_pool, age_work);
+	bool done;
+	u64 v = 0;
+
+	do {
+		spin_lock_irq(&pool->lock);
+		v = tier_map_age_sweep(&pool->map, v, TIER_AGE_BATCH,
+				       tier_clock_now(pool));
+		done = v >= pool->map.nr_extents;
+		spin_unlock_irq(&pool->lock);
+		cond_resched();
+	} while (!done);
+	queue_delayed_work(system_unbound_wq, &pool->age_work,
+			   TIER_AGE_PERIOD_S * HZ);
+}
+
 static void tier_retry_work(struct work_struct *ws)
 {
 	struct tier_pool *pool =
@@ -1366,6 +1398,8 @@ void tier_pool_disarm(struct tier_pool *pool)
 
 void tier_pool_drain(struct tier_pool *pool)
 {
+	/* It re-arms itself; the _sync cancel stops that too. */
+	cancel_delayed_work_sync(&pool->age_work);
 	/* Normally empty: the suspend before the destructor failed them. */
 	if (tier_pool_offq_fail_all(pool))
 		DMERR("%s: writes parked for an offline tier failed at teardown",
@@ -1410,8 +1444,6 @@ void tier_pool_free(struct tier_pool *pool)
 static int tier_pool_loaded(struct tier_pool *pool, char **error)
 {
 	struct tier_md *md = pool->meta;
-	time64_t now = ktime_get_real_seconds();
-	u64 ctime = tier_md_ctime(md);
 	u32 i;
 
 	pool->extent_shift = tier_md_extent_shift(md);
@@ -1435,11 +1467,8 @@ static int tier_pool_loaded(struct tier_pool *pool, char **error)
 		*error = "Cannot allocate the migration state";
 		return -ENOMEM;
 	}
-	/* The heat clock counts from the device's creation, like atime. */
-	pool->clock_base =
-		now > (time64_t)ctime ?
-			(u32)min_t(time64_t, now - ctime, U32_MAX / 2) :
-			0;
+	/* The map was loaded with this clock (tier_md_load()). */
+	pool->clock_base = tier_md_heat_clock(md);
 	pool->clock_j = jiffies;
 	pool->heat_commit_j = jiffies;
 	pool->fg_alloc_j =
@@ -1481,6 +1510,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
 	INIT_DELAYED_WORK(&pool->retry_work, tier_retry_work);
 	INIT_DELAYED_WORK(&pool->offq_work, tier_offq_timer);
+	INIT_DELAYED_WORK(&pool->age_work, tier_age_work);
 	INIT_WORK(&pool->ev_work, tier_pool_ev_work);
 	pool->ref = 1;
 	/* Like a new mapped device: suspended until its first resume. */
@@ -1542,6 +1572,8 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	r = tier_pool_loaded(pool, error);
 	if (r)
 		goto bad;
+	queue_delayed_work(system_unbound_wq, &pool->age_work,
+			   TIER_AGE_PERIOD_S * HZ);
 	return pool;
 bad:
 	tier_pool_disarm(pool);

@@ -41,6 +41,7 @@
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -72,7 +73,7 @@ enum tier_job_kind {
 /*
  * An extent the worker is changing. PREPARE: allocated but not yet in the
  * map, because its first write (which covers it whole) or its zeroing has
- * not completed. REDIRECT and MIGRATE: mapped at @src with TIER_MAPW_BUSY
+ * not completed. REDIRECT and MIGRATE: mapped at @src with TIER_MW_BUSY
  * set; reads go to @src, writes wait. In every case other bios for the
  * extent wait ("parked") until the job ends.
  */
@@ -278,6 +279,12 @@ struct tier_pool {
 	struct delayed_work retry_work; /* wakes the worker: no job was left */
 	/* Wakes the worker at the offline queue's next deadline. */
 	struct delayed_work offq_work;
+	/*
+	 * Keeps the map words' access times readable (tier_map_age_sweep()):
+	 * on system_unbound_wq, from creation to tier_pool_drain(), suspended
+	 * or not (memory only).
+	 */
+	struct delayed_work age_work;
 	unsigned int commit_interval_ms;
 	bool periodic; /* periodic commits armed; pool->lock */
 	bool suspended; /* postsuspend..resume: no commit; pool->lock */
@@ -424,16 +431,16 @@ static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
 {
 	struct tier_map *m = &pool->map;
 	u32 now = tier_clock_now(pool);
-	u32 atime = READ_ONCE(m->atime[v.v]);
-	u16 heat = READ_ONCE(m->heat[v.v]);
-	u16 nheat = tier_heat_touch(heat, atime, now,
+	u64 word = READ_ONCE(m->words[v.v]);
+	u16 nheat = tier_heat_touch(tier_mw_heat(word),
+				    tier_mw_atime(word, now), now,
 				    READ_ONCE(pool->cfg.promote_window));
 	u64 block = tier_map_block_of(v);
 
-	if (nheat == heat && atime == now)
+	/* Above 31 a heat code covers several heats: round at random. */
+	if (!tier_map_touch(m, v, word, nheat, now,
+			    nheat > 31 ? get_random_u32() : 0))
 		return;
-	WRITE_ONCE(m->heat[v.v], nheat);
-	WRITE_ONCE(m->atime[v.v], now);
 	if (!test_bit(block, pool->heat_touched)) {
 		set_bit(block, pool->heat_touched);
 		WRITE_ONCE(pool->heat_dirty, true);
@@ -971,7 +978,7 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier);
  * tier_forget_tier_range() - unmap the extents of first..last that live on
  * @tier, a tier lost for good (forget-tier): reads of them return zeroes,
  * and their physical extents return to @tier after the next commit, as
- * for a discard. Extents being moved (TIER_MAPW_BUSY) are left alone.
+ * for a discard. Extents being moved (TIER_MW_BUSY) are left alone.
  * @pool:  the pool.
  * @tier:  the lost tier, < nr_tiers.
  * @first: first virtual extent.

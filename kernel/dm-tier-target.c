@@ -187,7 +187,7 @@ static bool tier_can_remap(struct tier_pool *pool, struct bio *bio, u64 word,
 		return false;
 	if (bio_data_dir(bio) != WRITE)
 		return true;
-	if (word & TIER_MAPW_BUSY)
+	if (word & TIER_MW_BUSY)
 		return false;
 	return !(loc->tier && offset == 0 &&
 		 bio_sectors(bio) == pool->extent_sectors &&
@@ -336,7 +336,7 @@ static int tier_map_offline(struct tier_pool *pool, struct bio *bio, u64 word,
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	if ((word & TIER_MAPW_BUSY) ||
+	if ((word & TIER_MW_BUSY) ||
 	    (offset == 0 && bio_sectors(bio) == pool->extent_sectors)) {
 		tier_defer_bio(pool, bio);
 		return DM_MAPIO_SUBMITTED;
@@ -392,7 +392,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
 	smp_rmb(); /* word before change_seq: see tier_publish() */
-	if (tier_map_word_decode(word, &loc) &&
+	if (tier_mw_decode(word, &loc) &&
 	    unlikely(tier_offline(pool, loc.tier))) {
 		bool hit = bio_op(bio) == REQ_OP_READ &&
 			   tier_memtier_read(pool, bio, v, offset);
@@ -400,7 +400,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 		rcu_read_unlock();
 		return tier_map_offline(pool, bio, word, offset, hit);
 	}
-	if (tier_map_word_decode(word, &loc) &&
+	if (tier_mw_decode(word, &loc) &&
 	    tier_can_remap(pool, bio, word, &loc, offset)) {
 		bool read = bio_op(bio) == REQ_OP_READ;
 
@@ -419,7 +419,7 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_REMAPPED;
 	}
 	rcu_read_unlock();
-	if (!(word & TIER_MAPW_MAPPED)) {
+	if (!(word & TIER_MW_MAPPED)) {
 		if (bio_data_dir(bio) == READ) {
 			/* Never written: zeroes, without touching a tier. */
 			zero_fill_bio(bio);
@@ -680,7 +680,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (tier_map_lookup(&pool->map, v, &loc)) {
-		if (pool->map.words[v.v] & TIER_MAPW_BUSY) {
+		if (pool->map.words[v.v] & TIER_MW_BUSY) {
 			/* Being moved: reissued once the move is over. */
 			bio_list_add(&pool->parked, bio);
 			spin_unlock_irqrestore(&pool->lock, flags);

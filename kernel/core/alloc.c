@@ -12,7 +12,7 @@ int tier_alloc_init(struct tier_alloc *a, u64 nr_extents)
 	u64 longs;
 
 	memset(a, 0, sizeof(*a));
-	if (!nr_extents || nr_extents > TIER_MAX_PEXTS)
+	if (!nr_extents || nr_extents > TIER_MAX_TIER_EXTENTS)
 		return -EINVAL;
 	longs = BITS_TO_LONGS(nr_extents);
 	a->used = tier_zalloc_array(longs, sizeof(unsigned long));

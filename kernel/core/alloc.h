@@ -78,7 +78,7 @@ struct tier_alloc_stats {
 /**
  * tier_alloc_init() - allocator with every extent free, no reserve.
  * @a:          out; zeroed on failure.
- * @nr_extents: physical extents, 1..TIER_MAX_PEXTS.
+ * @nr_extents: physical extents, 1..TIER_MAX_TIER_EXTENTS.
  *
  * Memory: 3 bits per physical extent, 1 KiB of free logs.
  *

@@ -74,6 +74,8 @@ static const struct tier_err_desc tier_err_table[TIER_E_NR_CODES] = {
 	[TIER_E_LAYOUT_VIRT_TOO_BIG] = { ENOSPC, "size exceeds tier capacity" },
 	[TIER_E_LAYOUT_VIRT_LIMIT] = { E2BIG, "size too large" },
 	[TIER_E_FRESH_PARAM] = { EINVAL, "bad creation parameter" },
+	[TIER_E_MAP_ENTRY_FLAGS] = { EOPNOTSUPP,
+				     "map entry: extent flags unknown here" },
 };
 
 const char *tier_err_str(enum tier_err_code code)
@@ -232,7 +234,7 @@ int tier_layout_compute(const struct tier_layout_req *req,
 			return tier_err_set(err, TIER_E_LAYOUT_TIER_TOO_SMALL,
 					    i, t->dev_sectors);
 		t->nr_extents = (t->dev_sectors - t->data_start) >> shift;
-		if (t->nr_extents > TIER_MAX_PEXTS)
+		if (t->nr_extents > TIER_MAX_TIER_EXTENTS)
 			return tier_err_set(err, TIER_E_LAYOUT_TIER_TOO_BIG, i,
 					    t->nr_extents);
 		cap += t->nr_extents;
@@ -378,7 +380,7 @@ static int tier_label_check_fields(const struct tier_label *l,
 		    l->data_start >= l->dev_sectors)
 			return tier_err_set(err, TIER_E_LABEL_DATA_START, idx,
 					    l->data_start);
-		if (!l->nr_extents || l->nr_extents > TIER_MAX_PEXTS ||
+		if (!l->nr_extents || l->nr_extents > TIER_MAX_TIER_EXTENTS ||
 		    !tier_extents_fit(l->data_start, l->nr_extents,
 				      l->extent_shift, l->dev_sectors))
 			return tier_err_set(err, TIER_E_LABEL_NR_EXTENTS, idx,
@@ -518,7 +520,7 @@ static int tier_sb_check_tiers(const struct tier_sb *sb, struct tier_err *err)
 				return tier_err_set(err, TIER_E_SB_TIER, i, 0);
 			continue;
 		}
-		if (!t->nr_extents || t->nr_extents > TIER_MAX_PEXTS ||
+		if (!t->nr_extents || t->nr_extents > TIER_MAX_TIER_EXTENTS ||
 		    t->data_start < TIER_META_START ||
 		    !tier_extents_fit(t->data_start, t->nr_extents,
 				      sb->extent_shift, t->dev_sectors))
@@ -1014,7 +1016,7 @@ int tier_sb_resize(struct tier_sb *sb, const struct tier_sb_tier *recs,
 		/* Only growth: the data area never moves or shrinks. */
 		if (r->nr_extents < t->nr_extents ||
 		    r->dev_sectors < t->dev_sectors ||
-		    r->nr_extents > TIER_MAX_PEXTS ||
+		    r->nr_extents > TIER_MAX_TIER_EXTENTS ||
 		    !tier_shift_ok(n.extent_shift) ||
 		    !tier_extents_fit(t->data_start, r->nr_extents,
 				      n.extent_shift, r->dev_sectors))

@@ -34,7 +34,12 @@
 #define TIER_NAME_LEN		64
 #define TIER_UUID_LEN		16
 #define TIER_PEXT_BITS		48
-#define TIER_MAX_PEXTS		BIT_ULL(TIER_PEXT_BITS)	/* per tier */
+#define TIER_MAX_PEXTS		BIT_ULL(TIER_PEXT_BITS)	/* virtual extents */
+/*
+ * Physical extents per tier: the in-memory map word keeps 32 bits of them
+ * (docs/ARCHITECTURE.md "Memory"); the on-disk word has room for 48.
+ */
+#define TIER_MAX_TIER_EXTENTS	BIT_ULL(32)
 
 #define TIER_LABEL_MAGIC	0x424c524549544d44ULL	/* "DMTIERLB" */
 #define TIER_SB_MAGIC		0x4253524549544d44ULL	/* "DMTIERSB" */
@@ -364,6 +369,8 @@ static_assert(TIER_MAP_ENTRIES == 254);
  * @TIER_E_LAYOUT_VIRT_TOO_BIG: size exceeds tier capacity.
  * @TIER_E_LAYOUT_VIRT_LIMIT: size too large.
  * @TIER_E_FRESH_PARAM: bad creation parameter.
+ * @TIER_E_MAP_ENTRY_FLAGS: map entry: extent flags this module cannot keep
+ *     in memory (written by a newer module).
  * @TIER_E_NR_CODES: number of codes (not a code).
  */
 enum tier_err_code {
@@ -417,6 +424,7 @@ enum tier_err_code {
 	TIER_E_LAYOUT_VIRT_TOO_BIG,
 	TIER_E_LAYOUT_VIRT_LIMIT,
 	TIER_E_FRESH_PARAM,
+	TIER_E_MAP_ENTRY_FLAGS,
 	TIER_E_NR_CODES
 };
 

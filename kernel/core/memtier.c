@@ -131,9 +131,12 @@ void tier_mem_put(struct tier_mem *m, u32 s)
 /* Heat of a slot's extent as of now: the eviction key, lower goes first. */
 static u64 tier_mem_cold_key(const struct tier_mem_heat *h, u64 v)
 {
-	u16 heat = tier_heat_decay(h->heat[v], h->atime[v], h->now, h->window);
+	u64 word = READ_ONCE(h->words[v]);
+	u32 atime = tier_mw_atime(word, h->now);
+	u16 heat =
+		tier_heat_decay(tier_mw_heat(word), atime, h->now, h->window);
 
-	return (u64)heat << 32 | h->atime[v];
+	return (u64)heat << 32 | atime;
 }
 
 u32 tier_mem_victim(const struct tier_mem *m, const struct tier_mem_heat *h)
@@ -318,7 +321,7 @@ int tier_mem_check(const struct tier_mem *m, const u64 *words)
 		if (m->slots[s].state != TIER_MEM_VALID &&
 		    m->slots[s].state != TIER_MEM_FILLING)
 			return -EUCLEAN;
-		if (words && !(words[v] & TIER_MAPW_MAPPED) &&
+		if (words && !(words[v] & TIER_MW_MAPPED) &&
 		    m->slots[s].state == TIER_MEM_VALID)
 			return -EUCLEAN; /* the only copy */
 	}

@@ -110,16 +110,14 @@ struct tier_mem {
 };
 
 /**
- * struct tier_mem_heat - what eviction order depends on: the map's heat and
- * access time arrays and the heat clock.
- * @heat:   per virtual extent.
- * @atime:  per virtual extent.
+ * struct tier_mem_heat - what eviction order depends on: the map words
+ * (heat and access time, TIER_MW_*) and the heat clock.
+ * @words:  the map's words, per virtual extent.
  * @now:    heat clock now.
  * @window: promote_window (heat half-life).
  */
 struct tier_mem_heat {
-	const u16 *heat;
-	const u32 *atime;
+	const u64 *words;
 	u32 now;
 	u32 window;
 };

@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/crc32c.h>
+#include <linux/atomic.h>
 #include <asm/byteorder.h>
 
 /* Allocation of large arrays (extent maps); may sleep. */
@@ -34,5 +35,8 @@
 #define tier_free_array(p) kvfree(p)
 
 #define tier_crc32c(seed, buf, len) crc32c((seed), (buf), (len))
+
+/* Compare-and-exchange of a u64 (map words); returns the old value. */
+#define tier_cmpxchg64(ptr, old, new) cmpxchg64((ptr), (old), (new))
 
 #endif /* DM_TIER_CORE_INTERNAL_H */

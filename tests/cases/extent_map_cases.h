@@ -15,6 +15,9 @@ static void map_destroy(void *m)
 	tier_map_destroy(m);
 }
 
+/* The heat clock of test maps: access times near it are exact (fine). */
+#define EM_CLOCK 100000
+
 /* A map destroyed when the case ends, however it ends. */
 static struct tier_map *test_map(CASE_CTX, u64 nr_extents, u32 flags)
 {
@@ -22,7 +25,36 @@ static struct tier_map *test_map(CASE_CTX, u64 nr_extents, u32 flags)
 
 	CASE_ASSERT_EQ(tier_map_init(m, nr_extents, flags), 0);
 	CASE_ASSERT_EQ(case_defer(test, map_destroy, m), 0);
+	tier_map_set_clock(m, EM_CLOCK);
 	return m;
+}
+
+/* Heat and access time of a mapped word, as the map's clock reads them. */
+static u32 em_heat(const struct tier_map *m, u64 v)
+{
+	return tier_mw_heat(m->words[v]);
+}
+
+static u32 em_atime(const struct tier_map *m, u64 v)
+{
+	return tier_mw_atime(m->words[v], m->clock);
+}
+
+static void em_set_access(struct tier_map *m, u64 v, u32 heat, u32 atime)
+{
+	if (m->words[v] & TIER_MW_MAPPED)
+		m->words[v] =
+			tier_mw_with_access(m->words[v], heat, atime, m->clock);
+}
+
+static void em_set_heat(struct tier_map *m, u64 v, u32 heat)
+{
+	em_set_access(m, v, heat, em_atime(m, v));
+}
+
+static void em_set_atime(struct tier_map *m, u64 v, u32 atime)
+{
+	em_set_access(m, v, em_heat(m, v), atime);
 }
 
 static void *em_zalloc(CASE_CTX, size_t size)
@@ -178,19 +210,17 @@ static void tier_map_init_test(CASE_CTX)
 		CASE_NULL(m.dirty[0]);
 		CASE_EQ(m.nr_extents, 0);
 	}
-	for (i = 1; CASE_FAULT_INJECTION && i <= 5; i++) {
+	for (i = 1; CASE_FAULT_INJECTION && i <= 3; i++) {
 		case_fail_alloc(i);
 		CASE_EQ(tier_map_init(&m, 1000, TIER_MAP_F_HEAT), -ENOMEM);
-		CASE_NULL(m.heat);
-		CASE_NULL(m.atime);
+		CASE_NULL(m.words);
 	}
 	case_fail_alloc(0);
 
 	CASE_ASSERT_EQ(tier_map_init(&m, 1000, TIER_MAP_F_HEAT), 0);
 	CASE_EQ(m.nr_extents, 1000);
 	CASE_EQ(m.nr_blocks, 4);
-	CASE_NOT_NULL(m.heat);
-	CASE_NOT_NULL(m.atime);
+	CASE_EQ(m.flags, TIER_MAP_F_HEAT);
 	CASE_EQ(m.nr_dirty[0] + m.nr_dirty[1], 0);
 	/* Destroying twice is harmless. */
 	tier_map_destroy(&m);
@@ -199,8 +229,7 @@ static void tier_map_init_test(CASE_CTX)
 
 	CASE_ASSERT_EQ(tier_map_init(&m, 1, 0), 0);
 	CASE_EQ(m.nr_blocks, 1);
-	CASE_NULL(m.heat);
-	CASE_NULL(m.atime);
+	CASE_EQ(m.flags, 0);
 	tier_map_destroy(&m);
 	CASE_ASSERT_EQ(tier_map_init(&m, 254, 0), 0);
 	CASE_EQ(m.nr_blocks, 1);
@@ -227,7 +256,7 @@ static void tier_map_set_lookup_clear_test(CASE_CTX)
 	CASE_MEMEQ(&l, &out, sizeof(l));
 	CASE_FALSE(tier_map_lookup(m, tier_vext(4), &out));
 	CASE_FALSE(tier_map_lookup(m, tier_vext(6), &out));
-	CASE_EQ(m->words[5], tier_map_word_encode(&l));
+	CASE_EQ(m->words[5], tier_mw_encode(&l));
 	CASE_EQ(m->nr_dirty[0], 1);
 	CASE_EQ(m->nr_dirty[1], 1);
 	/* Same block again: counted once. */
@@ -268,15 +297,15 @@ static void tier_map_clear_heat_test(CASE_CTX)
 	struct tier_loc l = loc_of(1, 2, 0);
 
 	tier_map_set(m, tier_vext(10), &l);
-	m->heat[10] = 500;
-	m->atime[10] = 12345;
+	em_set_heat(m, 10, 480);
+	em_set_atime(m, 10, 98765);
 	l.pext = tier_pext(3);
 	tier_map_set(m, tier_vext(10), &l);
-	CASE_EQ(m->heat[10], 500);
-	CASE_EQ(m->atime[10], 12345);
+	CASE_EQ(em_heat(m, 10), 480);
+	CASE_EQ(em_atime(m, 10), 98765);
 	CASE_TRUE(tier_map_clear(m, tier_vext(10), NULL));
-	CASE_EQ(m->heat[10], 0);
-	CASE_EQ(m->atime[10], 0);
+	CASE_EQ(em_heat(m, 10), 0);
+	CASE_EQ(em_atime(m, 10), 0);
 }
 
 /*
@@ -294,7 +323,7 @@ static void tier_map_clear_on_tier_test(CASE_CTX)
 	tier_map_set(m, tier_vext(300), &l1);
 	tier_map_set(m, tier_vext(301), &l1);
 	tier_map_set_busy(m, tier_vext(301), true);
-	m->heat[300] = 9;
+	em_set_heat(m, 300, 9);
 	/* Start with nothing dirty (600 extents: one bitmap word). */
 	m->dirty[0][0] = 0;
 	m->dirty[1][0] = 0;
@@ -316,7 +345,7 @@ static void tier_map_clear_on_tier_test(CASE_CTX)
 	CASE_EQ(tier_map_clear_on_tier(m, tier_vext(300), 1, &old), 1);
 	expect_loc(test, &old, &l1);
 	CASE_FALSE(tier_map_lookup(m, tier_vext(300), &out));
-	CASE_EQ(m->heat[300], 0);
+	CASE_EQ(em_heat(m, 300), 0);
 	CASE_EQ(m->nr_dirty[0], 1);
 	CASE_EQ(m->nr_dirty[1], 1);
 	/* Again: already gone. */
@@ -347,7 +376,7 @@ static void tier_map_busy_test(CASE_CTX)
 	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
 
 	tier_map_set_busy(m, tier_vext(7), true);
-	CASE_TRUE(m->words[7] & TIER_MAPW_BUSY);
+	CASE_TRUE(m->words[7] & TIER_MW_BUSY);
 	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
 	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(7), &out));
 	expect_loc(test, &out, &l);
@@ -358,12 +387,12 @@ static void tier_map_busy_test(CASE_CTX)
 	CASE_EQ(e.word, tier_map_word_encode(&l));
 
 	tier_map_set_busy(m, tier_vext(7), false);
-	CASE_EQ(m->words[7], tier_map_word_encode(&l));
+	CASE_EQ(m->words[7], tier_mw_encode(&l));
 	/* Switching the mapping (tier_map_set) clears it too. */
 	tier_map_set_busy(m, tier_vext(7), true);
 	l.tier = 0;
 	tier_map_set(m, tier_vext(7), &l);
-	CASE_EQ(m->words[7], tier_map_word_encode(&l));
+	CASE_EQ(m->words[7], tier_mw_encode(&l));
 }
 
 /* Pin/unpin in place: location and busy bit kept, block dirtied. */
@@ -383,14 +412,14 @@ static void tier_map_set_flags_test(CASE_CTX)
 	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), TIER_EXT_F_PINNED, 0));
 	CASE_EQ(m->nr_dirty[0], 1);
 	CASE_EQ(m->nr_dirty[1], 1);
-	CASE_TRUE(m->words[7] & TIER_MAPW_BUSY);
+	CASE_TRUE(m->words[7] & TIER_MW_BUSY);
 	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(7), &out));
 	want.flags = TIER_EXT_F_PINNED;
 	expect_loc(test, &out, &want);
 	CASE_FALSE(tier_map_set_flags(m, tier_vext(7), TIER_EXT_F_PINNED, 0));
 	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), 0, TIER_EXT_F_PINNED));
 	tier_map_set_busy(m, tier_vext(7), false);
-	CASE_EQ(m->words[7], tier_map_word_encode(&l));
+	CASE_EQ(m->words[7], tier_mw_encode(&l));
 }
 
 /* ---- tier-list renumbering ---------------------------------------------- */
@@ -466,8 +495,8 @@ static void tier_map_renumber_test(CASE_CTX)
 	tier_map_set(m, tier_vext(254 + 1), &b); /* block 1 */
 	tier_map_set(m, tier_vext(254 * 3 + 9), &c); /* block 3 */
 	tier_map_set_busy(m, tier_vext(254 * 3 + 9), true);
-	m->heat[254 + 1] = 77;
-	m->atime[254 + 1] = 1234;
+	em_set_heat(m, 254 + 1, 76);
+	em_set_atime(m, 254 + 1, 99234);
 	em_clean(m);
 	w0 = m->words[3];
 
@@ -479,12 +508,12 @@ static void tier_map_renumber_test(CASE_CTX)
 	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 + 1), &out));
 	want = loc_of(2, 6, 0);
 	expect_loc(test, &out, &want);
-	CASE_EQ(m->heat[254 + 1], 77);
-	CASE_EQ(m->atime[254 + 1], 1234);
+	CASE_EQ(em_heat(m, 254 + 1), 76);
+	CASE_EQ(em_atime(m, 254 + 1), 99234);
 	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 * 3 + 9), &out));
 	want = loc_of(3, 7, TIER_EXT_F_PINNED);
 	expect_loc(test, &out, &want);
-	CASE_TRUE(m->words[254 * 3 + 9] & TIER_MAPW_BUSY);
+	CASE_TRUE(m->words[254 * 3 + 9] & TIER_MW_BUSY);
 	/* Blocks 1 and 3, in both copies; block 0 (tier 0) untouched. */
 	CASE_EQ(m->nr_dirty[0], 2);
 	CASE_EQ(m->nr_dirty[1], 2);
@@ -503,7 +532,7 @@ static void tier_map_renumber_test(CASE_CTX)
 	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(254 + 1), &out));
 	expect_loc(test, &out, &b);
 	tier_map_set_busy(m, tier_vext(254 * 3 + 9), false);
-	CASE_EQ(m->words[254 * 3 + 9], tier_map_word_encode(&c));
+	CASE_EQ(m->words[254 * 3 + 9], tier_mw_encode(&c));
 
 	/* Remove tier 1 once it holds nothing: tier 2 becomes 1. */
 	tier_map_set(m, tier_vext(254 + 1), &a);
@@ -539,7 +568,7 @@ static void tier_map_renumber_identity_test(CASE_CTX)
 	CASE_EQ(tier_map_renumber(m, t, 4, &n), 0);
 	CASE_EQ(n, 0);
 	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
-	CASE_EQ(m->words[500], tier_map_word_encode(&c));
+	CASE_EQ(m->words[500], tier_mw_encode(&c));
 }
 
 /*
@@ -797,6 +826,7 @@ static void tier_map_fill_load_test(CASE_CTX)
 	u8 *blk = em_zalloc(test, TIER_BLOCK_SIZE);
 	struct tier_err err = { 0 };
 	struct tier_map_entry e;
+	struct tier_loc l6;
 	u64 v;
 	int ret;
 
@@ -805,11 +835,11 @@ static void tier_map_fill_load_test(CASE_CTX)
 		struct tier_loc l = loc_of(v & 1, v, v % 7 ? 0 : 1);
 
 		tier_map_set(m, tier_vext(v), &l);
-		m->heat[v] = v + 1;
-		m->atime[v] = v * 1000;
+		em_set_heat(m, v, v % 31 + 1);
+		em_set_atime(m, v, 90000 + v * 10);
 	}
 	/* Heat of an unmapped extent is not written. */
-	m->heat[1] = 5;
+	em_set_heat(m, 1, 5);
 	for (v = 0; v < m->nr_blocks; v++) {
 		tier_map_fill_block(m, sb, 0, v, blk);
 		CASE_EQ(tier_map_block_check(blk, sb, 0, v, &err), 0);
@@ -819,29 +849,39 @@ static void tier_map_fill_load_test(CASE_CTX)
 	tier_map_block_get(blk, 299 - 254, &e);
 	CASE_EQ(e.word, 0);
 	tier_map_block_get(blk, 297 - 254, &e);
-	CASE_EQ(e.heat, 298);
-	CASE_EQ(e.atime, 297000);
+	CASE_EQ(e.heat, 19);
+	CASE_EQ(e.atime, 92970);
 	CASE_EQ(e.flags, 0);
 	CASE_EQ(memcmp(m->words, m2->words, 300 * sizeof(u64)), 0);
-	CASE_EQ(m2->heat[0], 1);
-	CASE_EQ(m2->heat[1], 0);
-	CASE_EQ(m2->heat[297], 298);
-	CASE_EQ(m2->atime[297], 297000);
+	CASE_EQ(em_heat(m2, 0), 1);
+	CASE_EQ(em_heat(m2, 1), 0);
+	CASE_EQ(em_heat(m2, 297), 19);
+	CASE_EQ(em_atime(m2, 297), 92970);
 	/* Loading does not dirty. */
 	CASE_EQ(m2->nr_dirty[0] + m2->nr_dirty[1], 0);
 
 	/* Clearing resets heat; a map without heat writes zero heat. */
 	CASE_TRUE(tier_map_clear(m, tier_vext(3), NULL));
-	CASE_EQ(m->heat[3], 0);
+	CASE_EQ(em_heat(m, 3), 0);
 	for (v = 0; v < m->nr_blocks; v++) {
 		tier_map_fill_block(m, sb, 1, v, blk);
 		ret = tier_map_load_block(m3, sb, 1, v, blk, &err);
 		CASE_EQ(ret, 0);
 	}
-	CASE_EQ(memcmp(m->words, m3->words, 300 * sizeof(u64)), 0);
+	for (v = 0; v < 300; v++) {
+		struct tier_loc a, b;
+		bool mapped = tier_map_lookup(m, tier_vext(v), &a);
+
+		CASE_ASSERT_EQ(tier_map_lookup(m3, tier_vext(v), &b), mapped);
+		if (mapped)
+			expect_loc(test, &b, &a);
+		CASE_EQ(em_heat(m3, v), 0);
+		CASE_EQ(em_atime(m3, v), 0);
+	}
 	tier_map_fill_block(m3, sb, 1, 0, blk);
 	tier_map_block_get(blk, 6, &e);
-	CASE_EQ(e.word, m->words[6]);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(6), &l6));
+	CASE_EQ(e.word, tier_map_word_encode(&l6));
 	CASE_EQ(e.heat, 0);
 	CASE_EQ(e.atime, 0);
 
@@ -866,11 +906,11 @@ static void tier_map_load_overwrites_test(CASE_CTX)
 
 	tier_map_set(m, tier_vext(10), &l);
 	tier_map_set(m, tier_vext(300), &l);
-	m->heat[10] = 9;
+	em_set_heat(m, 10, 9);
 	tier_map_fill_block(empty, sb, 0, 0, blk);
 	CASE_EQ(tier_map_load_block(m, sb, 0, 0, blk, NULL), 0);
 	CASE_FALSE(tier_map_lookup(m, tier_vext(10), &out));
-	CASE_EQ(m->heat[10], 0);
+	CASE_EQ(em_heat(m, 10), 0);
 	/* Block 1 untouched. */
 	CASE_TRUE(tier_map_lookup(m, tier_vext(300), &out));
 }
@@ -1115,15 +1155,15 @@ static void tier_map_resize_copy_test(CASE_CTX)
 
 	tier_map_set(src, tier_vext(0), &l);
 	tier_map_set(src, tier_vext(599), &l);
-	src->heat[599] = 33;
-	src->atime[599] = 44;
+	em_set_heat(src, 599, 34);
+	em_set_atime(src, 599, 99944);
 	CASE_EQ(tier_map_resize_copy(plain, src), -EINVAL);
 	/* Grow: blocks 2 (the old last) and 3 (new) dirty, 1 not. */
 	CASE_EQ(tier_map_resize_copy(big, src), 0);
 	CASE_EQ(big->words[0], src->words[0]);
 	CASE_EQ(big->words[599], src->words[599]);
-	CASE_EQ(big->heat[599], 33);
-	CASE_EQ(big->atime[599], 44);
+	CASE_EQ(em_heat(big, 599), 34);
+	CASE_EQ(em_atime(big, 599), 99944);
 	for (b = 600; b < 1000; b++)
 		CASE_EQ(big->words[b], 0);
 	for (c = 0; c < 2; c++) {
@@ -1167,8 +1207,8 @@ static void tier_map_block_current_test(CASE_CTX)
 	struct tier_loc l = loc_of(1, 42, 0), old;
 
 	tier_map_set(m, tier_vext(7), &l);
-	m->heat[7] = 3;
-	m->atime[7] = 77;
+	em_set_heat(m, 7, 3);
+	em_set_atime(m, 7, 99977);
 	tier_map_set(m, tier_vext(280), &l);
 	tier_map_set_busy(m, tier_vext(280), true);
 	tier_map_fill_block(m, sb, 1, 0, blk0);
@@ -1195,12 +1235,12 @@ static void tier_map_block_current_test(CASE_CTX)
 
 	/* Heat, access time, flags and mappings each count. */
 	tier_map_mark_all_dirty(m, 1);
-	m->heat[7] = 4;
+	em_set_heat(m, 7, 4);
 	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
-	m->heat[7] = 3;
-	m->atime[7] = 78;
+	em_set_heat(m, 7, 3);
+	em_set_atime(m, 7, 99978);
 	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
-	m->atime[7] = 77;
+	em_set_atime(m, 7, 99977);
 	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), TIER_EXT_F_PINNED, 0));
 	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
 	CASE_TRUE(tier_map_set_flags(m, tier_vext(7), 0, TIER_EXT_F_PINNED));
@@ -1213,6 +1253,226 @@ static void tier_map_block_current_test(CASE_CTX)
 	sb->generation = 0;
 	tier_map_mark_all_dirty(m, 1);
 	CASE_FALSE(tier_map_block_current(m, sb, 1, 0, blk0));
+}
+
+/* ---- the packed word: heat, access times, memory ------------------------ */
+
+/* Heat codes: exact to 31, then within 1/16, rounded down, saturating. */
+static void tier_map_heat_code_test(CASE_CTX)
+{
+	u32 h, c, prev = 0;
+
+	for (h = 0; h < 32; h++)
+		CASE_EQ(tier_heat_unpack(tier_heat_pack(h)), h);
+	for (h = 32; h <= 0xffff; h += 7) {
+		u32 got = tier_heat_unpack(tier_heat_pack(h));
+
+		CASE_ASSERT_TRUE(got <= h);
+		CASE_ASSERT_TRUE(got * 17 >= h * 16);
+	}
+	CASE_EQ(tier_heat_pack(0xffff), TIER_HEAT_CODE_MAX);
+	CASE_EQ(tier_heat_unpack(TIER_HEAT_CODE_MAX), 0xffff);
+	CASE_EQ(tier_heat_unpack(0xff), 0xffff);
+	/* Codes are ordered like the heats they stand for. */
+	for (c = 1; c <= TIER_HEAT_CODE_MAX; c++) {
+		CASE_ASSERT_TRUE(tier_heat_unpack(c) > prev);
+		prev = tier_heat_unpack(c);
+		CASE_EQ(tier_heat_pack(prev), c);
+	}
+}
+
+/*
+ * Access times: exact when younger than TIER_ATIME_FINE_AGE, within half a
+ * coarse unit when older, held at TIER_ATIME_OLDEST; a time a little ahead
+ * of the reader's clock reads ahead, far ahead is taken as now; 0 is 0.
+ */
+static void tier_map_atime_test(CASE_CTX)
+{
+	struct tier_loc l = loc_of(5, 0xfffffffeULL, TIER_EXT_F_MEMRES), out;
+	u64 base = tier_mw_encode(&l), w;
+	u32 now = 3000000000U, a, got;
+
+	for (a = now - TIER_ATIME_FINE_AGE + 1; a <= now; a += 997) {
+		w = tier_mw_with_access(base, 7, a, now);
+		CASE_ASSERT_TRUE(!(w & TIER_MW_COARSE));
+		CASE_EQ(tier_mw_atime(w, now), a);
+		/* Read later: still exact up to the sweep's limit. */
+		CASE_EQ(tier_mw_atime(w, now + TIER_ATIME_SWEEP_MAX), a);
+		CASE_EQ(tier_mw_heat(w), 7);
+		CASE_ASSERT_TRUE(tier_mw_decode(w, &out));
+		expect_loc(test, &out, &l);
+	}
+	for (a = 1; a < now - TIER_ATIME_FINE_AGE; a += 123457) {
+		w = tier_mw_with_access(base, 7, a, now);
+		got = tier_mw_atime(w, now);
+		if (now - a > TIER_ATIME_OLDEST)
+			a = now - TIER_ATIME_OLDEST;
+		CASE_ASSERT_TRUE(w & TIER_MW_COARSE);
+		CASE_ASSERT_TRUE(got + (1U << 13) >= a &&
+				 got <= a + (1U << 13));
+		/* Stable: what a commit writes loads back the same. */
+		CASE_EQ(tier_mw_with_access(base, 7, got, now), w);
+		/* Read ten years on, it is the same time. */
+		CASE_EQ(tier_mw_atime(w, now + 315360000U), got);
+	}
+	/* Ahead of the clock (another CPU read it later). */
+	w = tier_mw_with_access(base, 1, now + 5, now);
+	CASE_EQ(tier_mw_atime(w, now), now + 5);
+	w = tier_mw_with_access(base, 1, now + TIER_ATIME_SLACK + 1, now);
+	CASE_EQ(tier_mw_atime(w, now), now);
+	/* Never accessed: 0, whatever the clock, and the encode's form. */
+	CASE_EQ(tier_mw_with_access(base, 0, 0, 5), base);
+	CASE_EQ(tier_mw_with_access(base, 0, 0, now), base);
+	CASE_EQ(tier_mw_atime(base, 5), 0);
+	CASE_EQ(tier_mw_atime(base, 1U << 29), 0);
+	CASE_EQ(tier_mw_atime(0, now), 0);
+}
+
+/* The sweep turns old fine times coarse before they wrap, nothing else. */
+static void tier_map_age_sweep_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 600, TIER_MAP_F_HEAT);
+	struct tier_loc l = loc_of(1, 9, 0);
+	u32 now = EM_CLOCK, later = now + TIER_ATIME_FINE_AGE + 100;
+	u64 w2, w4;
+
+	tier_map_set(m, tier_vext(2), &l);
+	tier_map_set(m, tier_vext(3), &l);
+	tier_map_set(m, tier_vext(4), &l);
+	tier_map_set(m, tier_vext(500), &l);
+	em_set_access(m, 2, 5, now - 10);
+	m->words[3] = tier_mw_with_access(m->words[3], 6, later - 5, later);
+	em_set_access(m, 500, 8, now - 20);
+	em_clean(m);
+	w4 = m->words[4];
+	/* A partial pass ends where it was told to. */
+	CASE_EQ(tier_map_age_sweep(m, 0, 100, later), 100);
+	CASE_TRUE(m->words[2] & TIER_MW_COARSE);
+	CASE_FALSE(m->words[500] & TIER_MW_COARSE);
+	CASE_EQ(tier_map_age_sweep(m, 100, 1000, later), 600);
+	CASE_TRUE(m->words[500] & TIER_MW_COARSE);
+	/* Young and never-accessed words are left alone. */
+	CASE_FALSE(m->words[3] & TIER_MW_COARSE);
+	CASE_EQ(tier_mw_atime(m->words[3], later), later - 5);
+	CASE_EQ(m->words[4], w4);
+	/* Location, flags and heat stay; the time moves by half a unit. */
+	w2 = m->words[2];
+	CASE_EQ(tier_mw_heat(w2), 5);
+	CASE_TRUE(tier_mw_atime(w2, later) + (1U << 13) >= now - 10);
+	CASE_TRUE(tier_mw_atime(w2, later) <= now - 10 + (1U << 13));
+	/* A day on it still reads right (a fine time would have wrapped). */
+	CASE_TRUE(tier_mw_atime(w2, later + 86400) + (1U << 13) >= now - 10);
+	CASE_TRUE(tier_mw_atime(w2, later + 86400) <= now - 10 + (1U << 13));
+	CASE_EQ(m->nr_dirty[0] + m->nr_dirty[1], 0);
+	/* Far ages are held at the oldest (0, "never", stays 0). */
+	m->words[2] = tier_mw_with_access(m->words[2], 5, 1U << 22,
+					  (1U << 22) + TIER_ATIME_FINE_AGE);
+	later = (1U << 22) + TIER_ATIME_OLDEST + (1U << 20);
+	CASE_EQ(tier_map_age_sweep(m, 0, 600, later), 600);
+	w2 = tier_mw_atime(m->words[2], later);
+	CASE_TRUE(w2 + (1U << 13) >= (1U << 22) + (1U << 20));
+	CASE_TRUE(w2 <= (1U << 22) + (1U << 20) + (1U << 13));
+	CASE_EQ(tier_mw_heat(m->words[2]), 5);
+	CASE_EQ(m->words[4], w4);
+}
+
+/*
+ * tier_map_touch(): stores the heat and time only over the word it was
+ * computed from; rounds heats above 31 up with the right probability.
+ */
+static void tier_map_touch_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 300, TIER_MAP_F_HEAT);
+	struct tier_loc l = loc_of(2, 11, TIER_EXT_F_PINNED), moved, out;
+	u64 seen;
+	u32 r, ups = 0;
+
+	CASE_FALSE(tier_map_touch(m, tier_vext(5), 0, 1, EM_CLOCK, 0));
+	CASE_EQ(m->words[5], 0);
+	tier_map_set(m, tier_vext(5), &l);
+	seen = m->words[5];
+	CASE_TRUE(tier_map_touch(m, tier_vext(5), seen, 1, EM_CLOCK, 0));
+	CASE_EQ(em_heat(m, 5), 1);
+	CASE_EQ(em_atime(m, 5), EM_CLOCK);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(5), &out));
+	expect_loc(test, &out, &l);
+	/* Nothing new: no store. */
+	seen = m->words[5];
+	CASE_FALSE(tier_map_touch(m, tier_vext(5), seen, 1, EM_CLOCK, 0));
+	/* The word moved meanwhile (a migration switched it): no store. */
+	moved = loc_of(0, 12, TIER_EXT_F_PINNED);
+	tier_map_set(m, tier_vext(5), &moved);
+	CASE_FALSE(tier_map_touch(m, tier_vext(5), seen, 9, EM_CLOCK, 0));
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(5), &out));
+	expect_loc(test, &out, &moved);
+	CASE_EQ(em_heat(m, 5), 1);
+	/* 33 lies between codes 32 and 34: up for half the random numbers. */
+	for (r = 0; r < 64; r++) {
+		em_set_access(m, 5, 32, EM_CLOCK);
+		CASE_TRUE(tier_map_touch(m, tier_vext(5), m->words[5], 33,
+					 EM_CLOCK + 1, r));
+		ups += em_heat(m, 5) == 34;
+		CASE_ASSERT_TRUE(em_heat(m, 5) == 32 || em_heat(m, 5) == 34);
+	}
+	CASE_EQ(ups, 32);
+	/* Heat reset keeps location and time. */
+	tier_map_heat_reset(m, tier_vext(5));
+	CASE_EQ(em_heat(m, 5), 0);
+	CASE_EQ(em_atime(m, 5), EM_CLOCK + 1);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(5), &out));
+	expect_loc(test, &out, &moved);
+}
+
+/*
+ * P10: 8 bytes per extent, plus 2 bits per 254-extent map block; exactly
+ * what tier_map_init() allocates (the counting allocator checks that in
+ * the cmocka build).
+ */
+static void tier_map_mem_bytes_test(CASE_CTX)
+{
+	u64 n;
+
+	for (n = 1; n <= (1ULL << 40); n = n * 3 + 1)
+		CASE_ASSERT_TRUE(tier_map_mem_bytes(n) * 1000 <=
+				 n * 8002 + 16 * 1000);
+	/* 100 TiB of 1 MiB extents: 800 MiB plus 0.2 MiB of bitmaps. */
+	n = 100ULL << 20;
+	CASE_EQ(tier_map_mem_bytes(n),
+		n * 8 + 2 * DIV_ROUND_UP(DIV_ROUND_UP(n, 254), 64) * 8);
+}
+
+/* An on-disk entry this module's words cannot hold is refused at load. */
+static void tier_map_load_foreign_flags_test(CASE_CTX)
+{
+	struct tier_map *m = test_map(test, 300, TIER_MAP_F_HEAT);
+	struct tier_sb *sb = sb_make(test, 300, 2, 1000);
+	u8 *blk = em_zalloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc l = loc_of(1, 5, 0x04), out;
+	struct tier_map_entry e = { 0 };
+	struct tier_err err = { 0 };
+
+	tier_map_block_init(blk, sb, 0, 0);
+	e.word = tier_map_word_encode(&l);
+	tier_map_block_set(blk, 9, &e);
+	tier_map_block_seal(blk);
+	CASE_EQ(tier_map_block_check(blk, sb, 0, 0, &err), 0);
+	CASE_EQ(tier_map_load_block(m, sb, 0, 0, blk, &err), -EOPNOTSUPP);
+	CASE_EQ(err.code, TIER_E_MAP_ENTRY_FLAGS);
+	CASE_EQ(err.item, 9);
+	CASE_FALSE(tier_map_lookup(m, tier_vext(9), &out));
+	/* The flags it knows load. */
+	l.flags = TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES;
+	e.word = tier_map_word_encode(&l);
+	e.heat = 40;
+	e.atime = EM_CLOCK - 3;
+	tier_map_block_init(blk, sb, 0, 0);
+	tier_map_block_set(blk, 9, &e);
+	tier_map_block_seal(blk);
+	CASE_EQ(tier_map_load_block(m, sb, 0, 0, blk, &err), 0);
+	CASE_ASSERT_TRUE(tier_map_lookup(m, tier_vext(9), &out));
+	expect_loc(test, &out, &l);
+	CASE_EQ(em_heat(m, 9), 40);
+	CASE_EQ(em_atime(m, 9), EM_CLOCK - 3);
 }
 
 static struct case_entry extent_map_cases[] = {
@@ -1235,6 +1495,12 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN_PARAMS(tier_map_commit_plan_test, plan),
 	CASE_RUN(tier_map_fill_load_test),
 	CASE_RUN(tier_map_block_current_test),
+	CASE_RUN(tier_map_heat_code_test),
+	CASE_RUN(tier_map_atime_test),
+	CASE_RUN(tier_map_age_sweep_test),
+	CASE_RUN(tier_map_touch_test),
+	CASE_RUN(tier_map_mem_bytes_test),
+	CASE_RUN(tier_map_load_foreign_flags_test),
 	CASE_RUN(tier_map_load_overwrites_test),
 	CASE_RUN(tier_map_load_errors_test),
 	CASE_RUN(tier_map_million_test),

@@ -337,15 +337,17 @@ static const struct layout_ok_case layout_ok_cases[] = {
 	{ "1 TiB in 1 MiB extents",
 	  { 1, 11, { (1ULL << 31) + 64 * MIB_SECTORS }, 1ULL << 31 },
 	  1ULL << 20, 4129, 67584, 1048607, 1048607 },
-	{ "tier of exactly 2^48 extents",
-	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 55) }, 1ULL << 40,
+	{ "tier of exactly 2^32 extents",
+	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 39) }, 1ULL << 38,
 	    1ULL << 60 },
-	  1ULL << 33, 1108169199713ULL, 2048, 16368, 1ULL << 48 },
-	{ "8 tiers of 2^64 - 1 sectors, 64 MiB extents",
-	  { 8, 17, { U64_MAX, U64_MAX, U64_MAX, U64_MAX, U64_MAX, U64_MAX,
-		     U64_MAX, U64_MAX }, 1ULL << 50 },
-	  1ULL << 33, 4432676798593ULL, 70922828779520ULL,
-	  140736947257085ULL, (1ULL << 47) - 1 },
+	  1ULL << 31, 16909385, 2048, 16368, 1ULL << 32 },
+	{ "8 tiers of 2^32 extents of 64 MiB",
+	  { 8, 17, { 2048 + (1ULL << 49), 2048 + (1ULL << 49),
+		     2048 + (1ULL << 49), 2048 + (1ULL << 49),
+		     2048 + (1ULL << 49), 2048 + (1ULL << 49),
+		     2048 + (1ULL << 49), 2048 + (1ULL << 49) }, 1ULL << 50,
+	    1ULL << 60 },
+	  1ULL << 33, 135274561, 2048, 1ULL << 32, 1ULL << 32 },
 };
 
 /* clang-format on */
@@ -401,7 +403,7 @@ static void tier_layout_ok_test(CASE_CTX)
 		CASE_EQ(t->nr_extents,
 			(t->dev_sectors - t->data_start) >> r->extent_shift);
 		CASE_GE(t->nr_extents, 1);
-		CASE_LE(t->nr_extents, TIER_MAX_PEXTS);
+		CASE_LE(t->nr_extents, TIER_MAX_TIER_EXTENTS);
 		cap += t->nr_extents;
 	}
 	for (; i < TIER_MAX_TIERS; i++)
@@ -517,16 +519,16 @@ static const struct layout_err_case layout_err_cases[] = {
 	{ "metadata for 2^48 extents on a 1 GiB tier 0",
 	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 55) } },
 	  -EINVAL, TIER_E_LAYOUT_META_TOO_SMALL, 0 },
+	{ "tier of 2^32 + 1 extents (the in-memory map's limit)",
+	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 39) + 128 }, 0, 1ULL << 60 },
+	  -E2BIG, TIER_E_LAYOUT_TIER_TOO_BIG, 1 },
 	{ "tier of 2^48 + 1 extents",
 	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 55) + 128 }, 0, 1ULL << 60 },
 	  -E2BIG, TIER_E_LAYOUT_TIER_TOO_BIG, 1 },
-	{ "capacity beyond 2^64 bytes",
-	  { 2, 7, { GIB_SECTORS, 2048 + (1ULL << 55) }, 0, 1ULL << 60 },
-	  -E2BIG, TIER_E_LAYOUT_VIRT_LIMIT, 0 },
 	{ "8 tiers of 2^64 - 1 sectors, all of it",
 	  { 8, 17, { U64_MAX, U64_MAX, U64_MAX, U64_MAX, U64_MAX, U64_MAX,
 		     U64_MAX, U64_MAX } },
-	  -E2BIG, TIER_E_LAYOUT_VIRT_LIMIT, 0 },
+	  -E2BIG, TIER_E_LAYOUT_TIER_TOO_BIG, 0 },
 };
 
 /* clang-format on */
@@ -1371,7 +1373,7 @@ static void virt_bytes_sb(struct tier_sb *sb, u64 virt)
 {
 	sb->extent_shift = 17;
 	sb->tier[2].dev_sectors = U64_MAX;
-	sb->tier[2].nr_extents = 1ULL << 40;
+	sb->tier[2].nr_extents = 1ULL << 32;
 	sb->virt_extents = virt;
 	sb->map_blocks = tier_map_blocks_for(sb->virt_extents);
 	sb->map_start[1] = sb->map_start[0] + 8 * sb->map_blocks;
@@ -1382,19 +1384,28 @@ static void virt_bytes_sb(struct tier_sb *sb, u64 virt)
 	sb->tier[1].nr_extents = 1;
 }
 
-/* A virtual size whose byte count does not fit in 64 bits. */
+/*
+ * A virtual size beyond the capacity, or whose byte count does not fit in
+ * 64 bits, is refused. Tiers of at most 2^32 extents (the in-memory map)
+ * cannot reach 2^64 bytes, so the capacity limit comes first.
+ */
 static void tier_sb_virt_bytes_test(CASE_CTX)
 {
 	struct tier_sb *sb = sb_fixture(test, false);
 	struct tier_sb *out = fmt_zalloc(test, sizeof(*out));
 	struct tier_err err = { 0 };
 	u8 *blk = fmt_blk(test);
+	u64 cap = (1ULL << 32) + 2;
 
 	virt_bytes_sb(sb, 1ULL << 38);
 	tier_sb_encode(sb, blk);
 	expect_err(test, tier_sb_decode(blk, 1, out, &err), &err, -EUCLEAN,
 		   TIER_E_SB_VIRT_EXTENTS, "2^38 extents of 64 MiB");
-	sb->virt_extents--;
+	sb->virt_extents = cap + 1;
+	tier_sb_encode(sb, blk);
+	expect_err(test, tier_sb_decode(blk, 1, out, &err), &err, -EUCLEAN,
+		   TIER_E_SB_VIRT_EXTENTS, "one extent over the capacity");
+	sb->virt_extents = cap;
 	tier_sb_encode(sb, blk);
 	CASE_EQ(tier_sb_decode(blk, 1, out, &err), 0);
 
@@ -1404,9 +1415,17 @@ static void tier_sb_virt_bytes_test(CASE_CTX)
 	tier_sb_encode(sb, blk);
 	expect_err(test, tier_sb_decode(blk, 1, out, &err), &err, -EUCLEAN,
 		   TIER_E_SB_VIRT_EXTENTS, "2^39 extents of 64 MiB");
-	sb->virt_extents = (1ULL << 38) - 1;
+	sb->virt_extents = cap;
 	tier_sb_encode(sb, blk);
 	CASE_EQ(tier_sb_decode(blk, 1, out, NULL), 0);
+
+	/* A tier record of more than 2^32 extents is refused. */
+	sb = sb_fixture(test, false);
+	virt_bytes_sb(sb, 3);
+	sb->tier[2].nr_extents = (1ULL << 32) + 1;
+	tier_sb_encode(sb, blk);
+	expect_err(test, tier_sb_decode(blk, 1, out, &err), &err, -EUCLEAN,
+		   TIER_E_SB_TIER, "a tier of 2^32 + 1 extents");
 }
 
 struct pick_case {

@@ -13,14 +13,12 @@
 #include "memtier.h"
 
 #define NR_EXT 64
-#define MAPPED(v) (TIER_MAPW_MAPPED | (v))
+#define MAPPED(v) (TIER_MW_MAPPED | TIER_MW_ACCESS_NONE | (v))
 
 /* A table of @nr slots with fake frames, every extent mapped. */
 struct fixture {
 	struct tier_mem m;
 	u64 words[NR_EXT];
-	u16 heat[NR_EXT];
-	u32 atime[NR_EXT];
 	struct tier_mem_heat h;
 	char frames[16];
 };
@@ -36,10 +34,24 @@ static void setup_n(CASE_CTX, struct fixture *f, u32 nr)
 		CASE_EQ(tier_mem_add(&f->m, s, &f->frames[s]), 0);
 	for (v = 0; v < NR_EXT; v++)
 		f->words[v] = MAPPED(v);
-	f->h.heat = f->heat;
-	f->h.atime = f->atime;
+	f->h.words = f->words;
 	f->h.now = 1000;
 	f->h.window = 60;
+}
+
+/* The heat and access time kept in extent @v's map word. */
+static void fx_heat(struct fixture *f, u64 v, u32 heat)
+{
+	f->words[v] = tier_mw_with_access(f->words[v], heat,
+					  tier_mw_atime(f->words[v], f->h.now),
+					  f->h.now);
+}
+
+static void fx_atime(struct fixture *f, u64 v, u32 atime)
+{
+	u32 heat = tier_mw_heat(f->words[v]);
+
+	f->words[v] = tier_mw_with_access(f->words[v], heat, atime, f->h.now);
 }
 
 /* Claim a slot for @v (not resident). */
@@ -166,12 +178,12 @@ static void tier_mem_eviction_coldest_first_test(CASE_CTX)
 	CASE_ASSERT_NOT_NULL(f);
 	setup_n(test, f, 3);
 	/* Extent 10 hot, 11 cold but recent, 12 cold and oldest. */
-	f->heat[10] = 8;
-	f->atime[10] = 990;
-	f->heat[11] = 1;
-	f->atime[11] = 999;
-	f->heat[12] = 1;
-	f->atime[12] = 900;
+	fx_heat(f, 10, 8);
+	fx_atime(f, 10, 990);
+	fx_heat(f, 11, 1);
+	fx_atime(f, 11, 999);
+	fx_heat(f, 12, 1);
+	fx_atime(f, 12, 900);
 	fill(test, f, 10, false);
 	fill(test, f, 11, false);
 	fill(test, f, 12, false);
@@ -184,10 +196,10 @@ static void tier_mem_eviction_coldest_first_test(CASE_CTX)
 	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
 	/* Heat decays: 10 untouched for 10 windows is now the coldest. */
 	f->h.now = 990 + 60 * 10;
-	f->heat[11] = 2;
-	f->atime[11] = f->h.now;
-	f->heat[13] = 2;
-	f->atime[13] = f->h.now;
+	fx_heat(f, 11, 2);
+	fx_atime(f, 11, f->h.now);
+	fx_heat(f, 13, 2);
+	fx_atime(f, 13, f->h.now);
 	s = tier_mem_claim(&f->m, tier_vext(14), false, &f->h, &gen);
 	CASE_NE(s, TIER_MEM_NONE);
 	CASE_EQ(f->m.slot_of[10], TIER_MEM_NONE);
@@ -205,8 +217,8 @@ static void tier_mem_resident_never_evicted_test(CASE_CTX)
 
 	CASE_ASSERT_NOT_NULL(f);
 	setup_n(test, f, 2);
-	f->heat[20] = 0; /* coldest, but resident */
-	f->heat[21] = 5;
+	fx_heat(f, 20, 0); /* coldest, but resident */
+	fx_heat(f, 21, 5);
 	fill(test, f, 20, true);
 	fill(test, f, 21, false);
 	CASE_EQ(f->m.nr_resident, 1);
@@ -285,8 +297,8 @@ static void tier_mem_resize_test(CASE_CTX)
 
 	CASE_ASSERT_NOT_NULL(f);
 	setup_n(test, f, 3);
-	f->heat[40] = 9;
-	f->heat[41] = 1;
+	fx_heat(f, 40, 9);
+	fx_heat(f, 41, 1);
 	fill(test, f, 40, false);
 	fill(test, f, 41, false);
 	/* Shrinking takes a free slot first, then the coldest copy. */

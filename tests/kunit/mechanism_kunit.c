@@ -244,14 +244,15 @@ static void switch_extent_test(struct kunit *test)
 	struct tier_loc loc;
 
 	start_move(test, pool, &job, 300, 1, 5, 0, 9);
-	pool->map.heat[300] = 40;
+	pool->map.words[300] =
+		tier_mw_with_access(pool->map.words[300], 40, 5, 10);
 	bio_list_add(&pool->parked, &bio);
 
 	spin_lock_irq(&pool->lock);
 	tier_switch_extent(pool, &job);
 	spin_unlock_irq(&pool->lock);
 
-	KUNIT_EXPECT_FALSE(test, pool->map.words[300] & TIER_MAPW_BUSY);
+	KUNIT_EXPECT_FALSE(test, pool->map.words[300] & TIER_MW_BUSY);
 	KUNIT_ASSERT_TRUE(test,
 			  tier_map_lookup(&pool->map, tier_vext(300), &loc));
 	KUNIT_EXPECT_EQ(test, loc.tier, 0);
@@ -261,7 +262,8 @@ static void switch_extent_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pool->mapped[0], 1ULL);
 	KUNIT_EXPECT_EQ(test, pool->mapped[1], 0ULL);
 	/* Promotion keeps the heat that earned it. */
-	KUNIT_EXPECT_EQ(test, pool->map.heat[300], 40);
+	KUNIT_EXPECT_EQ(test, tier_mw_heat(pool->map.words[300]), 40);
+	KUNIT_EXPECT_EQ(test, tier_mw_atime(pool->map.words[300], 10), 5U);
 	/* The source waits for a commit: still used, pending. */
 	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_used, 1ULL);
 	KUNIT_EXPECT_EQ(test, pool->alloc[1].nr_pending, 1ULL);
@@ -275,11 +277,13 @@ static void switch_extent_test(struct kunit *test)
 
 	/* Demotion: heat starts again from zero. */
 	start_move(test, pool, &job2, 7, 0, 1, 1, 2);
-	pool->map.heat[7] = 1000;
+	pool->map.words[7] =
+		tier_mw_with_access(pool->map.words[7], 1000, 5, 10);
 	spin_lock_irq(&pool->lock);
 	tier_switch_extent(pool, &job2);
 	spin_unlock_irq(&pool->lock);
-	KUNIT_EXPECT_EQ(test, pool->map.heat[7], 0);
+	KUNIT_EXPECT_EQ(test, tier_mw_heat(pool->map.words[7]), 0);
+	KUNIT_EXPECT_EQ(test, tier_mw_atime(pool->map.words[7], 10), 5U);
 	map_pool_free(pool);
 }
 
@@ -297,7 +301,7 @@ static void switch_keeps_current_flags_test(struct kunit *test)
 	spin_lock_irq(&pool->lock);
 	KUNIT_EXPECT_TRUE(test, tier_map_set_flags(&pool->map, tier_vext(42), 0,
 						   TIER_EXT_F_PINNED));
-	KUNIT_EXPECT_TRUE(test, pool->map.words[42] & TIER_MAPW_BUSY);
+	KUNIT_EXPECT_TRUE(test, pool->map.words[42] & TIER_MW_BUSY);
 	tier_switch_extent(pool, &job);
 	spin_unlock_irq(&pool->lock);
 	KUNIT_ASSERT_TRUE(test,
@@ -346,14 +350,21 @@ static void heat_capture_test(struct kunit *test)
 static void heat_note_test(struct kunit *test)
 {
 	struct tier_pool *pool = map_pool(test, 600);
+	struct tier_loc loc = { .tier = 0, .pext = { 3 } };
+	u32 now;
 
 	pool->cfg.promote_window = 60;
 	pool->clock_base = 1000;
 	pool->clock_j = jiffies;
+	/* An unmapped extent has no heat (its word stays 0). */
+	tier_heat_note(pool, tier_vext(261));
+	KUNIT_EXPECT_EQ(test, pool->map.words[261], 0ULL);
+	tier_map_set(&pool->map, tier_vext(260), &loc);
 	tier_heat_note(pool, tier_vext(260));
 	tier_heat_note(pool, tier_vext(260));
-	KUNIT_EXPECT_EQ(test, pool->map.heat[260], 2);
-	KUNIT_EXPECT_GE(test, pool->map.atime[260], 1000U);
+	KUNIT_EXPECT_EQ(test, tier_mw_heat(pool->map.words[260]), 2);
+	now = tier_clock_now(pool);
+	KUNIT_EXPECT_GE(test, tier_mw_atime(pool->map.words[260], now), 1000U);
 	KUNIT_EXPECT_TRUE(test, test_bit(1, pool->heat_touched));
 	KUNIT_EXPECT_TRUE(test, pool->heat_dirty);
 	map_pool_free(pool);

@@ -84,6 +84,10 @@ typedef u64 sector_t;
 u32 tier_user_crc32c(u32 seed, const void *buf, size_t len);
 #define tier_crc32c(seed, buf, len) tier_user_crc32c((seed), (buf), (len))
 
+/* The kernel's cmpxchg64(): returns the old value. */
+#define tier_cmpxchg64(ptr, old, new) \
+	__sync_val_compare_and_swap((ptr), (old), (new))
+
 #include <assert.h>
 #undef static_assert
 #define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)

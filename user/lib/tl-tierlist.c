@@ -177,9 +177,9 @@ int tl_tierlist_new_label_at(const struct tier_label *ref,
 	if (!nr)
 		return tl_fail(err, TL_USAGE,
 			       "the device is too small: it must hold a 1 MiB offset and at least one extent");
-	if (nr > TIER_MAX_PEXTS)
+	if (nr > TIER_MAX_TIER_EXTENTS)
 		return tl_fail(err, TL_USAGE,
-			       "the device has more than 2^48 extents of this device's size");
+			       "the device has more than 2^32 extents of this device's size: a tier holds at most 2^32 extents");
 	memset(l, 0, sizeof(*l));
 	memcpy(l->uuid, sb->uuid, TIER_UUID_LEN);
 	memcpy(l->member_uuid, member_uuid, TIER_UUID_LEN);
