@@ -194,8 +194,6 @@ bool tier_map_set_flags(struct tier_map *m, struct tier_vext v, u32 set,
 
 	if (!(word & TIER_MW_MAPPED))
 		return false;
-	set &= TIER_MW_EXT_FLAGS;
-	clear &= TIER_MW_EXT_FLAGS;
 	nword = word & ~(((u64)clear << TIER_MW_FLAGS_SHIFT) & mask);
 	nword |= ((u64)set << TIER_MW_FLAGS_SHIFT) & mask;
 	if (nword == word)
@@ -321,12 +319,15 @@ int tier_map_load_block(struct tier_map *m, const struct tier_sb *sb, u32 copy,
 	ret = tier_map_block_check(blk, sb, copy, index, err);
 	if (ret)
 		return ret;
-	/* Check first: a refusal leaves the map as it was. */
+	/*
+	 * Check first: a refusal leaves the map as it was. The pext fits the
+	 * word: tier_map_block_check() holds it below the tier's extents,
+	 * which the superblock holds to TIER_MAX_TIER_EXTENTS.
+	 */
 	for (i = 0; i < TIER_MAP_ENTRIES && first + i < m->nr_extents; i++) {
 		tier_map_block_get(blk, i, &e);
 		if (tier_map_word_decode(e.word, &loc) &&
-		    (loc.flags & ~TIER_MW_EXT_FLAGS ||
-		     loc.pext.p >= TIER_MAX_TIER_EXTENTS))
+		    (loc.flags & ~TIER_MW_EXT_FLAGS))
 			return tier_err_set(err, TIER_E_MAP_ENTRY_FLAGS,
 					    first + i, e.word);
 	}

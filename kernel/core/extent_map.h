@@ -128,6 +128,7 @@ static inline bool tier_map_word_decode(u64 word, struct tier_loc *loc)
 
 /* The extent flags a word can hold; a map entry with others is refused. */
 #define TIER_MW_EXT_FLAGS (TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES)
+static_assert(TIER_MW_FLAGS_MASK >> TIER_MW_FLAGS_SHIFT == TIER_MW_EXT_FLAGS);
 
 /*
  * Access times, in seconds of the heat clock. A word keeps the low 16 bits
@@ -217,8 +218,7 @@ static inline u64 tier_mw_encode(const struct tier_loc *loc)
 {
 	return TIER_MW_MAPPED | TIER_MW_ACCESS_NONE |
 	       (((u64)loc->tier << TIER_MW_TIER_SHIFT) & TIER_MW_TIER_MASK) |
-	       (((u64)(loc->flags & TIER_MW_EXT_FLAGS) << TIER_MW_FLAGS_SHIFT) &
-		TIER_MW_FLAGS_MASK) |
+	       (((u64)loc->flags << TIER_MW_FLAGS_SHIFT) & TIER_MW_FLAGS_MASK) |
 	       (loc->pext.p & TIER_MW_PEXT_MASK);
 }
 
