@@ -401,6 +401,12 @@ u32 tier_mig_queued(struct tier_pool *pool)
 	return pool->mig->movq.nr;
 }
 
+bool tier_mig_copies_held(struct tier_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	return pool->mig->inflight;
+}
+
 bool tier_mig_list_blocker(struct tier_pool *pool, u32 pos,
 			   struct tier_move *out)
 {

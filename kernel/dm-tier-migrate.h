@@ -83,6 +83,17 @@ void tier_mig_stop(struct tier_pool *pool);
 u32 tier_mig_queued(struct tier_pool *pool);
 
 /**
+ * tier_mig_copies_held() - whether copies claimed and not yet ended hold
+ * destination extents: each gives one back when it ends, its source with
+ * the commit after a switch, its destination at once after a failure.
+ * @pool: the pool.
+ *
+ * Context: caller holds pool->lock.
+ * Return: true while any copy is claimed or in flight.
+ */
+bool tier_mig_copies_held(struct tier_pool *pool);
+
+/**
  * tier_mig_list_blocker() - a queued request that keeps tier @pos from
  * being removed: a migrate or pin to it (tier_movq_renumber_blocker();
  * an evacuation of the tier or a preference for it does not block).

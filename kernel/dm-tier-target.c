@@ -740,6 +740,18 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		batch->need_commit = true;
 		return 0;
 	}
+	if (r && tier_mig_copies_held(pool)) {
+		/*
+		 * A copy holds its source and its destination until it ends:
+		 * with the virtual size at the tiers' capacity, the last free
+		 * extents can be those. Its end (tier_job_end()) sends this
+		 * bio again, to find the extent it gave back.
+		 */
+		bio_list_add(&pool->parked, bio);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		tier_job_free(pool, job);
+		return 0;
+	}
 	if (r) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);

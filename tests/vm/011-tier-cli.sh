@@ -56,6 +56,38 @@ assert v["format_version"] == 1, v' "$v" || fail "tierctl version --json: $v"
 	tierctl remove x
 	expect_status 1 'dm-tier.*--force' tierctl create y --tier "$b"
 
+	# The last free extents may be held by copies in flight (a copy holds
+	# its source and its destination until it ends): first writes wait
+	# for the copies instead of failing with ENOSPC. Tier 1 sits on
+	# dm-delay so that the copies stay in flight.
+	local n k
+	delay_dev slow "$b" 0
+	tierctl create z --tier "$a" --tier /dev/mapper/slow --force >/dev/null
+	tier_set z auto_migrate 0
+	n=$(($(blockdev --getsize64 /dev/mapper/z) >> 20))
+	dd if=/dev/zero of=/dev/mapper/z bs=1M oflag=direct status=none count=$((n - 4)) ||
+		fail "filling all but 4 extents failed"
+	# As many copies to tier 1 as it has free extents, of extents the
+	# fill put on tier 0 (its first ones).
+	tier_eval z
+	k=$((total1 - used1))
+	[ "$k" -ge 1 ] && [ "$k" -le 4 ] && [ "$mapped0" -gt "$k" ] ||
+		fail "fill left $k free extents on tier 1: $(tier_summary z)"
+	delay_set slow "$b" 3000
+	tier_msg z migrate 0 $((k * 2048)) 1 || fail "migrate of $k extents to tier 1"
+	tier_wait z 20 "[ \$in_flight = $k ]" ||
+		fail "the $k copies are not in flight together: $(tier_summary z)"
+	dd if=<(rand_bytes) iflag=fullblock of=/tmp/last bs=1M count=4 status=none
+	dd if=/tmp/last of=/dev/mapper/z bs=1M seek=$((n - 4)) oflag=direct conv=fsync status=none ||
+		fail "first writes while copies held the last free extents failed: $(tier_summary z)"
+	expect_eq "$(tier_stat z nospc_errors)" 0 "ENOSPC errors with copies in flight"
+	expect_eq "$(dev_sum /dev/mapper/z 4 $((n - 4)))" "$(dev_sum /tmp/last)" "the last 4 extents"
+	delay_set slow "$b" 0
+	tier_wait z 30 '[ $in_flight = 0 ] && [ $manual_pending = 0 ]' ||
+		fail "the $k copies did not end: $(tier_summary z)"
+	tierctl remove z >/dev/null
+	dmsetup remove --retry slow
+
 	# A capacity tier over NVMe-oF: activation must use the fabric
 	# namespace, not the drive this host's own nvmet target exports.
 	# create, remove and activate answer in JSON with --json.
