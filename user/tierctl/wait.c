@@ -96,16 +96,27 @@ static void note_pace(struct wait_result *res, const char *pace)
 		 have ? " " : "", pace);
 }
 
+/* The progress line, over the previous one (stderr is a terminal). */
+static void show_progress(const char *cmd, u32 id, u64 looked, u64 total,
+			  u64 moved, u64 extent_bytes, u64 elapsed_ms)
+{
+	char line[TL_PROGRESS_LEN];
+
+	fprintf(stderr, "\r%s: %s, request %u\033[K", cmd,
+		tl_move_progress_line(line, looked, total, moved, extent_bytes,
+				      elapsed_ms),
+		id);
+}
+
 int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		  const char *name, u32 id, u64 total, u64 extent_bytes,
 		  struct wait_result *res)
 {
 	struct timespec tick = { 0, WAIT_POLL_MS * 1000000L };
 	bool tty = isatty(STDERR_FILENO), seen = false, queued;
-	char line[TL_PROGRESS_LEN];
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev, *ev;
-	u64 start = now_ms(), left;
+	u64 start = now_ms(), left, looked = 0;
 	u32 i;
 	int rc;
 
@@ -145,14 +156,10 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		}
 		if (!queued)
 			break;
+		looked = left < total ? total - left : 0;
 		if (tty)
-			fprintf(stderr, "\r%s: %s, request %u\033[K", cmd,
-				tl_move_progress_line(line,
-						      left < total ? total - left : 0,
-						      total, res->moved,
-						      extent_bytes,
-						      now_ms() - start),
-				id);
+			show_progress(cmd, id, looked, total, res->moved,
+				      extent_bytes, now_ms() - start);
 		if (*mon) {
 			if (wait_event(mon, name, id, WAIT_POLL_MS, res, ev)) {
 				seen = true;
@@ -165,8 +172,17 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 	/* Out of the queue: its event follows at once (sent from a work). */
 	if (!seen && *mon)
 		seen = wait_event(mon, name, id, WAIT_EVENT_GRACE_MS, res, ev);
-	if (tty)
+	/*
+	 * The last line shows where the request ended, also when it ended
+	 * before the first poll: a terminal always sees one.
+	 */
+	if (seen && !strcmp(res->outcome, "done"))
+		looked = total;
+	if (tty) {
+		show_progress(cmd, id, looked, total, res->moved, extent_bytes,
+			      now_ms() - start);
 		fputc('\n', stderr);
+	}
 	/*
 	 * Without its event (no monitor, or it was lost) the count is the
 	 * last one polled: at least that many moved.
