@@ -111,8 +111,8 @@ guest_main() {
 		modes = [e["metadata_mode"] for e in ev if e["event"] == "mode-change"]
 		assert modes == ["ro", "rw"], modes
 	EOF
-	dmsetup remove c
-	dmsetup remove shim
+	dmsetup remove --retry c
+	dmsetup remove --retry shim
 	echo "metadata errors: rw -> ro, kept on a second failure, rw once healed, reported"
 }
 run_guest_phase "$@"

@@ -68,7 +68,7 @@ guest_main() {
 	t=$(date +%s%N)
 	dmsetup create big --table "$table"
 	echo "kernel load of $n extents (dmsetup create: labels, superblock, map, checks): $(ms_since "$t") ms under TCG"
-	dmsetup remove big
+	dmsetup remove --retry big
 	sync
 	w0=$(written)
 	t=$(date +%s%N)

@@ -106,10 +106,10 @@ guest_main() {
 	tier_set $DEV auto_migrate 0
 	tier_wait $DEV 60 "[ \$in_flight = 0 ] && [ \$manual_pending = 0 ]" ||
 		fail "migrations do not stop: $(tier_summary $DEV)"
-	dmsetup remove $DEV
-	dmsetup remove hotL
-	dmsetup remove coldL
-	dmsetup remove lw # its last mark updates the super: it counts every entry
+	dmsetup remove --retry $DEV
+	dmsetup remove --retry hotL
+	dmsetup remove --retry coldL
+	dmsetup remove --retry lw # its last mark updates the super: it counts every entry
 	"$LRB" info "$LOG"
 	"$LRB" list "$LOG" >$list || fail "dmt-logreplay list failed (status $?)"
 	replay_all "$LOG" "$DMT_NVME2" "$DMT_NVME3" "$S"
@@ -205,7 +205,7 @@ one_state() { # replay cow sectors label fs sabotage expect...
 		# through the activated tier, then check from a fresh activation.
 		dmsetup create rt --table "$(replay_table)" >/dev/null 2>&1 || { state_down; echo "$label: sabotage setup failed"; return 1; }
 		dd if=/dev/zero of=/dev/mapper/rt bs=4k count=1 oflag=direct conv=fsync status=none
-		dmsetup remove rt
+		dmsetup remove --retry rt
 	fi
 	check_state "$label" "$fs" "$@" || r=$?
 	state_down

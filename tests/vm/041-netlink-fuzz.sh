@@ -69,7 +69,7 @@ step_health() {
 	expect_eq "$(dd if=/dev/mapper/$h bs=1M count=4 iflag=direct status=none | sha256sum)" \
 		"$sum" "health: data on tier 1 after recovery"
 	tierctl remove $h
-	dmsetup remove nfh0 nfh1
+	dmsetup remove --retry nfh0 nfh1
 	echo "health: tier 1 degraded by a failed read, recovered by tier-recover"
 }
 

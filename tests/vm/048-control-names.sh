@@ -66,7 +66,7 @@ step_alias() {
 	local tbl sz half rc
 	tierctl create al --tier "$DMT_NVME2" --extent-size 64K --force >/dev/null || fail "create al"
 	tbl=$(dmsetup table al)
-	dmsetup remove al || fail "remove al"
+	dmsetup remove --retry al || fail "remove al"
 	sz=$(awk '{ print $2 }' <<<"$tbl")
 	half=$((sz / 2))
 	dmsetup create a1 --notable || fail "create a1"
@@ -88,7 +88,7 @@ step_alias() {
 	# A reload of the same device over the same tier device is fine.
 	dmsetup load a1 --table "$tbl" || fail "alias: a reload of a1 was refused"
 	dmsetup clear a1
-	dmsetup remove a1 a2 || fail "remove a1 a2"
+	dmsetup remove --retry a1 a2 || fail "remove a1 a2"
 	dmsetup create a3 --notable || fail "create a3"
 	dmesg -C
 	rc=0
@@ -98,7 +98,7 @@ step_alias() {
 	dmesg | grep -q "used by two targets of this table" ||
 		fail "alias: no clear message for two targets: $(dmesg | tail -3)"
 	dmesg | grep "tier:" | tail -1 | sed 's/^/  said: /'
-	dmsetup remove a3 || fail "remove a3"
+	dmsetup remove --retry a3 || fail "remove a3"
 	echo "alias: a second device or a second target over one tier device refused at load"
 }
 

@@ -51,7 +51,7 @@ guest_main() {
 	check_linear "$before" $((small * 16)) "tierctl create with $small MiB"
 	tbl=$(dmsetup table ms)
 	[[ $tbl == *"mem_size_mb $small"* ]] || fail "no memory tier in the table: $tbl"
-	dmsetup remove ms || fail "remove ms"
+	dmsetup remove --retry ms || fail "remove ms"
 	# A table load of each size, timed for the record.
 	for size in $small $large; do
 		dmsetup create "m$size" --notable || fail "create m$size"
@@ -61,7 +61,7 @@ guest_main() {
 			fail "load of the $size MiB table failed"
 		t1=$(date +%s%N)
 		check_linear "$before" $((size * 16)) "table load of $size MiB"
-		dmsetup remove "m$size" || fail "remove m$size"
+		dmsetup remove --retry "m$size" || fail "remove m$size"
 		[ "$size" = $small ] && ts=$(((t1 - t0) / 1000000)) || tl=$(((t1 - t0) / 1000000))
 	done
 	echo "table load with a memory tier of $small MiB: $ts ms, $large MiB: $tl ms (not judged)"
@@ -71,7 +71,7 @@ guest_main() {
 	tier_msg ms set mem_size_mb $large || fail "resize to $large MiB failed"
 	[[ $(dmsetup table ms) == *"mem_size_mb $large"* ]] || fail "resize not in the table: $(dmsetup table ms)"
 	check_linear "$before" $(((large - small) * 16)) "live resize $small -> $large MiB"
-	dmsetup remove ms || fail "remove ms"
+	dmsetup remove --retry ms || fail "remove ms"
 	echo "memory tier scale: the slot search is linear at create, load and resize"
 }
 run_guest_phase "$@"

@@ -91,7 +91,7 @@ guest_main() {
 	[ "$((promotions + demotions))" -ge 8 ] || fail "too few moves ($promotions up, $demotions down)"
 	tier_sane $DEV quiesce
 	tierctl remove $DEV
-	dmsetup remove slow1
+	dmsetup remove --retry slow1
 	no_kernel_warning quiesce
 	echo "quiesce: $seed fio passes over $(cat /tmp/migrator) migrate requests ($promotions up, $demotions down), no data lost"
 }

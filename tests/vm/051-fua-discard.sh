@@ -61,7 +61,7 @@ guest_main() {
 	wait $stream
 	tier_sane $DEV fua-discard
 	tierctl remove $DEV
-	dmsetup remove slow0
+	dmsetup remove --retry slow0
 	no_kernel_warning fua-discard
 	echo "fua-discard: $rounds rounds of FUA write + discard of one extent behind a busy worker, no write to a freed extent"
 }

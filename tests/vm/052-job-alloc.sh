@@ -45,7 +45,7 @@ guest_main() {
 		--verify_only=1 --eta=never >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; fail "verify after"; }
 	tier_sane $DEV job-alloc
 	tierctl remove $DEV
-	dmsetup remove slow0
+	dmsetup remove --retry slow0
 	no_kernel_warning job-alloc
 	echo "job-alloc: no deadlock, no hung task, all data verified"
 }

@@ -27,7 +27,7 @@ guest_main() {
 	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=4 oflag=direct status=none
 	sum=$(dd if=$D bs=1M count=4 iflag=direct status=none | md5sum)
 	table=$(dmsetup table $DEV)
-	dmsetup remove $DEV
+	dmsetup remove --retry $DEV
 	rmmod dm_tier || fail "rmmod dm_tier"
 
 	t0=$(now_ms)
@@ -61,7 +61,7 @@ guest_main() {
 	dmsetup create $DEV --table "$table" || fail "the device does not come back after a clean load"
 	expect_eq "$(dd if=$D bs=1M count=4 iflag=direct status=none | md5sum)" "$sum" "data after the reload"
 	tierctl list | grep -q "$DEV" || fail "tierctl list does not show $DEV after the reload"
-	dmsetup remove $DEV
+	dmsetup remove --retry $DEV
 	no_kernel_warning "reload"
 	echo "init order: no table could be loaded while init could fail; clean reload"
 }

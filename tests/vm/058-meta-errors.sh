@@ -78,7 +78,7 @@ guest_main() {
 		fail "rw: a new extent cannot be allocated"
 	sum_b=$(sum_of 16 8)
 	kill $watch_pid
-	dmsetup remove $DEV
+	dmsetup remove --retry $DEV
 	dmsetup create $DEV --table "$table"
 	expect_eq "$(sum_of 0 8)" "$sum_a" "rw: data after a reload"
 	expect_eq "$(sum_of 16 8)" "$sum_b" "rw: new data after a reload"
@@ -105,7 +105,7 @@ guest_main() {
 	! dd if=<(rand_bytes) iflag=fullblock of=$D bs=64k count=1 oflag=direct status=none 2>/dev/null ||
 		fail "fail: a write succeeded"
 	! flush || fail "fail: a flush succeeded"
-	bounded 60 "fail: dmsetup remove" dmsetup remove $DEV
+	bounded 60 "fail: dmsetup remove" dmsetup remove --retry $DEV
 	sleep 1
 	kill $watch_pid 2>/dev/null || true
 	python3 - <<-'EOF' || { cat /tmp/ev.json; fail "mode-change events"; }
@@ -118,7 +118,7 @@ guest_main() {
 	dmesg | grep -q "tier: $DEV: metadata mode now rw: a retried commit succeeded" ||
 		fail "no dmesg line naming $DEV for the return to rw: $(dmesg | grep 'metadata mode now' | tail -n 2)"
 	no_kernel_warning "metadata errors"
-	dmsetup remove shim
+	dmsetup remove --retry shim
 	echo "metadata errors mid-commit: ro, kept through suspend, rw once healed, fail only after repeated failures, reads kept"
 }
 run_guest_phase "$@"

@@ -137,7 +137,7 @@ guest_main() {
 	tier_sane $DEV "after recovery"
 	no_kernel_warning "tier errors"
 	tierctl remove $DEV
-	dmsetup remove te0 te1
+	dmsetup remove --retry te0 te1
 	echo "failing and flaky tiers: EIO on exactly the affected extents, offline after errors in a row, redirect and fail-fast, recovered"
 }
 run_guest_phase "$@"

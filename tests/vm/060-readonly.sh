@@ -136,7 +136,7 @@ step_refused() {
 		check "a write to an unmapped extent through it fails" \
 			refused '.' dd if=/dev/zero of=/dev/mapper/over bs=4k count=1 seek=$(((100 << 20) / 4096)) oflag=direct status=none
 		check "a discard through it fails" refused '.' blkdiscard -o 0 -l $((4 << 20)) /dev/mapper/over
-		dmsetup remove over
+		dmsetup remove --retry over
 		check "the kernel logged the refused write" bash -c "dmesg | grep -q 'write to a read-only activation refused'"
 	else
 		echo "note: a read-write dm-linear over the read-only device was refused: $(cat /tmp/over.err)"

@@ -153,11 +153,11 @@ guest_main() {
 	[ $rc != 0 ] || fail "suspend: the parked write succeeded"
 	el=$(($(now_ms) - t0))
 	[ $el -lt 15000 ] || fail "suspend: EIO took $el ms"
-	! dmsetup info $DEV >/dev/null 2>&1 || bounded 30 "suspend: remove" dmsetup remove $DEV
+	! dmsetup info $DEV >/dev/null 2>&1 || bounded 30 "suspend: remove" dmsetup remove --retry $DEV
 	echo "suspend: noflush kept the write, remove --force failed it after $(fmt_ms $el) s"
 
 	no_kernel_warning "offline queue"
-	dmsetup remove te0 te1 te2
+	dmsetup remove --retry te0 te1 te2
 	echo "offline_queue_s: fail fast, wait and complete, expire, suspend and teardown; migration between healthy tiers goes on"
 }
 run_guest_phase "$@"

@@ -97,7 +97,7 @@ step_line() {
 	expect_opt promote_hits 7 "explicit line"
 	expect_opt low_watermark 40 "explicit line (persisted fills in)"
 	expect_opt commit_interval_ms 500 "explicit line (persisted fills in)"
-	dmsetup remove $DEV
+	dmsetup remove --retry $DEV
 	tierctl activate $DEV >/dev/null
 	expect_opt high_watermark 70 "activate after the explicit line"
 	expect_opt promote_hits 5 "activate after the explicit line"
@@ -117,7 +117,7 @@ step_reset() {
 		"--reset: the table line's own option, every other at its default"
 	expect_eq "$(pol high_watermark)" 80 "tierctl policy after --reset"
 	expect_status 2 "no KEY=VALUE" tierctl policy $DEV --reset high_watermark=70
-	dmsetup remove $DEV
+	dmsetup remove --retry $DEV
 	tierctl activate $DEV >/dev/null
 	dmsetup table $DEV | sed 's/^/  after --reset, remove + activate: /'
 	expect_eq "$(dmsetup table $DEV | wc -w)" 7 "after --reset and remove + activate: options in the table line"

@@ -50,7 +50,7 @@ guest_main() {
 	expect_status 2 "metadata device /dev/[^ ]+ \\(24 KiB\\) is too small: the metadata of these tiers needs at least 28 KiB" \
 		tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL \
 		--metadata-dev /dev/mapper/tinyL --extent-size 1M --force
-	dmsetup remove tinyL
+	dmsetup remove --retry tinyL
 
 	# ---- create
 	tierctl create $DEV --tier /dev/mapper/hotL --tier /dev/mapper/coldL \
@@ -171,7 +171,7 @@ guest_main() {
 	expect_status 0 "$DEV: clean \\(0 errors, 0 warnings\\)" tierctl check $DEV
 	expect_eq "$(head_sum)" "$hsum" "end: tier 0's first MiB"
 	no_kernel_warning "metadata device"
-	for p in "${SHIMS[@]}"; do dmsetup remove "${p%%:*}"; done
+	for p in "${SHIMS[@]}"; do dmsetup remove --retry "${p%%:*}"; done
 	echo "separate metadata device: create, status, activate by label, power cut, read-only, metadata errors"
 }
 run_guest_phase "$@"

@@ -123,7 +123,7 @@ guest_main() {
 	# refuse: the tier device shrank (inactive: activation refuses too).
 	g_len 512
 	expect_status 1 "" tierctl activate $DEV
-	dmsetup remove $DEV 2>/dev/null || true
+	dmsetup remove --retry $DEV 2>/dev/null || true
 	g_len 1024
 	tierctl activate $DEV >/dev/null
 	expect_eq "$(blockdev --getsize64 $D)" "$max" "virtual size after activate"

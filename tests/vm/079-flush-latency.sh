@@ -225,7 +225,7 @@ guest_main() {
 	expect_eq "$state1" ok "tier 1's state after a readahead its suspended device refused"
 	tier_sane $DEV flush-latency
 	tierctl remove $DEV >/dev/null
-	dmsetup remove slow1
+	dmsetup remove --retry slow1
 	no_kernel_warning flush-latency
 	echo "flush latency: a PREFLUSH waits neither for a commit's release nor for a migration batch's quiesce"
 }
