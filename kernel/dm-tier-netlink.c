@@ -426,7 +426,11 @@ static int tier_nl_fill_dev(struct sk_buff *skb, struct tier_pool *pool, u8 cmd,
 	    tier_nl_put_u64(skb, DM_TIER_A_DEV_OFFLINE_QUEUED,
 			    st.offline_queued, pad) ||
 	    tier_nl_put_u64(skb, DM_TIER_A_DEV_OFFLINE_EXPIRED,
-			    st.offline_expired, pad))
+			    st.offline_expired, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_COMMIT_LAST_US,
+			    st.commit_last_us, pad) ||
+	    tier_nl_put_u64(skb, DM_TIER_A_DEV_COMMIT_TOTAL_US,
+			    st.commit_total_us, pad))
 		goto cancel;
 	for (i = 0; i < pool->nr_tiers; i++)
 		if (tier_nl_put_tier(skb, pool, &st, i))

@@ -11,6 +11,8 @@
 #include <linux/device-mapper.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -278,6 +280,21 @@ bool tier_pool_heat_due(struct tier_pool *pool)
 					   TIER_HEAT_COMMIT_S * HZ);
 }
 
+/*
+ * A commit is on disk: count it, and how long it took from @start (its
+ * flushes of the data tiers, map blocks and superblock): status and
+ * metrics show the last and the sum. Context: md_lock held.
+ */
+static void tier_pool_commit_done(struct tier_pool *pool, ktime_t start)
+{
+	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+
+	lockdep_assert_held(&pool->md_lock);
+	pool->commits++;
+	WRITE_ONCE(pool->commit_last_ns, ns);
+	WRITE_ONCE(pool->commit_total_ns, pool->commit_total_ns + ns);
+}
+
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 {
 	unsigned long failed = 0;
@@ -398,6 +415,7 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 				    unsigned long *failed, bool *frees)
 {
 	u64 used[TIER_MAX_TIERS];
+	ktime_t start;
 	unsigned long flags;
 	bool freed = false;
 	u64 seq;
@@ -412,6 +430,7 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 		return -EROFS;
 	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
 		return -EIO;
+	start = ktime_get();
 
 	/*
 	 * The data tiers written since their last flush (tier 0, when it holds
@@ -462,7 +481,7 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 		tier_pool_md_result(pool, r);
 		return -EIO;
 	}
-	pool->commits++;
+	tier_pool_commit_done(pool, start);
 	WRITE_ONCE(pool->durable_seq, seq);
 	tier_pool_md_result(pool, 0);
 	/* Only a commit on disk frees; a failed one keeps them committing. */
@@ -907,6 +926,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 		       void (*follow)(struct tier_pool *pool, bool insert,
 				      u32 pos, u32 old_n))
 {
+	ktime_t start;
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
 	int r;
@@ -920,6 +940,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	spin_lock_irq(&pool->lock);
 	tier_pool_used(pool, used, true, pos);
 	spin_unlock_irq(&pool->lock);
+	start = ktime_get();
 	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
 				 true, pos, rec, dev->bdev, dev->name);
@@ -929,7 +950,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 		      tier_pool_log_name(pool), dev->name, pos, r);
 		return r;
 	}
-	pool->commits++;
+	tier_pool_commit_done(pool, start);
 	spin_lock_irq(&pool->lock);
 	tier_pool_tiers_shift(pool, true, pos, n);
 	pool->alloc[pos] = *alloc;
@@ -961,6 +982,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 			  void (*follow)(struct tier_pool *pool, bool insert,
 					 u32 pos, u32 old_n))
 {
+	ktime_t start;
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
 	struct tier_alloc old;
@@ -988,6 +1010,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 		      tier_pool_log_name(pool), pos);
 		return r;
 	}
+	start = ktime_get();
 	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit_tiers(pool->meta, &pool->map, &pool->lock, used,
 				 false, pos, NULL, NULL, NULL);
@@ -997,7 +1020,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 		      tier_pool_log_name(pool), pos, r);
 		return r;
 	}
-	pool->commits++;
+	tier_pool_commit_done(pool, start);
 	strscpy(name, pool->tier_name[pos], sizeof(name));
 	spin_lock_irq(&pool->lock);
 	old = pool->alloc[pos];
@@ -1159,6 +1182,7 @@ static void tier_pool_heat_touched_copy(unsigned long *dst,
 
 int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 {
+	ktime_t start;
 	struct tier_map *map = rz->map_change ? &rz->map : &pool->map;
 	u64 used[TIER_MAX_TIERS], old_virt = pool->virt_extents, old_blocks;
 	struct tier_alloc old;
@@ -1175,6 +1199,7 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 		r = tier_map_resize_copy(&rz->map, &pool->map);
 	tier_pool_used(pool, used, true, pool->nr_tiers); /* no change */
 	spin_unlock_irq(&pool->lock);
+	start = ktime_get();
 	if (!r) {
 		tier_map_set_clock(map, tier_clock_now(pool));
 		r = tier_md_commit_resize(pool->meta, map, &pool->lock, used,
@@ -1186,7 +1211,7 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 		      tier_pool_log_name(pool), r);
 		return r;
 	}
-	pool->commits++;
+	tier_pool_commit_done(pool, start);
 	spin_lock_irq(&pool->lock);
 	if (rz->map_change) {
 		/* Changes made during the commit (pins, forgets) come along. */
@@ -1270,6 +1295,8 @@ void tier_pool_stats_locked(struct tier_pool *pool, struct tier_stats *st)
 	st->offline_expired = pool->offq_expired;
 	st->mode = pool->mode;
 	st->commits = pool->commits;
+	st->commit_last_us = div_u64(READ_ONCE(pool->commit_last_ns), 1000);
+	st->commit_total_us = div_u64(READ_ONCE(pool->commit_total_ns), 1000);
 }
 
 void tier_pool_stats_end(struct tier_pool *pool, struct tier_stats *st)

@@ -177,6 +177,9 @@ struct tier_pool {
 	struct mutex md_lock;
 	struct tier_md *meta;
 	u64 commits; /* commits done since activation */
+	/* The last commit's duration and the sum over @commits; WRITE_ONCE. */
+	u64 commit_last_ns;
+	u64 commit_total_ns;
 	u32 md_fails; /* failed commits in a row */
 	unsigned long md_fail_j; /* when the first of them failed */
 

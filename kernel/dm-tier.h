@@ -44,6 +44,9 @@
 struct tier_stats {
 	enum tier_md_mode mode;
 	u64 commits;
+	/* Duration of the last commit and the sum over @commits. */
+	u64 commit_last_us;
+	u64 commit_total_us;
 	u64 mapped;
 	u64 nospc_errors;
 	/* Metadata area in 4 KiB blocks: used (label included) and total. */

@@ -11,7 +11,7 @@
 #include "tl-metrics.h"
 
 /* Families in the output, with or without samples. */
-#define NR_FAMILIES 34
+#define NR_FAMILIES 36
 
 static void sample_dev(struct tl_nl_dev *d, const char *name)
 {
@@ -23,6 +23,9 @@ static void sample_dev(struct tl_nl_dev *d, const char *name)
 	d->mapped_extents = 48;
 	strcpy(d->metadata_mode, "rw");
 	d->commits = 321;
+	d->has_commit_time = true;
+	d->commit_last_us = 2500;
+	d->commit_total_us = 1234000056;
 	d->nospc_errors = 2;
 	d->nr_tiers = 2;
 	d->tiers[0] = (struct tl_nl_tier){ .index = 0, .device = "nvme0n1",
@@ -61,6 +64,12 @@ static const char sample_text[] =
 	"# HELP dm_tier_commits_total Metadata commits since activation.\n"
 	"# TYPE dm_tier_commits_total counter\n"
 	"dm_tier_commits_total{device=\"ckpt0\"} 321\n"
+	"# HELP dm_tier_commit_seconds_total Time metadata commits took since activation (each from its flushes of the data tiers to its superblock write).\n"
+	"# TYPE dm_tier_commit_seconds_total counter\n"
+	"dm_tier_commit_seconds_total{device=\"ckpt0\"} 1234.000056\n"
+	"# HELP dm_tier_commit_last_seconds Time the last metadata commit took (0 before the first).\n"
+	"# TYPE dm_tier_commit_last_seconds gauge\n"
+	"dm_tier_commit_last_seconds{device=\"ckpt0\"} 0.002500\n"
 	"# HELP dm_tier_nospc_errors_total Writes that needed a new extent and failed with ENOSPC because every tier was full, since activation.\n"
 	"# TYPE dm_tier_nospc_errors_total counter\n"
 	"dm_tier_nospc_errors_total{device=\"ckpt0\"} 2\n"
@@ -247,6 +256,7 @@ static void test_multiple_devices(void **state)
 	d[1].nr_tiers = 1;
 	strcpy(d[1].metadata_mode, "ro");
 	d[1].migration.above_high_ms = 5; /* not reported without has_migration */
+	d[1].has_commit_time = false; /* an older module */
 	ev[1].count[2] = 1; /* dev-del of a device no longer listed */
 	assert_int_equal(format(&b, d, NULL, 2, ev, 2), 0);
 	assert_int_equal(count(b.buf, "# TYPE dm_tier_capacity_bytes gauge\n"), 1);
@@ -256,6 +266,10 @@ static void test_multiple_devices(void **state)
 	assert_int_equal(count(b.buf, "\ndm_tier_state{"), 3 * 3);
 	assert_int_equal(count(b.buf, "\ndm_tier_device_info{"), 2);
 	assert_int_equal(count(b.buf, "\ndm_tier_commits_total{"), 2);
+	/* The commit durations: device a only. */
+	assert_int_equal(count(b.buf, "\ndm_tier_commit_seconds_total{"), 1);
+	assert_int_equal(count(b.buf, "\ndm_tier_commit_last_seconds{"), 1);
+	assert_null(strstr(b.buf, "dm_tier_commit_last_seconds{device=\"b\"}"));
 	assert_int_equal(count(b.buf, "\ndm_tier_build_info{"), 1);
 	/* The migration families: device a only. */
 	assert_int_equal(count(b.buf, "\ndm_tier_promotions_total{"), 1);

@@ -249,7 +249,7 @@ static void test_status_json(void **state)
 		"\"virt_extents\":1000",
 		"\"nr_tiers\":2",
 		"\"metadata_mode\":\"rw\"",
-		"\"commits\":42",
+		"\"commits\":42,\"commit_last_us\":null,\"commit_total_us\":null,"
 		"\"metadata_device\":null",
 		"\"suspended\":false,\"read_only\":false",
 		"\"mapped_extents\":300",
@@ -279,6 +279,31 @@ static void test_status_json(void **state)
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!strstr(out, keys[i]))
 			fail_msg("JSON lacks %s: %s", keys[i], out);
+	tl_table_free(&c.tt);
+}
+
+/* Commit durations (netlink only): text in ms, JSON in us. */
+static void test_status_commit_time(void **state)
+{
+	struct status_case c;
+
+	(void)state;
+	status_case(&c, "rw 42 2048 1000 300 2 ok 200 150 11 12 ok 900 150 13 14 0",
+		    "2048 2 259:0 8:16");
+	c.st.commit_time.present = true;
+	c.st.commit_time.last_us = 2500;
+	c.st.commit_time.total_us = 84000;
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "metadata:  rw, 42 commits (last 2.5 ms, mean 2.0 ms), on tier 0"));
+	capture(true, do_status, &c.v);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"commits\":42,\"commit_last_us\":2500,\"commit_total_us\":84000,"));
+	/* None yet: the mean of nothing is 0. */
+	c.st.commits = 0;
+	c.st.commit_time.last_us = 0;
+	c.st.commit_time.total_us = 0;
+	capture(false, do_status, &c.v);
+	assert_non_null(strstr(out, "metadata:  rw, 0 commits (last 0.0 ms, mean 0.0 ms), on tier 0"));
 	tl_table_free(&c.tt);
 }
 
@@ -652,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_json_checker),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_status_commit_time),
 		cmocka_unit_test(test_status_json_migration),
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_meta_use),

@@ -78,6 +78,8 @@ static void put_full_dev(struct nl_msg *msg, const char *name)
 	assert_int_equal(nla_put_u32(msg, DM_TIER_A_DEV_NR_TIERS, 2), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_OFFLINE_QUEUED, 4), 0);
 	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_OFFLINE_EXPIRED, 6), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_COMMIT_LAST_US, 1500), 0);
+	assert_int_equal(nla_put_u64(msg, DM_TIER_A_DEV_COMMIT_TOTAL_US, 90000), 0);
 	put_tier(msg, 0, "nvme0n1", 128, 100);
 	put_tier(msg, 1, "nvme1n1", 896, 200);
 	nest = nla_nest_start(msg, DM_TIER_A_DEV_MIGRATION);
@@ -107,6 +109,9 @@ static void check_full_dev(const struct tl_nl_dev *dev, const char *name)
 	assert_true(dev->has_offline);
 	assert_int_equal(dev->offline_queued, 4);
 	assert_int_equal(dev->offline_expired, 6);
+	assert_true(dev->has_commit_time);
+	assert_int_equal(dev->commit_last_us, 1500);
+	assert_int_equal(dev->commit_total_us, 90000);
 	assert_int_equal(dev->nr_tiers, 2);
 	assert_int_equal(dev->tiers[0].index, 0);
 	assert_string_equal(dev->tiers[0].device, "nvme0n1");
@@ -220,6 +225,9 @@ static void test_parse_dev_mem(void **state)
 	assert_int_equal(st.tier[1].mapped_extents, 199);
 	assert_int_equal(st.tier[1].io_errors, 3);
 	assert_true(st.has_io_errors);
+	assert_true(st.commit_time.present);
+	assert_int_equal(st.commit_time.last_us, 1500);
+	assert_int_equal(st.commit_time.total_us, 90000);
 	assert_true(st.mig.present);
 	assert_string_equal(st.mig.pace, "full");
 	assert_int_equal(st.mig.moved_bytes, 45ULL << 20);
@@ -265,6 +273,8 @@ static void test_dev_to_status_defaults(void **state)
 	assert_string_equal(st.mig.pace, "unknown");
 	assert_false(st.mig.present);
 	assert_false(st.mem.present);
+	/* An older module: no commit durations. */
+	assert_false(st.commit_time.present);
 }
 
 static void test_parse_dev_tb(void **state)

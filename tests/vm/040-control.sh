@@ -222,6 +222,11 @@ step_unpin() {
 step_end() {
 	tierctl status $DEV --json | jcheck "status: no tier state / io_errors" \
 		'all(t["state"] == "ok" and t["io_errors"] == 0 for t in d["tiers"]) and d["name"] == "'$DEV'" and d["uuid"].startswith("DMTIER-")'
+	# The module times its commits: the last within the sum, a mean
+	# under a second on these drives.
+	tier_msg $DEV commit || fail "commit"
+	tierctl status $DEV --json | jcheck "status: commit durations" \
+		'd["commits"] > 0 and 0 < d["commit_last_us"] <= d["commit_total_us"] < d["commits"] * 1000000'
 	tierctl list --json | jcheck "list: $DEV missing" \
 		'any(e["name"] == "'$DEV'" and e["nr_tiers"] == 2 and e["uuid"].startswith("DMTIER-") for e in d)'
 	tierctl status $DEV

@@ -153,6 +153,13 @@ step_metrics() {
 	v=$(prom_value "dm_tier_commits_total{device=\"$DEV\"}")
 	[ "$v" -le "$(tier_stat $DEV commits)" ] || die "dm_tier_commits_total $v is above the status line's $(tier_stat $DEV commits)"
 	expect_eq "$(prom_value "dm_tier_nospc_errors_total{device=\"$DEV\"}")" 0 "dm_tier_nospc_errors_total"
+	# Commit durations in seconds: the last one within the sum, both > 0.
+	python3 -c 'import sys
+total, last = float(sys.argv[1]), float(sys.argv[2])
+assert 0 < last <= total < 600, (total, last)' \
+		"$(prom_value "dm_tier_commit_seconds_total{device=\"$DEV\"}")" \
+		"$(prom_value "dm_tier_commit_last_seconds{device=\"$DEV\"}")" ||
+		die "commit seconds: $(grep '^dm_tier_commit_' $PROM)"
 	prom_value "dm_tier_migrations_in_flight{device=\"$DEV\"}" >/dev/null || die "no migrations_in_flight"
 	prom_value "dm_tier_manual_pending_extents{device=\"$DEV\"}" >/dev/null || die "no manual_pending_extents"
 	expect_eq "$(prom_value "dm_tier_metadata_mode{device=\"$DEV\",mode=\"rw\"}")" 1 "metadata mode rw"

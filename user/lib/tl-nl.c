@@ -265,6 +265,14 @@ int tl_nl_parse_dev(struct nlattr **tb, struct tl_nl_dev *dev)
 			return -EINVAL;
 		dev->has_offline = true;
 	}
+	if (tb[DM_TIER_A_DEV_COMMIT_LAST_US]) {
+		if (get_u64(tb[DM_TIER_A_DEV_COMMIT_LAST_US],
+			    &dev->commit_last_us) ||
+		    OPT_U64(tb, DM_TIER_A_DEV_COMMIT_TOTAL_US,
+			    &dev->commit_total_us))
+			return -EINVAL;
+		dev->has_commit_time = true;
+	}
 	if (tb[DM_TIER_A_DEV_EVENT_TIER]) {
 		if (get_u32(tb[DM_TIER_A_DEV_EVENT_TIER], &dev->event_tier))
 			return -EINVAL;
@@ -358,6 +366,9 @@ void tl_nl_dev_to_status(const struct tl_nl_dev *dev, struct tl_status *st)
 	memset(st, 0, sizeof(*st));
 	status_word(st->metadata_mode, dev->metadata_mode);
 	st->commits = dev->commits;
+	st->commit_time.present = dev->has_commit_time;
+	st->commit_time.last_us = dev->commit_last_us;
+	st->commit_time.total_us = dev->commit_total_us;
 	st->extent_sectors = dev->extent_bytes >> TIER_SECTOR_SHIFT;
 	st->virt_extents = dev->virt_extents;
 	st->mapped_extents = dev->mapped_extents;

@@ -91,6 +91,11 @@ struct tl_nl_dev {
 	uint64_t mapped_extents;
 	char metadata_mode[16];
 	uint64_t commits;
+	/* The last commit's duration and the sum over @commits (us);
+	 * @has_commit_time: the module reports them. */
+	bool has_commit_time;
+	uint64_t commit_last_us;
+	uint64_t commit_total_us;
 	uint64_t nospc_errors;
 	/* Writes parked for an offline tier now / failed at their deadline;
 	 * @has_offline: the module reports them. */

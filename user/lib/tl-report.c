@@ -288,6 +288,23 @@ void tl_print_status(const struct tl_status_view *v)
 	print_text("\n");
 	print_str("metadata_mode", "  metadata:  %s", st->metadata_mode);
 	print_u64("commits", ", %llu commits", st->commits);
+	if (st->commit_time.present) {
+		char last[32], mean[32];
+
+		snprintf(last, sizeof(last), "%.1f ms",
+			 st->commit_time.last_us / 1000.0);
+		snprintf(mean, sizeof(mean), "%.1f ms",
+			 st->commits ? st->commit_time.total_us / 1000.0 /
+					       st->commits :
+				       0.0);
+		print_u64_text("commit_last_us", " (last %s", st->commit_time.last_us,
+			       last);
+		print_u64_text("commit_total_us", ", mean %s)",
+			       st->commit_time.total_us, mean);
+	} else {
+		print_null("commit_last_us", NULL);
+		print_null("commit_total_us", NULL);
+	}
 	if (v->meta_path)
 		print_str("metadata_device", ", on %s", v->meta_path);
 	else

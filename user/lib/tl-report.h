@@ -72,7 +72,9 @@ struct tl_status_view {
 
 /*
  * JSON object: name, uuid, dm_device, size_bytes, extent_bytes,
- * virt_extents, nr_tiers, metadata_mode, commits, metadata_device (null when
+ * virt_extents, nr_tiers, metadata_mode, commits, commit_last_us and
+ * commit_total_us (the last commit's duration and the sum over them, in
+ * microseconds; null when not reported), metadata_device (null when
  * on tier 0), metadata_used_bytes and metadata_size_bytes (the metadata
  * device, or tier 0's metadata area; null when not reported), suspended, read_only, mapped_extents, mapped_bytes, commit_interval_ms,
  * reserve_pct, discard_passdown, migration {pace, in_flight, promotions,

@@ -160,6 +160,20 @@ struct tl_status_offline {
 };
 
 /**
+ * struct tl_status_commit_time - how long metadata commits take (netlink
+ * only: the status line does not carry it).
+ * @present:  the module reports it.
+ * @last_us:  the last commit, from its flushes of the data tiers to its
+ *            superblock write; 0 before the first.
+ * @total_us: the sum over the device's commits since activation.
+ */
+struct tl_status_commit_time {
+	bool present;
+	u64 last_us;
+	u64 total_us;
+};
+
+/**
  * struct tl_status - what the kernel reports about a device, from either
  * source: the status line (tl_status_parse()) or netlink's dev-get
  * (tl_nl_dev_to_status()). One printer (tl_print_status()) serves both.
@@ -170,6 +184,7 @@ struct tl_status_offline {
 struct tl_status {
 	char metadata_mode[TL_WORD_LEN];	/* "rw", "ro", "fail" */
 	u64 commits;
+	struct tl_status_commit_time commit_time;
 	u64 extent_sectors;
 	u64 virt_extents;
 	u64 mapped_extents;

@@ -115,7 +115,9 @@ struct family {
 	const char *help;
 	enum family_scope scope;
 	bool needs_migration; /* only devices whose module reports it */
-	bool ms_as_seconds; /* the value is in ms, shown in seconds */
+	bool needs_commit_time; /* the same for the commit durations */
+	/* The value is in 10^-digits s (3: ms, 6: us), shown in seconds. */
+	unsigned int second_digits;
 	uint64_t (*dev_u64)(const struct tl_nl_dev *d);
 	uint64_t (*tier_u64)(const struct tl_nl_dev *d,
 			     const struct tl_nl_tier *t);
@@ -140,6 +142,14 @@ static uint64_t extent_bytes(const struct tl_nl_dev *d)
 static uint64_t commits(const struct tl_nl_dev *d)
 {
 	return d->commits;
+}
+static uint64_t commit_last_us(const struct tl_nl_dev *d)
+{
+	return d->commit_last_us;
+}
+static uint64_t commit_total_us(const struct tl_nl_dev *d)
+{
+	return d->commit_total_us;
 }
 static uint64_t nospc(const struct tl_nl_dev *d)
 {
@@ -284,6 +294,15 @@ static const struct family families[] = {
 	    extent_bytes),
 	DEV("dm_tier_commits_total", "counter",
 	    "Metadata commits since activation.", commits),
+	/* Microseconds in the kernel. */
+	{ .name = "dm_tier_commit_seconds_total", .type = "counter",
+	  .help = "Time metadata commits took since activation (each from its flushes of the data tiers to its superblock write).",
+	  .scope = PER_DEVICE, .needs_commit_time = true, .second_digits = 6,
+	  .dev_u64 = commit_total_us },
+	{ .name = "dm_tier_commit_last_seconds", .type = "gauge",
+	  .help = "Time the last metadata commit took (0 before the first).",
+	  .scope = PER_DEVICE, .needs_commit_time = true, .second_digits = 6,
+	  .dev_u64 = commit_last_us },
 	DEV("dm_tier_nospc_errors_total", "counter",
 	    "Writes that needed a new extent and failed with ENOSPC because every tier was full, since activation.",
 	    nospc),
@@ -330,7 +349,7 @@ static const struct family families[] = {
 	/* Milliseconds in the kernel; Prometheus wants base units. */
 	{ .name = "dm_tier_above_high_seconds_total", .type = "counter",
 	  .help = "Time tier 0 spent above its high watermark since activation.",
-	  .scope = PER_DEVICE, .needs_migration = true, .ms_as_seconds = true,
+	  .scope = PER_DEVICE, .needs_migration = true, .second_digits = 3,
 	  .dev_u64 = above_high_ms },
 	{ .name = "dm_tier_migration_pace", .type = "gauge",
 	  .help = "Pace of automatic migration (idle, full, deadline, background): 1 for the current one.",
@@ -419,11 +438,17 @@ static void point(struct tl_strbuf *b, const struct family *f,
 	}
 	v = t ? f->tier_u64(d, t) : f->dev_u64(d);
 	point_labels(b, f, d, t);
-	if (f->ms_as_seconds)
-		tl_strbuf_printf(b, "} %llu.%03u\n",
-				 (unsigned long long)(v / 1000),
-				 (unsigned int)(v % 1000));
-	else
+	if (f->second_digits) {
+		uint64_t unit = 1;
+		unsigned int i;
+
+		for (i = 0; i < f->second_digits; i++)
+			unit *= 10;
+		tl_strbuf_printf(b, "} %llu.%0*llu\n",
+				 (unsigned long long)(v / unit),
+				 (int)f->second_digits,
+				 (unsigned long long)(v % unit));
+	} else
 		tl_strbuf_printf(b, "} %llu\n", (unsigned long long)v);
 }
 
@@ -438,6 +463,8 @@ static void family_samples(struct tl_strbuf *b, const struct family *f,
 	for (i = 0; i < nr; i++) {
 		d = &devs[i];
 		if (f->needs_migration && !d->has_migration)
+			continue;
+		if (f->needs_commit_time && !d->has_commit_time)
 			continue;
 		if (f->scope == PER_MEM && !d->mem.present)
 			continue;

@@ -114,6 +114,13 @@ enum {
 	 * offline or being evacuated.
 	 */
 	DM_TIER_A_DEV_EVACUATE_TO, /* u32 */
+	/*
+	 * How long the last metadata commit took, from its flushes of the data
+	 * tiers to its superblock write, in microseconds; 0 before the first.
+	 */
+	DM_TIER_A_DEV_COMMIT_LAST_US, /* u64 */
+	/* The sum of the commits' durations since activation, in microseconds. */
+	DM_TIER_A_DEV_COMMIT_TOTAL_US, /* u64 */
 
 	__DM_TIER_A_DEV_MAX,
 	DM_TIER_A_DEV_MAX = (__DM_TIER_A_DEV_MAX - 1)
