@@ -412,7 +412,7 @@ static void tier_mem_warm(struct tier_memtier *mt)
 	for (v = 0; v < pool->virt_extents; v++) {
 		word = READ_ONCE(pool->map.words[v]);
 		if ((word & TIER_MW_MAPPED) &&
-		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)) &&
+		    tier_mw_has_flags(word, TIER_EXT_F_MEMRES) &&
 		    READ_ONCE(mt->core.slot_of[v]) == TIER_MEM_NONE)
 			tier_mem_fill(mt, tier_vext(v));
 		if (!(v & 1023)) {
@@ -570,7 +570,7 @@ static void tier_mem_drop_copy(struct tier_pool *pool, struct tier_memtier *mt,
 	if (tier_mem_invalidate(&mt->core, v, NULL)) {
 		word = READ_ONCE(pool->map.words[v.v]);
 		if ((word & TIER_MW_MAPPED) &&
-		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
+		    tier_mw_has_flags(word, TIER_EXT_F_MEMRES))
 			tier_mem_queue_locked(mt, v, true);
 	}
 	spin_unlock_irqrestore(&mt->lock, flags);
@@ -621,7 +621,7 @@ static u64 tier_mem_count_resident(struct tier_pool *pool)
 	for (v = 0; v < pool->virt_extents; v++) {
 		word = READ_ONCE(pool->map.words[v]);
 		if ((word & TIER_MW_MAPPED) &&
-		    (word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
+		    tier_mw_has_flags(word, TIER_EXT_F_MEMRES))
 			n++;
 		if (!(v & 65535))
 			cond_resched();
@@ -712,7 +712,7 @@ int tier_memtier_pin(struct tier_pool *pool, u64 first, u64 last, bool pin,
 	for (v = first; v <= last; v++) {
 		word = READ_ONCE(pool->map.words[v]);
 		if ((word & TIER_MW_MAPPED) &&
-		    !(word & ((u64)TIER_EXT_F_MEMRES << TIER_MW_FLAGS_SHIFT)))
+		    !tier_mw_has_flags(word, TIER_EXT_F_MEMRES))
 			adding++;
 		if (!(v & 65535))
 			cond_resched();

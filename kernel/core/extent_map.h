@@ -223,6 +223,21 @@ static inline u64 tier_mw_encode(const struct tier_loc *loc)
 }
 
 /**
+ * tier_mw_has_flags() - whether a word carries every extent flag of @flags.
+ * @word:  map word.
+ * @flags: TIER_EXT_F_* bits (within TIER_MW_EXT_FLAGS).
+ *
+ * Context: any.
+ * Return: true when all of them are set (mapped or not: the caller checks).
+ */
+static inline bool tier_mw_has_flags(u64 word, u32 flags)
+{
+	u64 bits = ((u64)flags << TIER_MW_FLAGS_SHIFT) & TIER_MW_FLAGS_MASK;
+
+	return (word & bits) == bits;
+}
+
+/**
  * tier_mw_heat() - the heat a word holds (not decayed).
  * @word: map word.
  *

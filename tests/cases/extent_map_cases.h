@@ -422,6 +422,29 @@ static void tier_map_set_flags_test(CASE_CTX)
 	CASE_EQ(m->words[7], tier_mw_encode(&l));
 }
 
+/* tier_mw_has_flags(): every flag asked for, whatever else the word holds. */
+static void tier_map_has_flags_test(CASE_CTX)
+{
+	struct tier_loc l = loc_of(2, 42, TIER_EXT_F_MEMRES);
+	u64 w = tier_mw_with_access(tier_mw_encode(&l), 300, 5, 10);
+
+	CASE_TRUE(tier_mw_has_flags(w, TIER_EXT_F_MEMRES));
+	CASE_FALSE(tier_mw_has_flags(w, TIER_EXT_F_PINNED));
+	CASE_FALSE(tier_mw_has_flags(w, TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES));
+	CASE_TRUE(tier_mw_has_flags(w | TIER_MW_BUSY, TIER_EXT_F_MEMRES));
+	l.flags = TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES;
+	w = tier_mw_encode(&l);
+	CASE_TRUE(tier_mw_has_flags(w, TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES));
+	CASE_TRUE(tier_mw_has_flags(w, TIER_EXT_F_PINNED));
+	/* Heat, access time and pext bits are never taken for flags. */
+	l.flags = 0;
+	l.pext = tier_pext(0xffffffffULL);
+	w = tier_mw_with_access(tier_mw_encode(&l), 0xffff, 1000, 1000);
+	CASE_FALSE(tier_mw_has_flags(w, TIER_EXT_F_PINNED));
+	CASE_FALSE(tier_mw_has_flags(w, TIER_EXT_F_MEMRES));
+	CASE_TRUE(tier_mw_has_flags(w, 0));
+}
+
 /* ---- tier-list renumbering ---------------------------------------------- */
 
 /* The old -> new tables of one tier inserted or removed. */
@@ -1485,6 +1508,7 @@ static struct case_entry extent_map_cases[] = {
 	CASE_RUN(tier_map_clear_on_tier_test),
 	CASE_RUN(tier_map_busy_test),
 	CASE_RUN(tier_map_set_flags_test),
+	CASE_RUN(tier_map_has_flags_test),
 	CASE_RUN(tier_map_renumber_table_test),
 	CASE_RUN(tier_map_renumber_test),
 	CASE_RUN(tier_map_renumber_identity_test),
