@@ -448,8 +448,9 @@ static void point(struct tl_strbuf *b, const struct family *f,
 				 (unsigned long long)(v / unit),
 				 (int)f->second_digits,
 				 (unsigned long long)(v % unit));
-	} else
+	} else {
 		tl_strbuf_printf(b, "} %llu\n", (unsigned long long)v);
+	}
 }
 
 static void family_samples(struct tl_strbuf *b, const struct family *f,
