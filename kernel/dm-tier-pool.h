@@ -65,17 +65,18 @@ struct tier_memtier; /* dm-tier-memtier.c */
 
 /* What a struct tier_job does. */
 enum tier_job_kind {
-	TIER_JOB_PREPARE, /* unmapped extent: first write or zeroing */
+	TIER_JOB_PREPARE, /* unmapped extent: its first write (and zeroing) */
 	TIER_JOB_REDIRECT, /* whole-extent write moved to a fresh tier-0 extent */
 	TIER_JOB_MIGRATE, /* copy to another tier (dm-tier-migrate.c) */
 };
 
 /*
  * An extent the worker is changing. PREPARE: allocated but not yet in the
- * map, because its first write (which covers it whole) or its zeroing has
- * not completed. REDIRECT and MIGRATE: mapped at @src with TIER_MW_BUSY
- * set; reads go to @src, writes wait. In every case other bios for the
- * extent wait ("parked") until the job ends.
+ * map, because its first write has not completed, nor, when that write
+ * covers only part of the extent, the zeroing of the rest, which runs
+ * beside it. REDIRECT and MIGRATE: mapped at @src with TIER_MW_BUSY set;
+ * reads go to @src, writes wait. In every case other bios for the extent
+ * wait ("parked") until the job ends.
  */
 struct tier_job {
 	struct list_head list; /* pool->done once its I/O completed */
@@ -87,7 +88,18 @@ struct tier_job {
 	struct bio *bio; /* PREPARE, REDIRECT: the write, hooked */
 	enum tier_job_kind kind;
 	bool manual; /* MIGRATE: asked for by a "migrate" message */
-	blk_status_t status;
+	blk_status_t status; /* PREPARE, REDIRECT: the write's */
+	/*
+	 * PREPARE, REDIRECT: I/Os not yet ended (pool->lock): the write, and
+	 * the zeroing beside a partial first write. The last one's end hands
+	 * the job to the worker.
+	 */
+	unsigned int pending;
+	blk_status_t zero_status; /* PREPARE: the zeroing's */
+	/* PREPARE: where the first write lies in the extent (sectors). */
+	sector_t wr_offset;
+	sector_t wr_sectors;
+	bool zero_offload; /* PREPARE: the zeroing was sent as WRITE ZEROES */
 	struct tier_copy_job copy; /* MIGRATE: the copier's */
 };
 

@@ -477,13 +477,31 @@ struct tier_batch {
 	bool need_commit;
 };
 
-/* Completion of a whole-extent first write: publish it from the worker. */
+/*
+ * One of @job's I/Os ended (its status already in @job): the last one hands
+ * the job to the worker, which publishes or switches the extent.
+ * Context: any (bio completion).
+ */
+static void tier_job_io_end(struct tier_pool *pool, struct tier_job *job)
+{
+	unsigned long flags;
+	bool last;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	last = !--job->pending;
+	if (last)
+		list_move_tail(&job->list, &pool->done);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (last)
+		tier_wake_worker(pool);
+}
+
+/* Completion of a hooked write (first write, redirect): see tier_job_io_end. */
 static void tier_overwrite_endio(struct bio *bio)
 {
 	struct tier_bio *tb = tier_bio(bio);
 	struct tier_job *job = tb->job;
 	struct tier_pool *pool = tb->pool;
-	unsigned long flags;
 
 	bio->bi_end_io = tb->saved_end_io;
 	bio->bi_private = tb->saved_private;
@@ -492,10 +510,108 @@ static void tier_overwrite_endio(struct bio *bio)
 	/* Before the job is published: the commit flushes the tier. */
 	tier_mark_written(pool, job->loc.tier);
 	job->status = bio->bi_status;
-	spin_lock_irqsave(&pool->lock, flags);
-	list_move_tail(&job->list, &pool->done);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	tier_wake_worker(pool);
+	tier_job_io_end(pool, job);
+}
+
+/* Completion of the zeroing beside a partial first write. */
+static void tier_zero_endio(struct bio *zbio)
+{
+	struct tier_job *job = zbio->bi_private;
+	struct tier_pool *pool = job->pool;
+
+	if (zbio->bi_status)
+		job->zero_status = zbio->bi_status;
+	bio_put(zbio);
+	tier_mark_written(pool, job->loc.tier);
+	tier_job_io_end(pool, job);
+}
+
+/* The first sector of @job's new extent on its tier. */
+static sector_t tier_job_start_sector(struct tier_pool *pool,
+				      struct tier_job *job)
+{
+	return tier_pext_to_sector(pool->data_start[job->loc.tier],
+				   pool->extent_shift, job->loc.pext, 0);
+}
+
+/*
+ * Zero the parts of @job's new extent that its first write (wr_sectors at
+ * wr_offset) leaves out, beside that write rather than before it: the
+ * ranges are disjoint, and the extent is published only once both ended
+ * (tier_job_io_end()), so no read can see what it held before. WRITE
+ * ZEROES where the tier has it, else zero pages (__blkdev_issue_zeroout()).
+ * Context: the worker; the block layer's bio allocations may wait for its
+ * reserve (GFP_NOIO), never for this pool.
+ */
+static void tier_zero_rest(struct tier_pool *pool, struct tier_job *job)
+{
+	struct block_device *bdev = pool->tier_bdev[job->loc.tier];
+	sector_t start = tier_job_start_sector(pool, job);
+	sector_t end = job->wr_offset + job->wr_sectors;
+	struct bio *zbio = NULL;
+	int r = 0;
+
+	job->zero_offload = bdev_write_zeroes_sectors(bdev) != 0;
+	if (job->wr_offset)
+		r = __blkdev_issue_zeroout(bdev, start, job->wr_offset,
+					   GFP_NOIO, &zbio, 0);
+	if (!r && end < pool->extent_sectors)
+		r = __blkdev_issue_zeroout(bdev, start + end,
+					   pool->extent_sectors - end, GFP_NOIO,
+					   &zbio, 0);
+	if (r)
+		job->zero_status = errno_to_blk_status(r);
+	if (!zbio) {
+		tier_job_io_end(pool, job);
+		return;
+	}
+	/* Chained: this last bio ends when every part of the zeroing did. */
+	zbio->bi_private = job;
+	zbio->bi_end_io = tier_zero_endio;
+	submit_bio(zbio);
+}
+
+/*
+ * The zeroing beside @job's partial first write failed. A tier can
+ * advertise WRITE ZEROES and then refuse it; blkdev_issue_zeroout() falls
+ * back to writing zero pages, so the worker tries that once (rare, and it
+ * waits for it, as every zeroing did before it ran beside the write).
+ * Otherwise the first write fails with the zeroing's error and its extent
+ * is returned (tier_process_done()). Context: the worker, before
+ * tier_flush_done(), which then covers a successful retry.
+ */
+static void tier_zero_failed(struct tier_pool *pool, struct tier_job *job)
+{
+	struct block_device *bdev = pool->tier_bdev[job->loc.tier];
+	sector_t start = tier_job_start_sector(pool, job);
+	sector_t end = job->wr_offset + job->wr_sectors;
+	int r = 0;
+
+	if (job->status)
+		return; /* the write failed: the job fails anyway */
+	if (job->zero_offload) {
+		/* Both ranges again: which part failed is not known. */
+		if (job->wr_offset)
+			r = blkdev_issue_zeroout(bdev, start, job->wr_offset,
+						 GFP_NOIO, 0);
+		if (!r && end < pool->extent_sectors)
+			r = blkdev_issue_zeroout(bdev, start + end,
+						 pool->extent_sectors - end,
+						 GFP_NOIO, 0);
+		tier_mark_written(pool, job->loc.tier);
+		if (!r) {
+			job->zero_status = BLK_STS_OK;
+			return;
+		}
+		job->zero_status = errno_to_blk_status(r);
+	}
+	DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
+		    tier_pool_log_name(pool), job->loc.tier,
+		    blk_status_to_errno(job->zero_status));
+	if (job->zero_status != BLK_STS_RESOURCE)
+		tier_note_io_error(pool, job->loc.tier, job->zero_status);
+	job->status = job->zero_status;
+	job->bio->bi_status = job->zero_status;
 }
 
 /* Context: process (the worker): dm_table_event() takes a mutex. */
@@ -631,6 +747,7 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 	job->loc.pext = p;
 	job->bio = bio;
 	job->status = BLK_STS_OK;
+	job->pending = 1;
 	tier_map_set_busy(&pool->map, v, true);
 	tier_job_start(pool, job);
 	pool->fg_alloc_j = jiffies;
@@ -638,12 +755,12 @@ static bool tier_redirect(struct tier_pool *pool, struct tier_job *job,
 }
 
 /*
- * Send a write that covers @job's new extent whole; the extent is published
- * (or switched to) only when it completes, so that nobody reads what the
- * physical extent held before.
+ * Send the write of @job (@offset sectors into its new extent); the extent
+ * is published (or switched to) only when it and any zeroing beside it
+ * completed, so that nobody reads what the physical extent held before.
  */
 static void tier_hook_write(struct tier_pool *pool, struct bio *bio,
-			    struct tier_job *job)
+			    struct tier_job *job, sector_t offset)
 {
 	struct tier_bio *tb = tier_bio(bio);
 
@@ -652,7 +769,7 @@ static void tier_hook_write(struct tier_pool *pool, struct bio *bio,
 	tb->saved_end_io = bio->bi_end_io;
 	tb->saved_private = bio->bi_private;
 	bio->bi_end_io = tier_overwrite_endio;
-	tier_remap(pool, bio, job->vext, &job->loc, 0);
+	tier_remap(pool, bio, job->vext, &job->loc, offset);
 	tier_submit(pool, bio);
 }
 
@@ -668,7 +785,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	struct tier_loc loc;
 	struct tier_vext v;
 	unsigned long flags;
-	sector_t offset, start;
+	sector_t offset;
 	bool whole;
 	int r;
 
@@ -690,7 +807,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		if (whole && bio_data_dir(bio) == WRITE &&
 		    tier_redirect(pool, job, bio, v, &loc)) {
 			spin_unlock_irqrestore(&pool->lock, flags);
-			tier_hook_write(pool, bio, job);
+			tier_hook_write(pool, bio, job, 0);
 			return 0;
 		}
 		if (tier_offline(pool, loc.tier)) {
@@ -768,49 +885,16 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	job->loc = loc;
 	job->bio = bio;
 	job->status = BLK_STS_OK;
+	job->wr_offset = offset;
+	job->wr_sectors = bio_sectors(bio);
+	/* A write that replaces every byte needs no zeroing beside it. */
+	job->pending = whole ? 1 : 2;
 	tier_job_start(pool, job);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	if (whole) {
-		/* The write replaces every byte: no zeroing needed. */
-		tier_hook_write(pool, bio, job);
-		return 0;
-	}
-
-	/* Partial first write: zero the extent so no old data shows through. */
-	start = tier_pext_to_sector(pool->data_start[loc.tier],
-				    pool->extent_shift, loc.pext, 0);
-	r = blkdev_issue_zeroout(pool->tier_bdev[loc.tier], start,
-				 pool->extent_sectors, GFP_NOIO, 0);
-	/*
-	 * The zeroes must be durable before the mapping can be: a data tier
-	 * is flushed now (tier_flush_done()), tier 0 by the commit when it
-	 * holds the metadata.
-	 */
-	tier_mark_written(pool, loc.tier);
-	if (!r && tier_flush_before_publish(pool, loc.tier)) {
-		mutex_lock(&pool->md_lock);
-		if (tier_pool_flush_tiers(pool, BIT(loc.tier)))
-			r = -EIO;
-		mutex_unlock(&pool->md_lock);
-	}
-	spin_lock_irqsave(&pool->lock, flags);
-	if (r) {
-		tier_job_abandon(pool, job);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		tier_job_free(pool, job);
-		DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
-			    tier_pool_log_name(pool), loc.tier, r);
-		if (r != -ENOMEM)
-			tier_note_io_error(pool, loc.tier,
-					   errno_to_blk_status(r));
-		bio_io_error(bio);
-		return 0;
-	}
-	tier_publish(pool, job);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	tier_job_free(pool, job);
-	tier_issue_mapped(pool, bio, v, &loc, offset, batch);
+	if (!whole)
+		tier_zero_rest(pool, job);
+	tier_hook_write(pool, bio, job, offset);
 	return 0;
 }
 
@@ -1000,6 +1084,9 @@ static void tier_worker(struct work_struct *ws)
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->done, &done);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	list_for_each_entry(job, &done, list)
+		if (job->kind == TIER_JOB_PREPARE && job->zero_status)
+			tier_zero_failed(pool, job);
 	tier_flush_done(pool, &done);
 	list_for_each_entry_safe(job, tmp, &done, list)
 		tier_process_done(pool, job, &batch);

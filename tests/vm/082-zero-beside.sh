@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck source=tests/vm/lib.sh disable=SC2016
+# dmt: debug-kernel
+# dmt: smp
+# A partial first write zeroes the rest of its new extent beside the write,
+# not in the worker before it (issue 17: "no synchronous zeroing in the
+# worker"). Extents of 1 MiB; the tier sits on a shim (dm-delay, later a
+# dm-linear/dm-error table) over a drive first filled with 0xaa, so a part
+# left unzeroed would show.
+#   stale   4 KiB first writes at the head, the middle and the end of new
+#           extents, and one of 12 KiB at an odd offset: each extent reads
+#           back as the data with zeroes around it, again after a
+#           re-activation
+#   beside  tier writes delayed 1 s: 16 partial first writes to 16 new
+#           extents, in parallel, end in well under the 16 s it takes to
+#           zero one extent after another in the worker (the old module
+#           took 19 s here)
+#   failed  dm-error over the tail of the next new physical extent: a 4 KiB
+#           first write at its head fails (EIO, the zeroing failed), nothing
+#           is mapped, tier 0 is degraded; with the error gone and the tier
+#           recovered the same write succeeds, zeroes around it
+. "$(dirname "$0")/lib.sh"
+DEV=zb82
+D=/dev/mapper/$DEV
+SHIM=zs82
+
+# The 1 MiB extent VEXT of $D is zeroes but for FILE at byte OFFSET.
+expect_extent() { # vext offset file what
+	head -c 1M /dev/zero >/tmp/want
+	dd if="$3" of=/tmp/want bs=1 seek="$2" conv=notrunc status=none
+	expect_eq "$(dev_sum $D 1 "$1")" "$(dev_sum /tmp/want)" "$4"
+}
+shim_load() { # table
+	dmsetup suspend --noflush --nolockfs $SHIM
+	dmsetup load $SHIM <<<"$1"
+	dmsetup resume $SHIM
+}
+# One direct write of FILE at byte OFFSET of extent VEXT.
+partial() { # vext offset file
+	dd if="$3" of=$D bs="$(stat -c %s "$3")" seek=$(($1 * 1048576 + $2)) count=1 \
+		oflag=direct,seek_bytes conv=notrunc status=none 2>/dev/null
+}
+
+guest_main() {
+	local i t0 ms ds pids=() size table
+	size=$(blockdev --getsz "$DMT_NVME0")
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for _ in range(int(sys.argv[2])):
+    os.write(fd, b"\xaa" * 1048576)
+os.fsync(fd)' "$DMT_NVME0" $((size / 2048))
+	head -c 12288 <(rand_bytes) >/tmp/p12
+	head -c 4096 /tmp/p12 >/tmp/p4
+	delay_dev $SHIM "$DMT_NVME0" 0
+	tierctl create $DEV --tier /dev/mapper/$SHIM --extent-size 1M --force >/dev/null
+
+	# ---- stale
+	partial 0 0 /tmp/p4 || fail "stale: write at the head"
+	partial 1 $((512 * 1024)) /tmp/p4 || fail "stale: write in the middle"
+	partial 2 $((1024 * 1024 - 4096)) /tmp/p4 || fail "stale: write at the end"
+	partial 3 $((3 * 4096 + 1536)) /tmp/p12 || fail "stale: write at an odd offset"
+	for i in 1 2; do
+		expect_extent 0 0 /tmp/p4 "stale $i: vext 0"
+		expect_extent 1 $((512 * 1024)) /tmp/p4 "stale $i: vext 1"
+		expect_extent 2 $((1024 * 1024 - 4096)) /tmp/p4 "stale $i: vext 2"
+		expect_extent 3 $((3 * 4096 + 1536)) /tmp/p12 "stale $i: vext 3"
+		expect_eq "$(tier_mapped $DEV 0)" 4 "stale $i: mapped extents"
+		[ $i = 2 ] && break
+		table=$(dmsetup table $DEV)
+		dmsetup remove --retry $DEV
+		dmsetup create $DEV --table "$table" || fail "stale: re-activation"
+	done
+	echo "stale: partial first writes read back with zeroes around them (before and after a re-activation)"
+
+	# ---- beside
+	# No commit in the way: each writes map blocks and a superblock, 1 s
+	# each with the delay, and the worker waits for it.
+	tier_msg $DEV commit || fail "beside: commit"
+	tier_set $DEV commit_interval_ms 60000
+	delay_set $SHIM "$DMT_NVME0" 1000
+	t0=$(now_ms)
+	for i in $(seq 16 31); do
+		partial "$i" 4096 /tmp/p4 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || fail "beside: a partial first write failed"; done
+	ms=$(($(now_ms) - t0))
+	delay_set $SHIM "$DMT_NVME0" 0
+	tier_set $DEV commit_interval_ms 1000
+	echo "beside: 16 parallel partial first writes, tier writes delayed 1 s: $(fmt_ms $ms) s"
+	[ $ms -lt 8000 ] ||
+		fail "beside: 16 parallel partial first writes took $(fmt_ms $ms) s: their extents were zeroed one after another"
+	for i in 16 23 31; do expect_extent $i 4096 /tmp/p4 "beside: vext $i"; done
+	expect_eq "$(tier_mapped $DEV 0)" 20 "beside: mapped extents"
+
+	# ---- failed
+	# Next-fit allocation: the next new extent is physical extent 20.
+	ds=$(le "$DMT_NVME0" $((0x90)) 8)
+	[ "$ds" -gt 0 ] || fail "failed: no data_start in tier 0's label"
+	shim_load "0 $((ds + 20 * 2048 + 8)) linear $DMT_NVME0 0
+$((ds + 20 * 2048 + 8)) 2040 error
+$((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 2048))"
+	! partial 40 0 /tmp/p4 || fail "failed: a first write whose zeroing failed succeeded"
+	expect_eq "$(tier_mapped $DEV 0)" 20 "failed: mapped extents"
+	head -c 1M /dev/zero >/tmp/zero
+	expect_eq "$(dev_sum $D 1 40)" "$(dev_sum /tmp/zero)" "failed: vext 40 reads as zeroes"
+	expect_eq "$(tier_stat $DEV state 0)" degraded "failed: tier 0"
+	dmesg | grep -q "zeroing a new extent on tier 0 failed" || fail "failed: no log of the failed zeroing"
+	shim_load "$(delay_table "$DMT_NVME0" 0)"
+	bounded 30 "failed: recover" tierctl recover $DEV 0 >/dev/null
+	partial 40 0 /tmp/p4 || fail "failed: the first write after recovery"
+	expect_extent 40 0 /tmp/p4 "failed: vext 40 after recovery"
+	expect_eq "$(tier_stat $DEV state 0)" ok "failed: tier 0 after recovery"
+	echo "failed: EIO when the zeroing failed, nothing mapped, tier 0 degraded; recovered"
+
+	tier_sane $DEV zero-beside
+	tierctl remove $DEV
+	dmsetup remove --retry $SHIM
+	no_kernel_warning zero-beside
+	echo "zero-beside: partial first writes zero beside the write, correctly and in parallel"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 64M --timeout 600 -- "$0" main
