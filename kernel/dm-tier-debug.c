@@ -41,6 +41,16 @@ module_param(dbg_event_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_event_delay_ms,
 		 "debug: the event work sleeps before it sends (ms)");
 
+static unsigned int dbg_worker_delay_ms;
+module_param(dbg_worker_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_worker_delay_ms,
+		 "debug: each worker pass sleeps first (ms): bios share a pass");
+
+static unsigned int dbg_parks;
+module_param(dbg_parks, uint, 0644);
+MODULE_PARM_DESC(dbg_parks,
+		 "debug: bios parked behind a job so far (write 0 to reset)");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -132,4 +142,18 @@ void tier_dbg_event_delay(void)
 
 	if (ms)
 		msleep(ms);
+}
+
+void tier_dbg_worker_delay(void)
+{
+	unsigned int ms = READ_ONCE(dbg_worker_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
+void tier_dbg_parked(void)
+{
+	/* Racy across pools: a count for tests, which use one. */
+	WRITE_ONCE(dbg_parks, READ_ONCE(dbg_parks) + 1);
 }

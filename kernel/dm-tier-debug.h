@@ -120,6 +120,21 @@ int tier_dbg_init_between(void);
  */
 void tier_dbg_event_delay(void);
 
+/**
+ * tier_dbg_worker_delay() - sleep dbg_worker_delay_ms at the start of a
+ * worker pass: the bios queued meanwhile are handled in that one pass.
+ *
+ * Context: process (the worker), may sleep.
+ */
+void tier_dbg_worker_delay(void);
+
+/**
+ * tier_dbg_parked() - a bio was parked behind a job: count it in dbg_parks.
+ *
+ * Context: under a pool's lock.
+ */
+void tier_dbg_parked(void);
+
 #else /* !DM_TIER_DEBUG */
 
 static inline void tier_dbg_epoch_window(void)
@@ -160,6 +175,14 @@ static inline int tier_dbg_init_between(void)
 }
 
 static inline void tier_dbg_event_delay(void)
+{
+}
+
+static inline void tier_dbg_worker_delay(void)
+{
+}
+
+static inline void tier_dbg_parked(void)
 {
 }
 

@@ -97,8 +97,18 @@ void tier_job_end(struct tier_pool *pool, struct tier_job *job)
 	list_del(&job->list);
 	hash_del(&job->busy_node);
 	pool->nr_busy--;
+	bio_list_merge(&pool->deferred, &job->parked);
+	bio_list_init(&job->parked);
 	bio_list_merge(&pool->deferred, &pool->parked);
 	bio_list_init(&pool->parked);
+}
+
+void tier_job_park(struct tier_pool *pool, struct tier_job *owner,
+		   struct bio *bio)
+{
+	lockdep_assert_held(&pool->lock);
+	tier_dbg_parked();
+	bio_list_add(owner ? &owner->parked : &pool->parked, bio);
 }
 
 struct tier_job *tier_job_find(struct tier_pool *pool, u64 v)

@@ -86,6 +86,7 @@ struct tier_job {
 	struct tier_loc loc; /* destination */
 	struct tier_loc src; /* REDIRECT, MIGRATE: where the data is now */
 	struct bio *bio; /* PREPARE, REDIRECT: the write, hooked */
+	struct bio_list parked; /* bios for this extent, until the job ends */
 	enum tier_job_kind kind;
 	bool manual; /* MIGRATE: asked for by a "migrate" message */
 	blk_status_t status; /* PREPARE, REDIRECT: the write's */
@@ -227,7 +228,12 @@ struct tier_pool {
 	 */
 	bool read_only;
 	struct bio_list deferred; /* bios for the worker */
-	struct bio_list parked; /* waiting for a busy extent */
+	/*
+	 * Waiting for any job's end: discards over a busy range, first
+	 * writes that found no room while copies held extents. A bio for one
+	 * busy extent waits on its job instead (tier_job_park()).
+	 */
+	struct bio_list parked;
 	/*
 	 * The offline queue (offline_queue_s, docs/ARCHITECTURE.md "Tier
 	 * states"): writes to extents of an offline tier that could not be
@@ -627,14 +633,28 @@ void tier_job_free(struct tier_pool *pool, struct tier_job *job);
 void tier_job_start(struct tier_pool *pool, struct tier_job *job);
 
 /**
- * tier_job_end() - the job is over: bios parked behind it go back to the
- * worker; the job leaves its list and the index.
+ * tier_job_end() - the job is over: the bios parked on it, and those on
+ * pool->parked, go back to the worker; the job leaves its list and the
+ * index. Bios parked on other jobs stay where they are, so a job's end
+ * costs the worker only the bios that may now proceed.
  * @pool: the pool.
  * @job:  the job.
  *
  * Context: under pool->lock.
  */
 void tier_job_end(struct tier_pool *pool, struct tier_job *job);
+
+/**
+ * tier_job_park() - @bio waits for the end of @owner, the job changing its
+ * extent (tier_job_find()), or of any job when @owner is NULL.
+ * @pool:  the pool.
+ * @owner: the job, or NULL.
+ * @bio:   the bio.
+ *
+ * Context: under pool->lock.
+ */
+void tier_job_park(struct tier_pool *pool, struct tier_job *owner,
+		   struct bio *bio);
 
 /**
  * tier_job_find() - the job changing virtual extent @v, from its start to

@@ -781,7 +781,7 @@ static void tier_hook_write(struct tier_pool *pool, struct bio *bio,
 static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 			      struct tier_batch *batch)
 {
-	struct tier_job *job;
+	struct tier_job *job, *owner;
 	struct tier_loc loc;
 	struct tier_vext v;
 	unsigned long flags;
@@ -799,7 +799,7 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 	if (tier_map_lookup(&pool->map, v, &loc)) {
 		if (pool->map.words[v.v] & TIER_MW_BUSY) {
 			/* Being moved: reissued once the move is over. */
-			bio_list_add(&pool->parked, bio);
+			tier_job_park(pool, tier_job_find(pool, v.v), bio);
 			spin_unlock_irqrestore(&pool->lock, flags);
 			tier_job_free(pool, job);
 			return 0;
@@ -828,8 +828,10 @@ static int tier_process_write(struct tier_pool *pool, struct bio *bio,
 		tier_issue_mapped(pool, bio, v, &loc, offset, batch);
 		return 0;
 	}
-	if (tier_job_find(pool, v.v)) {
-		bio_list_add(&pool->parked, bio);
+	owner = tier_job_find(pool, v.v);
+	if (owner) {
+		/* Being prepared by an earlier write: after it. */
+		tier_job_park(pool, owner, bio);
 		spin_unlock_irqrestore(&pool->lock, flags);
 		tier_job_free(pool, job);
 		return 0;
@@ -1080,6 +1082,7 @@ static void tier_worker(struct work_struct *ws)
 	bio_list_init(&batch.submit);
 	bio_list_init(&batch.complete);
 	bio_list_init(&batch.retry);
+	tier_dbg_worker_delay();
 
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->done, &done);

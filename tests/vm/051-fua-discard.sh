@@ -13,10 +13,12 @@
 #
 # The module is the debug build: tier_submit() checks (WARN_ON_ONCE) that
 # the physical extent it sends a bio to is allocated and not awaiting a
-# commit to be freed. The tier sits behind dm-delay (writes 100 ms), and a
-# stream of partial first writes keeps the worker zeroing new extents and
-# the map dirty, so the FUA write and the discard queue up behind it and
-# land in one pass. DMT_FUA_ROUNDS sets the rounds (default 40).
+# commit to be freed. The tier sits behind dm-delay (writes 100 ms), a
+# stream of partial first writes keeps the map dirty, and each worker pass
+# sleeps 100 ms first (dbg_worker_delay_ms), so the FUA write and the
+# discard queue up meanwhile and land in one pass. (The stream's zeroing
+# once kept the worker busy; it now runs beside the writes, off the
+# worker.) DMT_FUA_ROUNDS sets the rounds (default 40).
 . "$(dirname "$0")/lib.sh"
 DEV=fd
 D=/dev/mapper/$DEV
@@ -33,6 +35,7 @@ guest_main() {
 	rand_bytes 4096 >/tmp/blk
 	delay_dev slow0 "$DMT_NVME0" 100
 	tierctl create $DEV --tier /dev/mapper/slow0 --extent-size 64K >/dev/null
+	dbg_param dbg_worker_delay_ms 100
 	# A FUA write to a mapped extent reaches the worker only while the map
 	# has changes that are not durable: keep it busy making them.
 	touch /tmp/stream.on
@@ -59,6 +62,7 @@ guest_main() {
 	done
 	rm -f /tmp/stream.on
 	wait $stream
+	dbg_param dbg_worker_delay_ms 0
 	tier_sane $DEV fua-discard
 	tierctl remove $DEV
 	dmsetup remove --retry slow0

@@ -13,13 +13,19 @@
 #           back as the data with zeroes around it, again after a
 #           re-activation
 #   beside  tier writes delayed 1 s: 16 partial first writes to 16 new
-#           extents, in parallel, end in well under the 16 s it takes to
-#           zero one extent after another in the worker (the old module
-#           took 19 s here)
+#           extents, all in flight at once (one fio, QD16), end in well
+#           under the 16 s it takes to zero one extent after another in the
+#           worker (fio's runtime: the old module took 17-19 s here)
 #   failed  dm-error over the tail of the next new physical extent: a 4 KiB
 #           first write at its head fails (EIO, the zeroing failed), nothing
 #           is mapped, tier 0 is degraded; with the error gone and the tier
 #           recovered the same write succeeds, zeroes around it
+#   parked  tier writes delayed 1 s again: 16 fio jobs each write 8 x 4 KiB
+#           at QD8 into their own new extent; the writes behind each
+#           extent's first wait on that extent's job, and each is parked
+#           once (dbg_parks <= 112). The old module sent every parked bio
+#           round again at any job's end (770 parks here)
+# The module is the debug build (dbg_parks).
 . "$(dirname "$0")/lib.sh"
 DEV=zb82
 D=/dev/mapper/$DEV
@@ -43,7 +49,7 @@ partial() { # vext offset file
 }
 
 guest_main() {
-	local i t0 ms ds pids=() size table
+	local i t0 ms ds pids=() size table first parks
 	size=$(blockdev --getsz "$DMT_NVME0")
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
@@ -79,19 +85,21 @@ os.fsync(fd)' "$DMT_NVME0" $((size / 2048))
 	tier_msg $DEV commit || fail "beside: commit"
 	tier_set $DEV commit_interval_ms 60000
 	delay_set $SHIM "$DMT_NVME0" 1000
-	t0=$(now_ms)
-	for i in $(seq 16 31); do
-		partial "$i" 4096 /tmp/p4 &
-		pids+=($!)
-	done
-	for i in "${pids[@]}"; do wait "$i" || fail "beside: a partial first write failed"; done
-	ms=$(($(now_ms) - t0))
+	# One process, all 16 writes in flight at once: 4 KiB at 4 KiB into
+	# each extent from 16 on; fio's runtime leaves its start-up out.
+	fio --name=bs --filename=$D --direct=1 --ioengine=libaio --iodepth=16 \
+		--rw=write:1020k --bs=4k --offset=$(((16 << 20) + 4096)) --number_ios=16 \
+		--buffer_pattern=0x5a --output-format=json >/tmp/bs.json 2>/tmp/bs.err ||
+		{ cat /tmp/bs.err; fail "beside: fio"; }
+	ms=$(jq '.jobs[0].write.runtime' /tmp/bs.json)
 	delay_set $SHIM "$DMT_NVME0" 0
 	tier_set $DEV commit_interval_ms 1000
-	echo "beside: 16 parallel partial first writes, tier writes delayed 1 s: $(fmt_ms $ms) s"
-	[ $ms -lt 8000 ] ||
-		fail "beside: 16 parallel partial first writes took $(fmt_ms $ms) s: their extents were zeroed one after another"
-	for i in 16 23 31; do expect_extent $i 4096 /tmp/p4 "beside: vext $i"; done
+	echo "beside: 16 partial first writes in flight at once, tier writes delayed 1 s: $(fmt_ms "$ms") s"
+	expect_eq "$(jq '.jobs[0].write.total_ios' /tmp/bs.json)" 16 "beside: writes"
+	[ "$ms" -lt 8000 ] ||
+		fail "beside: 16 partial first writes in flight at once took $(fmt_ms "$ms") s: their extents were zeroed one after another"
+	head -c 4096 /dev/zero | tr '\0' '\132' >/tmp/p5a
+	for i in 16 23 31; do expect_extent $i 4096 /tmp/p5a "beside: vext $i"; done
 	expect_eq "$(tier_mapped $DEV 0)" 20 "beside: mapped extents"
 
 	# ---- failed
@@ -114,6 +122,23 @@ $((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 20
 	expect_eq "$(tier_stat $DEV state 0)" ok "failed: tier 0 after recovery"
 	echo "failed: EIO when the zeroing failed, nothing mapped, tier 0 degraded; recovered"
 
+	# ---- parked
+	first=41
+	[ $(((first + 16) * 2048)) -le "$(blockdev --getsz $D)" ] || fail "parked: device too small"
+	delay_set $SHIM "$DMT_NVME0" 1000
+	dbg_param dbg_parks 0
+	fio --name=pk --filename=$D --direct=1 --ioengine=libaio --iodepth=8 --rw=write \
+		--bs=4k --size=32k --offset=$((first << 20)) --offset_increment=1m --numjobs=16 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --eta=never >/tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; fail "parked: fio write or verify"; }
+	parks=$(cat /sys/module/dm_tier/parameters/dbg_parks)
+	delay_set $SHIM "$DMT_NVME0" 0
+	echo "parked: 16 extents x 8 writes of 4 KiB at QD8, tier writes delayed 1 s: $parks parks"
+	[ "$parks" -gt 0 ] || fail "parked: no write waited for its extent's preparation"
+	[ "$parks" -le 112 ] ||
+		fail "parked: $parks parks for at most 112 writes that waited: parked bios went round again at other extents' ends"
+	expect_eq "$(tier_mapped $DEV 0)" 37 "parked: mapped extents"
+
 	tier_sane $DEV zero-beside
 	tierctl remove $DEV
 	dmsetup remove --retry $SHIM
@@ -122,4 +147,5 @@ $((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 20
 }
 run_guest_phase "$@"
 
+export DMT_DEBUG_MODULE=1
 vm --fresh --nvme 64M --timeout 600 -- "$0" main
