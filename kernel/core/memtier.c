@@ -139,22 +139,29 @@ static u64 tier_mem_cold_key(const struct tier_mem_heat *h, u64 v)
 	return (u64)heat << 32 | atime;
 }
 
-u32 tier_mem_victim(const struct tier_mem *m, const struct tier_mem_heat *h)
+u32 tier_mem_victim(struct tier_mem *m, const struct tier_mem_heat *h)
 {
-	u32 s, best = TIER_MEM_NONE;
+	u32 i, s = m->victim_hand, seen = 0, best = TIER_MEM_NONE;
 	u64 key, best_key = U64_MAX;
 
-	for (s = 0; s < m->nr_slots; s++) {
+	if (s >= m->nr_slots)
+		s = 0;
+	for (i = 0; i < m->nr_slots && seen < TIER_MEM_VICTIM_SAMPLE; i++) {
 		const struct tier_mem_slot *sl = &m->slots[s];
 
+		m->victim_visits++;
+		if (++s == m->nr_slots)
+			s = 0;
 		if (sl->state != TIER_MEM_VALID || sl->resident || sl->users)
 			continue;
+		seen++;
 		key = tier_mem_cold_key(h, sl->vext);
 		if (best == TIER_MEM_NONE || key < best_key) {
-			best = s;
+			best = sl - m->slots;
 			best_key = key;
 		}
 	}
+	m->victim_hand = s;
 	return best;
 }
 

@@ -91,6 +91,8 @@ struct tier_mem_slot {
  *                 tier_mem_first_absent() starts looking.
  * @absent_visits: slots tier_mem_first_absent() looked at, ever (its cost,
  *                 for tests).
+ * @victim_hand:   where tier_mem_victim() looks next.
+ * @victim_visits: slots tier_mem_victim() looked at, ever (for tests).
  */
 struct tier_mem {
 	u64 nr_extents;
@@ -107,6 +109,8 @@ struct tier_mem {
 	u64 evictions;
 	u64 invalidations;
 	u64 absent_visits;
+	u32 victim_hand;
+	u64 victim_visits;
 };
 
 /**
@@ -198,17 +202,29 @@ u32 tier_mem_get(struct tier_mem *m, struct tier_vext v);
  */
 void tier_mem_put(struct tier_mem *m, u32 s);
 
+/*
+ * Candidates tier_mem_victim() compares per eviction. The caller holds a
+ * lock with interrupts off; a scan of every slot would cost O(slots) per
+ * fill (a million slots for 1 TiB of 1 MiB extents).
+ */
+#define TIER_MEM_VICTIM_SAMPLE 32
+
 /**
- * tier_mem_victim() - the copy eviction would drop: the coldest VALID slot
- * (lowest heat decayed to now, then oldest access) that is neither
- * resident nor being read.
- * @m: the table.
+ * tier_mem_victim() - the copy eviction would drop: of the next
+ * TIER_MEM_VICTIM_SAMPLE evictable slots (VALID, neither resident nor
+ * being read) from a hand that goes round the table, the coldest (lowest
+ * heat decayed to now, then oldest access). The hand stops after them, so
+ * successive evictions sample the whole table in turn (a sampled CLOCK);
+ * with no more evictable slots than the sample, it is the coldest of all.
+ * @m: the table; its hand moves.
  * @h: heat inputs.
  *
- * Context: any; caller serialises. O(slots).
- * Return: the slot, or TIER_MEM_NONE.
+ * Context: any; caller serialises. About TIER_MEM_VICTIM_SAMPLE slot
+ * visits while most slots are evictable; O(slots) at worst, when nearly
+ * none are (every one resident or being read).
+ * Return: the slot, or TIER_MEM_NONE when no slot is evictable.
  */
-u32 tier_mem_victim(const struct tier_mem *m, const struct tier_mem_heat *h);
+u32 tier_mem_victim(struct tier_mem *m, const struct tier_mem_heat *h);
 
 /**
  * tier_mem_claim() - take a slot to fill with @v's data: a FREE one, else

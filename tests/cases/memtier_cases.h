@@ -417,6 +417,106 @@ static void tier_mem_grow_after_shrink_test(CASE_CTX)
 	tier_mem_destroy(&m);
 }
 
+/*
+ * A table of @n slots, each holding a copy of one of extents 0..n-1 (heat
+ * 5, accessed now); @words has room for @n + @more extents, all mapped.
+ */
+static u64 *full_table(CASE_CTX, struct tier_mem *m, struct tier_mem_heat *h,
+		       u32 n, u32 more)
+{
+	static char frame;
+	u32 s, gen;
+	u64 *words, v;
+
+	words = tier_zalloc_array(n + more, sizeof(*words));
+	if (!words)
+		return NULL;
+	h->words = words;
+	h->now = 1000;
+	h->window = 60;
+	for (v = 0; v < n + more; v++)
+		words[v] = tier_mw_with_access(MAPPED(v), 5, h->now, h->now);
+	if (tier_mem_init(m, n + more, n)) {
+		tier_free_array(words);
+		return NULL;
+	}
+	for (s = 0; s < n; s++)
+		CASE_EQ(tier_mem_add(m, s, &frame), 0);
+	for (v = 0; v < n; v++) {
+		s = tier_mem_claim(m, tier_vext(v), false, h, &gen);
+		CASE_NE(s, TIER_MEM_NONE);
+		CASE_TRUE(tier_mem_publish(m, s, gen, true, true));
+		if (!(v & 4095))
+			case_yield();
+	}
+	CASE_EQ(m->nr_free, 0);
+	return words;
+}
+
+/*
+ * An eviction compares a sample of copies, not every one: under the lock
+ * with interrupts off, a scan of 2^16 slots per fill is what this replaced.
+ */
+static void tier_mem_victim_bounded_test(CASE_CTX)
+{
+	const u32 n = 1U << 16, claims = 1024;
+	struct tier_mem_heat h;
+	struct tier_mem m;
+	u32 i, s, gen;
+	u64 *words;
+
+	words = full_table(test, &m, &h, n, claims);
+	CASE_ASSERT_NOT_NULL(words);
+	for (i = 0; i < claims; i++) {
+		s = tier_mem_claim(&m, tier_vext(n + i), false, &h, &gen);
+		CASE_ASSERT_NE(s, TIER_MEM_NONE);
+		CASE_TRUE(tier_mem_publish(&m, s, gen, true, true));
+	}
+	CASE_INFO("%u evictions among 2^16 copies: %llu slot visits", claims,
+		  (unsigned long long)m.victim_visits);
+	CASE_EQ(m.evictions, claims);
+	CASE_LE(m.victim_visits, (u64)claims * TIER_MEM_VICTIM_SAMPLE);
+	CASE_EQ(tier_mem_check(&m, words), 0);
+	tier_mem_destroy(&m);
+	tier_free_array(words);
+}
+
+/*
+ * Sampled CLOCK: the first eviction takes the coldest of the first sample
+ * (slots 0..31), not the coldest of all; the coldest of all goes within
+ * one turn of the hand.
+ */
+static void tier_mem_victim_sampled_test(CASE_CTX)
+{
+	const u32 n = 8 * TIER_MEM_VICTIM_SAMPLE;
+	struct tier_mem_heat h;
+	struct tier_mem m;
+	u64 *words, coolish, coldest;
+	u32 i, s, gen;
+
+	words = full_table(test, &m, &h, n, n);
+	CASE_ASSERT_NOT_NULL(words);
+	coolish = m.slots[7].vext;
+	coldest = m.slots[200].vext;
+	words[coolish] = tier_mw_with_access(words[coolish], 1, h.now, h.now);
+	words[coldest] = tier_mw_with_access(words[coldest], 0, 500, h.now);
+	s = tier_mem_claim(&m, tier_vext(n), false, &h, &gen);
+	CASE_ASSERT_NE(s, TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&m, s, gen, true, true));
+	CASE_EQ(m.slot_of[coolish], TIER_MEM_NONE);
+	CASE_NE(m.slot_of[coldest], TIER_MEM_NONE);
+	for (i = 1; i < n / TIER_MEM_VICTIM_SAMPLE; i++) {
+		s = tier_mem_claim(&m, tier_vext(n + i), false, &h, &gen);
+		CASE_ASSERT_NE(s, TIER_MEM_NONE);
+		CASE_TRUE(tier_mem_publish(&m, s, gen, true, true));
+	}
+	CASE_EQ(m.slot_of[coldest], TIER_MEM_NONE);
+	CASE_EQ(m.evictions, n / TIER_MEM_VICTIM_SAMPLE);
+	CASE_EQ(tier_mem_check(&m, words), 0);
+	tier_mem_destroy(&m);
+	tier_free_array(words);
+}
+
 static void tier_mem_init_and_sizes_test(CASE_CTX)
 {
 	struct tier_mem m;
@@ -450,5 +550,7 @@ static struct case_entry memtier_cases[] = {
 	CASE_RUN(tier_mem_init_and_sizes_test),
 	CASE_RUN(tier_mem_grow_linear_test),
 	CASE_RUN(tier_mem_grow_after_shrink_test),
+	CASE_RUN(tier_mem_victim_bounded_test),
+	CASE_RUN(tier_mem_victim_sampled_test),
 	{}
 };
