@@ -51,6 +51,11 @@ module_param(dbg_parks, uint, 0644);
 MODULE_PARM_DESC(dbg_parks,
 		 "debug: bios parked behind a job so far (write 0 to reset)");
 
+static unsigned int dbg_zero_refuse;
+module_param(dbg_zero_refuse, uint, 0644);
+MODULE_PARM_DESC(dbg_zero_refuse,
+		 "debug: the next N zeroings sent as WRITE ZEROES end refused");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -156,4 +161,15 @@ void tier_dbg_parked(void)
 {
 	/* Racy across pools: a count for tests, which use one. */
 	WRITE_ONCE(dbg_parks, READ_ONCE(dbg_parks) + 1);
+}
+
+bool tier_dbg_zero_refused(void)
+{
+	unsigned int n = READ_ONCE(dbg_zero_refuse);
+
+	/* Racy between zeroings that end at once: tests send one. */
+	if (!n)
+		return false;
+	WRITE_ONCE(dbg_zero_refuse, n - 1);
+	return true;
 }

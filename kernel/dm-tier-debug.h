@@ -135,6 +135,16 @@ void tier_dbg_worker_delay(void);
  */
 void tier_dbg_parked(void);
 
+/**
+ * tier_dbg_zero_refused() - whether a zeroing sent as WRITE ZEROES is to
+ * end as refused (BLK_STS_NOTSUPP), as a tier that advertises WRITE ZEROES
+ * and rejects it would; counts dbg_zero_refuse down.
+ *
+ * Context: any (bio completion).
+ * Return: true to refuse this one.
+ */
+bool tier_dbg_zero_refused(void);
+
 #else /* !DM_TIER_DEBUG */
 
 static inline void tier_dbg_epoch_window(void)
@@ -184,6 +194,11 @@ static inline void tier_dbg_worker_delay(void)
 
 static inline void tier_dbg_parked(void)
 {
+}
+
+static inline bool tier_dbg_zero_refused(void)
+{
+	return false;
 }
 
 #endif /* DM_TIER_DEBUG */

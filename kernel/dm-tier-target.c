@@ -521,6 +521,8 @@ static void tier_zero_endio(struct bio *zbio)
 
 	if (zbio->bi_status)
 		job->zero_status = zbio->bi_status;
+	else if (job->zero_offload && tier_dbg_zero_refused())
+		job->zero_status = BLK_STS_NOTSUPP;
 	bio_put(zbio);
 	tier_mark_written(pool, job->loc.tier);
 	tier_job_io_end(pool, job);

@@ -25,7 +25,11 @@
 #           extent's first wait on that extent's job, and each is parked
 #           once (dbg_parks <= 112). The old module sent every parked bio
 #           round again at any job's end (770 parks here)
-# The module is the debug build (dbg_parks).
+#   refused the tier advertises WRITE ZEROES and the next one ends refused
+#           (dbg_zero_refuse=1): the worker zeroes again with
+#           blkdev_issue_zeroout() and the write lands, zeroes around it,
+#           tier 0 stays ok and nothing is logged as failed
+# The module is the debug build (dbg_parks, dbg_zero_refuse).
 . "$(dirname "$0")/lib.sh"
 DEV=zb82
 D=/dev/mapper/$DEV
@@ -49,7 +53,7 @@ partial() { # vext offset file
 }
 
 guest_main() {
-	local i t0 ms ds pids=() size table first parks
+	local i t0 ms ds pids=() size table first parks wz logged
 	size=$(blockdev --getsz "$DMT_NVME0")
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
@@ -138,6 +142,24 @@ $((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 20
 	[ "$parks" -le 112 ] ||
 		fail "parked: $parks parks for at most 112 writes that waited: parked bios went round again at other extents' ends"
 	expect_eq "$(tier_mapped $DEV 0)" 37 "parked: mapped extents"
+
+	# ---- refused
+	shim_load "0 $size linear $DMT_NVME0 0"
+	wz=$(cat "/sys/block/$(basename "$(readlink -f /dev/mapper/$SHIM)")/queue/write_zeroes_max_bytes")
+	if [ "$wz" -gt 0 ]; then
+		[ $((58 * 2048)) -le "$(blockdev --getsz $D)" ] || fail "refused: device too small"
+		logged=$(dmesg | grep -c "zeroing a new extent on tier 0 failed")
+		dbg_param dbg_zero_refuse 1
+		partial 57 8192 /tmp/p4 || fail "refused: a first write whose WRITE ZEROES was refused failed"
+		expect_eq "$(cat /sys/module/dm_tier/parameters/dbg_zero_refuse)" 0 "refused: refusals left"
+		expect_extent 57 8192 /tmp/p4 "refused: vext 57"
+		expect_eq "$(tier_stat $DEV state 0)" ok "refused: tier 0"
+		expect_eq "$(dmesg | grep -c "zeroing a new extent on tier 0 failed")" "$logged" "refused: failures logged"
+		expect_eq "$(tier_mapped $DEV 0)" 38 "refused: mapped extents"
+		echo "refused: a refused WRITE ZEROES was done again by the worker; the write landed"
+	else
+		echo "refused: not run: the drive has no WRITE ZEROES (write_zeroes_max_bytes 0)"
+	fi
 
 	tier_sane $DEV zero-beside
 	tierctl remove $DEV
