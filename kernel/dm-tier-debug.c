@@ -59,6 +59,15 @@ MODULE_PARM_DESC(dbg_zero_refuse,
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
+/* Sleep as long as the knob at @ms says (0: not at all). */
+static void tier_dbg_sleep(const unsigned int *ms)
+{
+	unsigned int n = READ_ONCE(*ms);
+
+	if (n)
+		msleep(n);
+}
+
 void tier_dbg_epoch_window(void)
 {
 	unsigned int us = READ_ONCE(dbg_epoch_delay_us);
@@ -79,10 +88,7 @@ void tier_dbg_quiesce_begin(void)
 
 void tier_dbg_quiesce_gap(void)
 {
-	unsigned int ms = READ_ONCE(dbg_quiesce_delay_ms);
-
-	if (ms)
-		msleep(ms);
+	tier_dbg_sleep(&dbg_quiesce_delay_ms);
 }
 
 void tier_dbg_quiesce_end(struct tier_pool *pool, unsigned int old)
@@ -136,25 +142,18 @@ void tier_dbg_check_submit(struct tier_pool *pool, struct bio *bio, u32 tier)
 
 int tier_dbg_init_between(void)
 {
-	if (dbg_init_delay_ms)
-		msleep(dbg_init_delay_ms);
+	tier_dbg_sleep(&dbg_init_delay_ms);
 	return dbg_init_fail_second ? -ENOMEM : 0;
 }
 
 void tier_dbg_event_delay(void)
 {
-	unsigned int ms = READ_ONCE(dbg_event_delay_ms);
-
-	if (ms)
-		msleep(ms);
+	tier_dbg_sleep(&dbg_event_delay_ms);
 }
 
 void tier_dbg_worker_delay(void)
 {
-	unsigned int ms = READ_ONCE(dbg_worker_delay_ms);
-
-	if (ms)
-		msleep(ms);
+	tier_dbg_sleep(&dbg_worker_delay_ms);
 }
 
 void tier_dbg_parked(void)

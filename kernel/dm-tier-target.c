@@ -528,18 +528,35 @@ static void tier_zero_endio(struct bio *zbio)
 	tier_job_io_end(pool, job);
 }
 
-/* The first sector of @job's new extent on its tier. */
-static sector_t tier_job_start_sector(struct tier_pool *pool,
-				      struct tier_job *job)
+/* A range of a tier's sectors. */
+struct tier_gap {
+	sector_t start;
+	sector_t len;
+};
+
+/*
+ * The parts of @job's new extent that its first write (wr_sectors at
+ * wr_offset) leaves out, on its tier: @gap[0] before the write, @gap[1]
+ * after it; an empty one has len 0.
+ */
+static void tier_job_gaps(struct tier_pool *pool, struct tier_job *job,
+			  struct tier_gap gap[2])
 {
-	return tier_pext_to_sector(pool->data_start[job->loc.tier],
-				   pool->extent_shift, job->loc.pext, 0);
+	sector_t start = tier_pext_to_sector(pool->data_start[job->loc.tier],
+					     pool->extent_shift, job->loc.pext,
+					     0);
+	sector_t end = job->wr_offset + job->wr_sectors;
+
+	gap[0].start = start;
+	gap[0].len = job->wr_offset;
+	gap[1].start = start + end;
+	gap[1].len = pool->extent_sectors - end;
 }
 
 /*
- * Zero the parts of @job's new extent that its first write (wr_sectors at
- * wr_offset) leaves out, beside that write rather than before it: the
- * ranges are disjoint, and the extent is published only once both ended
+ * Zero the parts of @job's new extent that its first write leaves out
+ * (tier_job_gaps()), beside that write rather than before it: the ranges
+ * are disjoint, and the extent is published only once both ended
  * (tier_job_io_end()), so no read can see what it held before. WRITE
  * ZEROES where the tier has it, else zero pages (__blkdev_issue_zeroout()).
  * Context: the worker; the block layer's bio allocations may wait for its
@@ -548,19 +565,17 @@ static sector_t tier_job_start_sector(struct tier_pool *pool,
 static void tier_zero_rest(struct tier_pool *pool, struct tier_job *job)
 {
 	struct block_device *bdev = pool->tier_bdev[job->loc.tier];
-	sector_t start = tier_job_start_sector(pool, job);
-	sector_t end = job->wr_offset + job->wr_sectors;
+	struct tier_gap gap[2];
 	struct bio *zbio = NULL;
-	int r = 0;
+	int i, r = 0;
 
+	tier_job_gaps(pool, job, gap);
 	job->zero_offload = bdev_write_zeroes_sectors(bdev) != 0;
-	if (job->wr_offset)
-		r = __blkdev_issue_zeroout(bdev, start, job->wr_offset,
-					   GFP_NOIO, &zbio, 0);
-	if (!r && end < pool->extent_sectors)
-		r = __blkdev_issue_zeroout(bdev, start + end,
-					   pool->extent_sectors - end, GFP_NOIO,
-					   &zbio, 0);
+	for (i = 0; i < 2 && !r; i++)
+		if (gap[i].len)
+			r = __blkdev_issue_zeroout(bdev, gap[i].start,
+						   gap[i].len, GFP_NOIO, &zbio,
+						   0);
 	if (r)
 		job->zero_status = errno_to_blk_status(r);
 	if (!zbio) {
@@ -585,21 +600,19 @@ static void tier_zero_rest(struct tier_pool *pool, struct tier_job *job)
 static void tier_zero_failed(struct tier_pool *pool, struct tier_job *job)
 {
 	struct block_device *bdev = pool->tier_bdev[job->loc.tier];
-	sector_t start = tier_job_start_sector(pool, job);
-	sector_t end = job->wr_offset + job->wr_sectors;
-	int r = 0;
+	struct tier_gap gap[2];
+	int i, r = 0;
 
 	if (job->status)
 		return; /* the write failed: the job fails anyway */
 	if (job->zero_offload) {
 		/* Both ranges again: which part failed is not known. */
-		if (job->wr_offset)
-			r = blkdev_issue_zeroout(bdev, start, job->wr_offset,
-						 GFP_NOIO, 0);
-		if (!r && end < pool->extent_sectors)
-			r = blkdev_issue_zeroout(bdev, start + end,
-						 pool->extent_sectors - end,
-						 GFP_NOIO, 0);
+		tier_job_gaps(pool, job, gap);
+		for (i = 0; i < 2 && !r; i++)
+			if (gap[i].len)
+				r = blkdev_issue_zeroout(bdev, gap[i].start,
+							 gap[i].len, GFP_NOIO,
+							 0);
 		tier_mark_written(pool, job->loc.tier);
 		if (!r) {
 			job->zero_status = BLK_STS_OK;
