@@ -1126,6 +1126,11 @@ static void tier_worker(struct work_struct *ws)
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	while ((bio = bio_list_pop(&bios))) {
+		/*
+		 * Nothing here sleeps any more on the common path (zeroing
+		 * runs beside the writes): a long list must not hog the CPU.
+		 */
+		cond_resched();
 		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL) {
 			bio_io_error(bio);
 			continue;
