@@ -15,8 +15,10 @@
  * before they finish.
  *
  * Locking: mt->lock (spinlock, irq-safe) protects the slot table, the fill
- * ring and the flags below; it is a leaf lock, taken in map(), in bio
- * completion and under pool->lock (never the other way round).
+ * ring and the flags below; it is a leaf lock, taken in bio completion (a
+ * write to an extent that has a copy or a fill), in map() (a read miss
+ * that queues a fill) and under pool->lock (never the other way round).
+ * A read hit takes no lock: a reference on its slot (core/memtier.h).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -129,11 +131,11 @@ static struct page **tier_mem_frame_alloc(struct tier_memtier *mt, u64 *pages)
  */
 static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 {
-	struct tier_mem_slot *slots = NULL, *old;
+	struct tier_mem_slot **chunks = NULL;
 	struct page ***frames;
 	u32 have, need, i, s;
 	u64 pages = 0, visits;
-	int r = 0;
+	int r = 0, c = 0, k;
 
 	spin_lock_irq(&mt->lock);
 	have = mt->core.nr_present;
@@ -167,17 +169,33 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 		cond_resched();
 	}
 	if (mt->core.nr_slots < target) {
-		slots = tier_zalloc_array(target, sizeof(*slots));
-		if (!slots) {
+		/* Growth is serialised (tier_pools_mutex): nr_chunks holds. */
+		c = tier_mem_chunks_needed(&mt->core, target);
+		if (WARN_ON_ONCE(c < 0)) {
+			*err = "memory tier: mem_size_mb is above its maximum";
+			r = -EINVAL;
+			goto bad;
+		}
+		chunks = kcalloc(max(c, 1), sizeof(*chunks), GFP_KERNEL);
+		for (k = 0; chunks && k < c; k++) {
+			chunks[k] = tier_mem_chunk_alloc();
+			if (!chunks[k])
+				break;
+		}
+		if (!chunks || k < c) {
+			while (chunks && k--)
+				tier_free_array(chunks[k]);
+			kfree(chunks);
 			*err = "memory tier: cannot allocate its slot table";
 			r = -ENOMEM;
 			goto bad;
 		}
+		/* New chunks only: no slot moves, readers go on meanwhile. */
+		spin_lock_irq(&mt->lock);
+		tier_mem_extend(&mt->core, target, chunks);
+		spin_unlock_irq(&mt->lock);
+		kfree(chunks);
 	}
-	spin_lock_irq(&mt->lock);
-	old = slots ? tier_mem_swap_slots(&mt->core, slots, target) : NULL;
-	spin_unlock_irq(&mt->lock);
-	tier_free_array(old);
 	for (i = 0; i < need && !r;) {
 		u32 end = min(need, i + TIER_MEM_ADD_BATCH);
 
@@ -241,7 +259,9 @@ struct tier_memtier *tier_memtier_create(struct tier_pool *pool, u32 node,
 	mt->paused = true;
 	spin_lock_init(&mt->lock);
 	INIT_WORK(&mt->fill_work, tier_memtier_fill_work);
-	r = tier_mem_init(&mt->core, pool->virt_extents, slots);
+	r = tier_mem_init(&mt->core, pool->virt_extents, slots,
+			  tier_mem_slots_for(TIER_MEM_SIZE_MB_MAX,
+					     pool->extent_shift));
 	if (r) {
 		*error = "memory tier: cannot allocate its slot table";
 		goto bad;
@@ -281,7 +301,7 @@ void tier_memtier_destroy(struct tier_memtier *mt)
 		destroy_workqueue(mt->wq);
 	}
 	for (s = 0; s < mt->core.nr_slots; s++)
-		tier_mem_frame_free(mt, mt->core.slots[s].frame);
+		tier_mem_frame_free(mt, tier_mem_frame(&mt->core, s));
 	tier_mem_destroy(&mt->core);
 	kfree(mt);
 }
@@ -374,10 +394,17 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	spin_lock_irq(&mt->lock);
 	s = tier_mem_claim(&mt->core, v, loc.flags & TIER_EXT_F_MEMRES, &h,
 			   &gen);
-	frame = s != TIER_MEM_NONE ? mt->core.slots[s].frame : NULL;
+	frame = s != TIER_MEM_NONE ? tier_mem_frame(&mt->core, s) : NULL;
 	spin_unlock_irq(&mt->lock);
 	if (!frame)
 		return;
+	/*
+	 * The claim (slot_of) before the map word and the home's read: pairs
+	 * with the barrier in tier_mem_drop_copy(). Either a write's
+	 * completion sees the claim and marks the fill stale, or this fill
+	 * reads the home after that write completed.
+	 */
+	smp_mb();
 
 	rcu_read_lock();
 	word = READ_ONCE(pool->map.words[v.v]);
@@ -499,19 +526,16 @@ bool tier_memtier_read(struct tier_pool *pool, struct bio *bio,
 	struct page **frame = NULL;
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	unsigned long flags;
 	size_t pos = (size_t)offset << SECTOR_SHIFT;
 	u32 s;
 
 	if (!mt)
 		return false;
-	spin_lock_irqsave(&mt->lock, flags);
+	/* Lockless: a reference on the slot (core/memtier.h). */
 	s = tier_mem_get(&mt->core, v);
-	if (s != TIER_MEM_NONE)
-		frame = mt->core.slots[s].frame;
-	spin_unlock_irqrestore(&mt->lock, flags);
-	if (!frame)
+	if (s == TIER_MEM_NONE)
 		return false;
+	frame = tier_mem_frame(&mt->core, s);
 
 	bio_for_each_segment(bv, bio, iter) {
 		u32 done = 0;
@@ -529,9 +553,7 @@ bool tier_memtier_read(struct tier_pool *pool, struct bio *bio,
 		}
 	}
 
-	spin_lock_irqsave(&mt->lock, flags);
 	tier_mem_put(&mt->core, s);
-	spin_unlock_irqrestore(&mt->lock, flags);
 	st = get_cpu_ptr(pool->stats);
 	st->mem_hits++;
 	put_cpu_ptr(pool->stats);
@@ -566,6 +588,14 @@ static void tier_mem_drop_copy(struct tier_pool *pool, struct tier_memtier *mt,
 	unsigned long flags;
 	u64 word;
 
+	/*
+	 * Most written extents have no copy: no lock for them. The write
+	 * has completed; the barrier orders that before the look at
+	 * slot_of, and pairs with the one in tier_mem_fill() after a claim.
+	 */
+	smp_mb();
+	if (READ_ONCE(mt->core.slot_of[v.v]) == TIER_MEM_NONE)
+		return;
 	spin_lock_irqsave(&mt->lock, flags);
 	if (tier_mem_invalidate(&mt->core, v, NULL)) {
 		word = READ_ONCE(pool->map.words[v.v]);

@@ -21,8 +21,24 @@
  * slot stale and bumps its generation; tier_mem_publish() then refuses to
  * make it VALID, so data read before the write is never served.
  *
- * The caller serialises every call on one struct tier_mem (the mechanism
- * holds its memory-tier spinlock).
+ * Readers take no lock. Each slot has a reference word, @ref: the OPEN bit
+ * (set exactly while the slot is VALID) and the count of readers copying
+ * from it. tier_mem_get() adds a reader only while OPEN is set (a
+ * compare-and-exchange), then checks that the slot still holds the extent
+ * it looked up; tier_mem_put() is one atomic decrement. Whoever drops a
+ * copy clears OPEN; a copy dropped while read becomes DEAD and is reaped
+ * (made FREE) by a later claim or shrink once its readers are gone, so a
+ * reader never needs the lock. Eviction closes a slot only if it has no
+ * reader (compare-and-exchange of OPEN to 0), so a reader's pages are
+ * never handed to another extent.
+ *
+ * The slots live in chunks of TIER_MEM_CHUNK that never move: growing the
+ * table adds chunks, so a lockless reader's slot stays where it looked it
+ * up, and growing costs no copy under the lock. The chunk pointers sit in
+ * an array sized at init for the largest table the tier may grow to.
+ *
+ * Every other call is serialised by the caller on one struct tier_mem (the
+ * mechanism holds its memory-tier spinlock).
  */
 #ifndef DM_TIER_CORE_MEMTIER_H
 #define DM_TIER_CORE_MEMTIER_H
@@ -53,10 +69,10 @@ enum tier_mem_state {
  * struct tier_mem_slot - one slot.
  * @vext:      the extent (FILLING, VALID, DEAD).
  * @frame:     the mechanism's pages; NULL while ABSENT.
+ * @ref:       TIER_MEM_OPEN (while VALID) | readers copying from the slot.
  * @gen:       bumped at every claim and invalidation; a fill publishes only
  *             if it is unchanged since its claim.
- * @users:     readers copying from the slot (VALID, DEAD).
- * @next_free: next FREE slot, or TIER_MEM_NONE.
+ * @next_free: next FREE slot (or next DEAD one), or TIER_MEM_NONE.
  * @state:     enum tier_mem_state.
  * @resident:  the extent is pinned to memory: never evicted.
  * @stale:     FILLING: a write or discard overtook the fill.
@@ -64,24 +80,37 @@ enum tier_mem_state {
 struct tier_mem_slot {
 	u64 vext;
 	void *frame;
+	atomic_t ref;
 	u32 gen;
-	u32 users;
 	u32 next_free;
 	u8 state;
 	bool resident;
 	bool stale;
 };
 
+/* @ref's bit that lets readers in: the slot is VALID (an int, as @ref). */
+#define TIER_MEM_OPEN ((int)BIT(30))
+
+/* Slots per chunk (a chunk never moves once allocated). */
+#define TIER_MEM_CHUNK_SHIFT 10
+#define TIER_MEM_CHUNK ((u32)BIT(TIER_MEM_CHUNK_SHIFT))
+
 /**
  * struct tier_mem - the slot table.
  * @nr_extents:    virtual extents of the device.
  * @slot_of:       per virtual extent, its FILLING or VALID slot or
  *                 TIER_MEM_NONE.
- * @slots:         the slots.
- * @nr_slots:      entries in @slots.
+ * @chunks:        @max_chunks pointers to chunks of TIER_MEM_CHUNK slots;
+ *                 the first @nr_chunks are allocated.
+ * @max_slots:     the most slots the table may grow to.
+ * @max_chunks:    chunks @max_slots need.
+ * @nr_chunks:     chunks allocated.
+ * @nr_slots:      slots in the table (those of the chunks, or fewer).
  * @nr_present:    slots that are not ABSENT (the tier's capacity).
  * @free_head:     first FREE slot, or TIER_MEM_NONE.
  * @nr_free:       FREE slots.
+ * @dead_head:     first DEAD slot (dropped while read), or TIER_MEM_NONE.
+ * @nr_dead:       DEAD slots.
  * @nr_valid:      VALID slots (copies).
  * @nr_resident:   FILLING or VALID slots of resident extents.
  * @fills:         copies published.
@@ -97,11 +126,16 @@ struct tier_mem_slot {
 struct tier_mem {
 	u64 nr_extents;
 	u32 *slot_of;
-	struct tier_mem_slot *slots;
+	struct tier_mem_slot **chunks;
+	u32 max_slots;
+	u32 max_chunks;
+	u32 nr_chunks;
 	u32 nr_slots;
 	u32 nr_present;
 	u32 free_head;
 	u32 nr_free;
+	u32 dead_head;
+	u32 nr_dead;
 	u32 nr_valid;
 	u32 nr_resident;
 	u32 absent_hint;
@@ -131,11 +165,46 @@ struct tier_mem_heat {
  * @m:          out; zeroed on failure.
  * @nr_extents: virtual extents, >= 1.
  * @nr_slots:   slots, >= 1.
+ * @max_slots:  the most slots the table may grow to (tier_mem_extend()),
+ *              >= @nr_slots; sizes the chunk pointers (8 bytes per
+ *              TIER_MEM_CHUNK slots).
  *
  * Context: process, may sleep (allocates 4 bytes per extent).
  * Return: 0, -EINVAL, -ENOMEM.
  */
-int tier_mem_init(struct tier_mem *m, u64 nr_extents, u32 nr_slots);
+int tier_mem_init(struct tier_mem *m, u64 nr_extents, u32 nr_slots,
+		  u32 max_slots);
+
+/**
+ * tier_mem_slot() - slot @s.
+ * @m: the table.
+ * @s: a slot, < @m->nr_slots (from the table: slot_of, a claim, a get).
+ *
+ * Context: any; lockless readers too (chunks never move).
+ * Return: the slot.
+ */
+static inline struct tier_mem_slot *tier_mem_slot(const struct tier_mem *m,
+						  u32 s)
+{
+	struct tier_mem_slot *chunk =
+		READ_ONCE(m->chunks[s >> TIER_MEM_CHUNK_SHIFT]);
+
+	return &chunk[s & (TIER_MEM_CHUNK - 1)];
+}
+
+/**
+ * tier_mem_frame() - the pages of slot @s.
+ * @m: the table.
+ * @s: a slot the caller holds (a reference from tier_mem_get(), or FILLING
+ *     from its claim).
+ *
+ * Context: any.
+ * Return: the mechanism's frame.
+ */
+static inline void *tier_mem_frame(const struct tier_mem *m, u32 s)
+{
+	return tier_mem_slot(m, s)->frame;
+}
 
 /**
  * tier_mem_destroy() - free the table (not the frames).
@@ -170,37 +239,77 @@ int tier_mem_add(struct tier_mem *m, u32 s, void *frame);
 u32 tier_mem_first_absent(struct tier_mem *m);
 
 /**
- * tier_mem_swap_slots() - move the slots into a larger array.
- * @m:     the table.
- * @slots: zeroed array of @n entries (tier_zalloc_array()).
- * @n:     its length, >= @m->nr_slots.
+ * tier_mem_chunks_needed() - chunks to allocate before the table can hold
+ * @n slots.
+ * @m: the table.
+ * @n: slots wanted.
  *
- * Context: any; caller serialises.
- * Return: the old array for the caller to free (tier_free_array()), or
- * NULL (@slots untouched and not taken) when @n is too small.
+ * Context: any; the caller serialises growth (nr_chunks is stable).
+ * Return: how many tier_mem_chunk_alloc() chunks tier_mem_extend() takes,
+ * or -EINVAL when @n is above init's @max_slots or below @m->nr_slots.
  */
-struct tier_mem_slot *tier_mem_swap_slots(struct tier_mem *m,
-					  struct tier_mem_slot *slots, u32 n);
+int tier_mem_chunks_needed(const struct tier_mem *m, u32 n);
+
+/**
+ * tier_mem_chunk_alloc() - one chunk of TIER_MEM_CHUNK ABSENT slots.
+ *
+ * Context: process, may sleep.
+ * Return: the chunk (free it with tier_free_array() if unused), or NULL.
+ */
+struct tier_mem_slot *tier_mem_chunk_alloc(void);
+
+/**
+ * tier_mem_extend() - grow the table to @n slots; the new ones are ABSENT.
+ * @m:      the table.
+ * @n:      slots, as given to tier_mem_chunks_needed().
+ * @chunks: the chunks it asked for, all taken (installed in order).
+ *
+ * Context: any; caller serialises. O(new chunks): no slot moves.
+ */
+void tier_mem_extend(struct tier_mem *m, u32 n, struct tier_mem_slot **chunks);
 
 /**
  * tier_mem_get() - take a reader's reference on @v's copy.
  * @m: the table.
  * @v: virtual extent, < @m->nr_extents.
  *
- * Context: any; caller serialises.
- * Return: the VALID slot (put it with tier_mem_put()), or TIER_MEM_NONE.
+ * Context: any, no lock needed (lockless against every other call).
+ * Return: the VALID slot, its pages stable until tier_mem_put(), or
+ * TIER_MEM_NONE (no copy, or it is being dropped or filled).
  */
-u32 tier_mem_get(struct tier_mem *m, struct tier_vext v);
+u32 tier_mem_get(const struct tier_mem *m, struct tier_vext v);
 
 /**
- * tier_mem_put() - drop a reader's reference; a DEAD slot whose last reader
- * left becomes FREE.
+ * tier_mem_get_slot() - tier_mem_get() after its look-up: take a reference
+ * on slot @s if it is VALID and holds @v (it may have been dropped and
+ * given to another extent since @s was read from slot_of).
+ * @m: the table.
+ * @s: what slot_of held for @v (acquire), possibly TIER_MEM_NONE.
+ * @v: virtual extent.
+ *
+ * Context: any, no lock needed.
+ * Return: @s with a reference, or TIER_MEM_NONE.
+ */
+u32 tier_mem_get_slot(const struct tier_mem *m, u32 s, struct tier_vext v);
+
+/**
+ * tier_mem_put() - drop a reader's reference. A copy dropped meanwhile
+ * (DEAD) is reaped once its readers are gone, by a later claim or shrink.
  * @m: the table.
  * @s: a slot from tier_mem_get().
  *
- * Context: any; caller serialises.
+ * Context: any, no lock needed.
  */
-void tier_mem_put(struct tier_mem *m, u32 s);
+void tier_mem_put(const struct tier_mem *m, u32 s);
+
+/**
+ * tier_mem_reap() - make FREE every DEAD slot that no reader holds now.
+ * @m: the table.
+ *
+ * Context: any; caller serialises. O(DEAD slots).
+ * Return: slots made FREE.
+ */
+u32 tier_mem_reap(struct tier_mem *m);
 
 /*
  * Candidates tier_mem_victim() compares per eviction. The caller holds a
@@ -212,7 +321,9 @@ void tier_mem_put(struct tier_mem *m, u32 s);
 /**
  * tier_mem_victim() - the copy eviction would drop: of the next
  * TIER_MEM_VICTIM_SAMPLE evictable slots (VALID, neither resident nor
- * being read) from a hand that goes round the table, the coldest (lowest
+ * being read; a reader may still come before tier_mem_claim() or
+ * tier_mem_remove_one() closes it, which then gives up) from a hand
+ * that goes round the table, the coldest (lowest
  * heat decayed to now, then oldest access). The hand stops after them, so
  * successive evictions sample the whole table in turn (a sampled CLOCK);
  * with no more evictable slots than the sample, it is the coldest of all.
@@ -238,7 +349,8 @@ u32 tier_mem_victim(struct tier_mem *m, const struct tier_mem_heat *h);
  *
  * Context: any; caller serialises.
  * Return: the FILLING slot, or TIER_MEM_NONE when @v already has a slot or
- * nothing can be evicted (every copy resident or being read).
+ * nothing can be evicted (every copy resident or being read, or the victim
+ * got a reader before it could be closed).
  */
 u32 tier_mem_claim(struct tier_mem *m, struct tier_vext v, bool resident,
 		   const struct tier_mem_heat *h, u32 *gen);

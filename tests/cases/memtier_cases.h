@@ -29,7 +29,7 @@ static void setup_n(CASE_CTX, struct fixture *f, u32 nr)
 	u64 v;
 
 	memset(f, 0, sizeof(*f));
-	CASE_ASSERT_EQ(tier_mem_init(&f->m, NR_EXT, nr), 0);
+	CASE_ASSERT_EQ(tier_mem_init(&f->m, NR_EXT, nr, NR_EXT), 0);
 	for (s = 0; s < nr; s++)
 		CASE_EQ(tier_mem_add(&f->m, s, &f->frames[s]), 0);
 	for (v = 0; v < NR_EXT; v++)
@@ -89,7 +89,7 @@ static void tier_mem_fill_and_read_test(CASE_CTX)
 	CASE_EQ(f->m.fills, 1);
 	r = tier_mem_get(&f->m, tier_vext(5));
 	CASE_EQ(r, s);
-	CASE_PTR_EQ(f->m.slots[r].frame, &f->frames[s]);
+	CASE_PTR_EQ(tier_mem_frame(&f->m, r), &f->frames[s]);
 	tier_mem_put(&f->m, r);
 	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
 	tier_mem_destroy(&f->m);
@@ -263,13 +263,87 @@ static void tier_mem_reader_holds_pages_test(CASE_CTX)
 	CASE_EQ(claim(f, 31, &gen), TIER_MEM_NONE);
 	/* A write drops it, but the pages stay the reader's until put. */
 	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(30), NULL));
-	CASE_EQ(f->m.slots[s].state, TIER_MEM_DEAD);
+	CASE_EQ(tier_mem_slot(&f->m, s)->state, TIER_MEM_DEAD);
 	CASE_EQ(f->m.nr_free, 0);
 	CASE_EQ(claim(f, 31, &gen), TIER_MEM_NONE);
 	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	/* The reader leaves without the lock; a later claim reaps the slot. */
 	tier_mem_put(&f->m, r);
-	CASE_EQ(f->m.slots[s].state, TIER_MEM_FREE);
+	CASE_EQ(tier_mem_slot(&f->m, s)->state, TIER_MEM_DEAD);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	CASE_EQ(claim(f, 31, &gen), s);
+	CASE_EQ(f->m.nr_dead, 0);
+	CASE_EQ(f->m.evictions, 0);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+/*
+ * A lockless reader reads slot_of, then stalls; meanwhile a write drops
+ * the copy and the slot is given to another extent. Its reference must
+ * not let it copy the other extent's data.
+ */
+static void tier_mem_stale_lookup_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, looked, gen;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 1);
+	s = fill(test, f, 10, false);
+	looked = f->m.slot_of[10];
+	CASE_EQ(looked, s);
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(10), NULL));
+	/* Dropped, not refilled yet: closed to readers. */
+	CASE_EQ(tier_mem_get_slot(&f->m, looked, tier_vext(10)), TIER_MEM_NONE);
+	/* Claimed for extent 11 (same slot): closed while it fills. */
+	CASE_EQ(claim(f, 11, &gen), s);
+	CASE_EQ(tier_mem_get_slot(&f->m, looked, tier_vext(10)), TIER_MEM_NONE);
+	CASE_TRUE(tier_mem_publish(&f->m, s, gen, true, true));
+	/* Open again, but for 11: the reader of 10 lets go. */
+	CASE_EQ(tier_mem_get_slot(&f->m, looked, tier_vext(10)), TIER_MEM_NONE);
+	CASE_EQ(atomic_read(&tier_mem_slot(&f->m, s)->ref), TIER_MEM_OPEN);
+	CASE_EQ(tier_mem_get(&f->m, tier_vext(11)), s);
+	tier_mem_put(&f->m, s);
+	CASE_EQ(tier_mem_get_slot(&f->m, TIER_MEM_NONE, tier_vext(11)),
+		TIER_MEM_NONE);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_destroy(&f->m);
+}
+
+/*
+ * Readers never wait for the locked side and hold pages across it: a copy
+ * in use is neither evicted nor reused, and the last reader of a dropped
+ * copy leaves it for a reap without taking any lock.
+ */
+static void tier_mem_readers_refcount_test(CASE_CTX)
+{
+	struct fixture *f = case_zalloc(sizeof(*f));
+	u32 s, a, b, gen;
+
+	CASE_ASSERT_NOT_NULL(f);
+	setup_n(test, f, 1);
+	s = fill(test, f, 20, false);
+	a = tier_mem_get(&f->m, tier_vext(20));
+	b = tier_mem_get(&f->m, tier_vext(20));
+	CASE_EQ(a, s);
+	CASE_EQ(b, s);
+	CASE_EQ(atomic_read(&tier_mem_slot(&f->m, s)->ref), TIER_MEM_OPEN | 2);
+	/* Read: not evictable, so a claim for another extent finds nothing. */
+	CASE_EQ(tier_mem_victim(&f->m, &f->h), TIER_MEM_NONE);
+	CASE_EQ(claim(f, 21, &gen), TIER_MEM_NONE);
+	tier_mem_put(&f->m, a);
+	/* Still read by one: a write drops it, the pages stay. */
+	CASE_TRUE(tier_mem_invalidate(&f->m, tier_vext(20), NULL));
+	CASE_EQ(f->m.nr_dead, 1);
+	CASE_EQ(tier_mem_reap(&f->m), 0);
+	CASE_EQ(claim(f, 21, &gen), TIER_MEM_NONE);
+	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
+	tier_mem_put(&f->m, b);
+	CASE_EQ(tier_mem_reap(&f->m), 1);
+	CASE_EQ(f->m.nr_dead, 0);
 	CASE_EQ(f->m.nr_free, 1);
+	CASE_EQ(claim(f, 21, &gen), s);
 	CASE_EQ(tier_mem_check(&f->m, f->words), 0);
 	tier_mem_destroy(&f->m);
 }
@@ -290,7 +364,6 @@ static void tier_mem_promote_due_test(CASE_CTX)
 
 static void tier_mem_resize_test(CASE_CTX)
 {
-	struct tier_mem_slot *bigger, *old;
 	struct fixture *f = case_zalloc(sizeof(*f));
 	void *frame;
 	u32 s;
@@ -317,11 +390,10 @@ static void tier_mem_resize_test(CASE_CTX)
 	CASE_NE(s, TIER_MEM_NONE);
 	CASE_EQ(tier_mem_add(&f->m, s, &f->frames[8]), 0);
 	CASE_EQ(tier_mem_add(&f->m, s, &f->frames[8]), -EINVAL);
-	bigger = tier_zalloc_array(5, sizeof(*bigger));
-	CASE_NULL(tier_mem_swap_slots(&f->m, bigger, 2));
-	old = tier_mem_swap_slots(&f->m, bigger, 5);
-	CASE_NOT_NULL(old);
-	tier_free_array(old);
+	CASE_EQ(tier_mem_chunks_needed(&f->m, 2), -EINVAL);
+	CASE_EQ(tier_mem_chunks_needed(&f->m, NR_EXT + 1), -EINVAL);
+	CASE_EQ(tier_mem_chunks_needed(&f->m, 5), 0);
+	tier_mem_extend(&f->m, 5, NULL);
 	while ((s = tier_mem_first_absent(&f->m)) != TIER_MEM_NONE)
 		CASE_EQ(tier_mem_add(&f->m, s, &f->frames[s + 8]), 0);
 	CASE_EQ(f->m.nr_present, 5);
@@ -344,7 +416,7 @@ static u64 grow_visits(CASE_CTX, u32 n, u64 budget)
 	u64 visits;
 	u32 i, s;
 
-	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n), 0);
+	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n, 2 * n), 0);
 	for (i = 0; i < n && m.absent_visits <= budget; i++) {
 		s = tier_mem_first_absent(&m);
 		CASE_ASSERT_EQ(s, i);
@@ -380,25 +452,34 @@ static void tier_mem_grow_linear_test(CASE_CTX)
 static void tier_mem_grow_after_shrink_test(CASE_CTX)
 {
 	const u32 n = 1U << 16;
-	struct tier_mem_slot *bigger, *old;
+	struct tier_mem_slot **chunks, *first;
 	struct tier_mem_heat h = {};
 	static char frame;
 	struct tier_mem m;
 	u64 before;
 	void *fr;
 	u32 i, s;
+	int k;
 
-	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n), 0);
+	CASE_ASSERT_EQ(tier_mem_init(&m, 1, n, 2 * n), 0);
 	while ((s = tier_mem_first_absent(&m)) != TIER_MEM_NONE)
 		CASE_ASSERT_EQ(tier_mem_add(&m, s, &frame), 0);
 	for (i = 0; i < n / 2; i++)
 		CASE_ASSERT_NE(tier_mem_remove_one(&m, &h, &fr), TIER_MEM_NONE);
 	CASE_EQ(m.nr_present, n / 2);
-	bigger = tier_zalloc_array(2 * n, sizeof(*bigger));
-	CASE_ASSERT_NOT_NULL(bigger);
-	old = tier_mem_swap_slots(&m, bigger, 2 * n);
-	CASE_ASSERT_NOT_NULL(old);
-	tier_free_array(old);
+	/* The new slots come in new chunks; the old ones stay where they are. */
+	k = tier_mem_chunks_needed(&m, 2 * n);
+	CASE_ASSERT_EQ(k, (int)(n / TIER_MEM_CHUNK));
+	chunks = case_zalloc(k * sizeof(*chunks));
+	CASE_ASSERT_NOT_NULL(chunks);
+	for (i = 0; i < (u32)k; i++) {
+		chunks[i] = tier_mem_chunk_alloc();
+		CASE_ASSERT_NOT_NULL(chunks[i]);
+	}
+	first = tier_mem_slot(&m, 0);
+	tier_mem_extend(&m, 2 * n, chunks);
+	CASE_PTR_EQ(tier_mem_slot(&m, 0), first);
+	CASE_EQ(m.nr_slots, 2 * n);
 	before = m.absent_visits;
 	for (i = 0; i < n + n / 2; i++) {
 		s = tier_mem_first_absent(&m);
@@ -436,7 +517,7 @@ static u64 *full_table(CASE_CTX, struct tier_mem *m, struct tier_mem_heat *h,
 	h->window = 60;
 	for (v = 0; v < n + more; v++)
 		words[v] = tier_mw_with_access(MAPPED(v), 5, h->now, h->now);
-	if (tier_mem_init(m, n + more, n)) {
+	if (tier_mem_init(m, n + more, n, n)) {
 		tier_free_array(words);
 		return NULL;
 	}
@@ -496,8 +577,8 @@ static void tier_mem_victim_sampled_test(CASE_CTX)
 
 	words = full_table(test, &m, &h, n, n);
 	CASE_ASSERT_NOT_NULL(words);
-	coolish = m.slots[7].vext;
-	coldest = m.slots[200].vext;
+	coolish = tier_mem_slot(&m, 7)->vext;
+	coldest = tier_mem_slot(&m, 200)->vext;
 	words[coolish] = tier_mw_with_access(words[coolish], 1, h.now, h.now);
 	words[coldest] = tier_mw_with_access(words[coldest], 0, 500, h.now);
 	s = tier_mem_claim(&m, tier_vext(n), false, &h, &gen);
@@ -521,11 +602,11 @@ static void tier_mem_init_and_sizes_test(CASE_CTX)
 {
 	struct tier_mem m;
 
-	CASE_EQ(tier_mem_init(&m, 0, 4), -EINVAL);
-	CASE_EQ(tier_mem_init(&m, 4, 0), -EINVAL);
+	CASE_EQ(tier_mem_init(&m, 0, 4, 4), -EINVAL);
+	CASE_EQ(tier_mem_init(&m, 4, 0, 4), -EINVAL);
 	if (CASE_FAULT_INJECTION) {
 		case_fail_alloc(1);
-		CASE_EQ(tier_mem_init(&m, 4, 4), -ENOMEM);
+		CASE_EQ(tier_mem_init(&m, 4, 4, 4), -ENOMEM);
 		case_fail_alloc(0);
 	}
 	/* 1 MiB extents (2048 sectors, shift 11). */
@@ -545,6 +626,8 @@ static struct case_entry memtier_cases[] = {
 	CASE_RUN(tier_mem_eviction_coldest_first_test),
 	CASE_RUN(tier_mem_resident_never_evicted_test),
 	CASE_RUN(tier_mem_reader_holds_pages_test),
+	CASE_RUN(tier_mem_stale_lookup_test),
+	CASE_RUN(tier_mem_readers_refcount_test),
 	CASE_RUN(tier_mem_promote_due_test),
 	CASE_RUN(tier_mem_resize_test),
 	CASE_RUN(tier_mem_init_and_sizes_test),

@@ -153,6 +153,63 @@ static inline unsigned long tier_user_find_bit(const unsigned long *addr,
 		__w;                                                           \
 	})
 
+/*
+ * The kernel's atomic_t and barriers, on the compiler's __atomic builtins
+ * with the same orderings (the memory tier's lockless readers; the unit
+ * tests run them from several threads).
+ */
+typedef struct {
+	int counter;
+} atomic_t;
+
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+static inline int atomic_read(const atomic_t *a)
+{
+	return __atomic_load_n(&a->counter, __ATOMIC_RELAXED);
+}
+
+static inline int atomic_read_acquire(const atomic_t *a)
+{
+	return __atomic_load_n(&a->counter, __ATOMIC_ACQUIRE);
+}
+
+static inline void atomic_set(atomic_t *a, int v)
+{
+	__atomic_store_n(&a->counter, v, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_set_release(atomic_t *a, int v)
+{
+	__atomic_store_n(&a->counter, v, __ATOMIC_RELEASE);
+}
+
+/* Fully ordered, as the kernel's value-returning atomics are. */
+static inline bool atomic_try_cmpxchg(atomic_t *a, int *old, int new)
+{
+	return __atomic_compare_exchange_n(&a->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static inline int atomic_cmpxchg(atomic_t *a, int old, int new)
+{
+	__atomic_compare_exchange_n(&a->counter, &old, new, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	return old;
+}
+
+static inline int atomic_fetch_andnot(int mask, atomic_t *a)
+{
+	return __atomic_fetch_and(&a->counter, ~mask, __ATOMIC_SEQ_CST);
+}
+
+static inline int atomic_dec_return_release(atomic_t *a)
+{
+	return __atomic_sub_fetch(&a->counter, 1, __ATOMIC_RELEASE);
+}
+
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {
 	*remainder = dividend % divisor;
