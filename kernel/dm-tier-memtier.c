@@ -135,7 +135,7 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 	struct page ***frames;
 	u32 have, need, i, s;
 	u64 pages = 0, visits;
-	int r = 0, c = 0, k;
+	int r = 0, c;
 
 	spin_lock_irq(&mt->lock);
 	have = mt->core.nr_present;
@@ -176,16 +176,8 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 			r = -EINVAL;
 			goto bad;
 		}
-		chunks = kcalloc(max(c, 1), sizeof(*chunks), GFP_KERNEL);
-		for (k = 0; chunks && k < c; k++) {
-			chunks[k] = tier_mem_chunk_alloc();
-			if (!chunks[k])
-				break;
-		}
-		if (!chunks || k < c) {
-			while (chunks && k--)
-				tier_free_array(chunks[k]);
-			kfree(chunks);
+		chunks = tier_mem_chunks_alloc(c);
+		if (!chunks) {
 			*err = "memory tier: cannot allocate its slot table";
 			r = -ENOMEM;
 			goto bad;
@@ -194,7 +186,7 @@ static int tier_mem_grow(struct tier_memtier *mt, u32 target, const char **err)
 		spin_lock_irq(&mt->lock);
 		tier_mem_extend(&mt->core, target, chunks);
 		spin_unlock_irq(&mt->lock);
-		kfree(chunks);
+		tier_free_array(chunks);
 	}
 	for (i = 0; i < need && !r;) {
 		u32 end = min(need, i + TIER_MEM_ADD_BATCH);
@@ -523,7 +515,7 @@ bool tier_memtier_read(struct tier_pool *pool, struct bio *bio,
 {
 	struct tier_memtier *mt = READ_ONCE(pool->mem);
 	struct tier_pcpu_stats *st;
-	struct page **frame = NULL;
+	struct page **frame;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	size_t pos = (size_t)offset << SECTOR_SHIFT;

@@ -12,9 +12,9 @@
 int tier_mem_init(struct tier_mem *m, u64 nr_extents, u32 nr_slots,
 		  u32 max_slots)
 {
-	struct tier_mem_slot **chunks;
-	int n, i;
+	struct tier_mem_slot **chunks = NULL;
 	u64 v;
+	int n;
 
 	memset(m, 0, sizeof(*m));
 	if (!nr_extents || !nr_slots || nr_slots == TIER_MEM_NONE ||
@@ -27,16 +27,9 @@ int tier_mem_init(struct tier_mem *m, u64 nr_extents, u32 nr_slots,
 	m->slot_of = tier_zalloc_array(nr_extents, sizeof(*m->slot_of));
 	m->chunks = tier_zalloc_array(m->max_chunks, sizeof(*m->chunks));
 	n = tier_mem_chunks_needed(m, nr_slots);
-	chunks = tier_zalloc_array(n, sizeof(*chunks));
-	for (i = 0; chunks && i < n; i++) {
-		chunks[i] = tier_mem_chunk_alloc();
-		if (!chunks[i])
-			break;
-	}
-	if (!m->slot_of || !m->chunks || !chunks || i < n) {
-		while (chunks && i--)
-			tier_free_array(chunks[i]);
-		tier_free_array(chunks);
+	if (m->slot_of && m->chunks)
+		chunks = tier_mem_chunks_alloc(n);
+	if (!chunks) {
 		tier_free_array(m->slot_of);
 		tier_free_array(m->chunks);
 		memset(m, 0, sizeof(*m));
@@ -68,7 +61,7 @@ int tier_mem_chunks_needed(const struct tier_mem *m, u32 n)
 	return DIV_ROUND_UP(n, TIER_MEM_CHUNK) - m->nr_chunks;
 }
 
-struct tier_mem_slot *tier_mem_chunk_alloc(void)
+static struct tier_mem_slot *tier_mem_chunk_alloc(void)
 {
 	struct tier_mem_slot *c;
 	u32 i;
@@ -79,6 +72,26 @@ struct tier_mem_slot *tier_mem_chunk_alloc(void)
 	for (i = 0; i < TIER_MEM_CHUNK; i++)
 		c[i].next_free = TIER_MEM_NONE;
 	return c;
+}
+
+struct tier_mem_slot **tier_mem_chunks_alloc(u32 n)
+{
+	struct tier_mem_slot **chunks;
+	u32 i;
+
+	chunks = tier_zalloc_array(max(n, 1U), sizeof(*chunks));
+	if (!chunks)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		chunks[i] = tier_mem_chunk_alloc();
+		if (!chunks[i]) {
+			while (i--)
+				tier_free_array(chunks[i]);
+			tier_free_array(chunks);
+			return NULL;
+		}
+	}
+	return chunks;
 }
 
 void tier_mem_extend(struct tier_mem *m, u32 n, struct tier_mem_slot **chunks)

@@ -245,18 +245,21 @@ u32 tier_mem_first_absent(struct tier_mem *m);
  * @n: slots wanted.
  *
  * Context: any; the caller serialises growth (nr_chunks is stable).
- * Return: how many tier_mem_chunk_alloc() chunks tier_mem_extend() takes,
+ * Return: how many chunks (tier_mem_chunks_alloc()) tier_mem_extend() takes,
  * or -EINVAL when @n is above init's @max_slots or below @m->nr_slots.
  */
 int tier_mem_chunks_needed(const struct tier_mem *m, u32 n);
 
 /**
- * tier_mem_chunk_alloc() - one chunk of TIER_MEM_CHUNK ABSENT slots.
+ * tier_mem_chunks_alloc() - @n chunks of TIER_MEM_CHUNK ABSENT slots, for
+ * tier_mem_extend().
+ * @n: chunks (tier_mem_chunks_needed()); 0 gives an empty array.
  *
  * Context: process, may sleep.
- * Return: the chunk (free it with tier_free_array() if unused), or NULL.
+ * Return: an array of @n chunks (free the array with tier_free_array()
+ * once tier_mem_extend() took them), or NULL with nothing allocated.
  */
-struct tier_mem_slot *tier_mem_chunk_alloc(void);
+struct tier_mem_slot **tier_mem_chunks_alloc(u32 n);
 
 /**
  * tier_mem_extend() - grow the table to @n slots; the new ones are ABSENT.
