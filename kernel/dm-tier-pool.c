@@ -603,12 +603,17 @@ enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
 			return cur;
 	} while (atomic_cmpxchg(&pool->health[tier], cur, next) != cur);
 	if (next > cur) {
-		DMERR_LIMIT("%s: tier %u (%s) now %s after %s",
-			    tier_pool_log_name(pool), tier,
-			    pool->tier_name[tier], tier_health_name(next),
-			    ev == TIER_HEV_FLUSH_ERROR ? "a failed flush" :
-			    ev == TIER_HEV_PATH_ERROR  ? "a path error" :
-							 "I/O errors");
+		/*
+		 * Not rate limited: at most two per recovery (the state only
+		 * gets worse until then), and dm's limit is shared by every
+		 * message of every target: a burst elsewhere can hide this one.
+		 */
+		DMERR("%s: tier %u (%s) now %s after %s",
+		      tier_pool_log_name(pool), tier, pool->tier_name[tier],
+		      tier_health_name(next),
+		      ev == TIER_HEV_FLUSH_ERROR ? "a failed flush" :
+		      ev == TIER_HEV_PATH_ERROR	 ? "a path error" :
+						   "I/O errors");
 		tier_event(pool, DM_TIER_EVENT_TIER_ERROR, tier);
 	} else {
 		DMINFO("%s: tier %u (%s) %s again", tier_pool_log_name(pool),
@@ -624,6 +629,7 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 
 	atomic64_inc(&pool->io_errors[tier]);
 	run = atomic_inc_return(&pool->err_run[tier]);
+	/* The first of a run (a success ends one): many when errors are sparse. */
 	if (run == 1)
 		DMERR_LIMIT("%s: I/O error on tier %u (%s): %d",
 			    tier_pool_log_name(pool), tier,

@@ -5,9 +5,10 @@
 # The queue of explicit move requests (docs/ARCHITECTURE.md "Move queue"),
 # one boot, two NVMe drives (hot 128M, cold 512M under dm-delay), 1 MiB extents:
 #   queue   migrate, pin --tier, migrate, migrate sent back to back while the
-#           first crawls at 2 MiB/s: none refused, each gets an id, status
+#           first crawls at 1 MiB/s: none refused, each gets an id, status
 #           lists them in order; the 4th is cancelled while queued; the queue
-#           filled to 32 answers EBUSY "queue is full"; then every request
+#           filled to 32 (behind a fifth whose copies crawl: tier 1's writes
+#           take 3 s) answers EBUSY "queue is full"; then every request
 #           ends with exactly one migration-done event carrying its id and
 #           outcome (done / cancelled), the moved regions on tier 1 with
 #           their contents, the cancelled one's extents never moved
@@ -17,7 +18,8 @@
 #           pinned extent is on the pin's tier, contents intact (the copy
 #           in flight is dropped; the pin's walk waits for busy extents on
 #           its target)
-#   remove  the device removed with a full queue: no hang, no kernel
+#   remove  the device removed with a full queue (behind a request that
+#           crawls: tier 1's reads take 3 s): no hang, no kernel
 #           warning, each queued request ends "cancelled" (one event each)
 . "$(dirname "$0")/lib.sh"
 DEV=mq
@@ -92,7 +94,15 @@ step_queue() {
 	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
 	tierctl migrate $DEV --range 32M:64M --tier 1 --json >/tmp/r5.json
 	id5=$(jget '["move_id"]' </tmp/r5.json)
-	# Fill the queue (1 MiB of unmapped space: nothing to move).
+	# Once the fifth is alone in the queue, tier 1's writes take 3 s and
+	# one copy at a time: its 64 MiB last 190 s or more, so no request
+	# ends while the queue fills and is counted (with the first three
+	# still ending on a loaded host, one could end between the refusal and
+	# the count: 31, not 32).
+	wait_for 120 "[ \"\$(tierctl status $DEV --json | jget '[\"moves\"] and [m[\"id\"] for m in d[\"moves\"]]')\" = '[$id5]' ]" ||
+		fail "queue: the first three requests not done in 120 s: $(tierctl status $DEV)"
+	delay_set t1 "$DMT_NVME1" 3000
+	tier_set $DEV migration_inflight 1
 	rm -f /tmp/fill.json
 	while :; do
 		rc=0
@@ -102,6 +112,8 @@ step_queue() {
 		[ $n -le 40 ] || fail "queue: 40 more requests accepted: no bound"
 	done
 	tierctl status $DEV --json >/tmp/st2.json
+	delay_set t1 "$DMT_NVME1" 0
+	tier_set $DEV migration_inflight 8
 	expect_eq "$rc" 1 "queue: the request past a full queue (stderr: $(cat /tmp/f.err))"
 	grep -q "queue is full" /tmp/f.err || fail "queue: EBUSY without 'queue is full': $(cat /tmp/f.err)"
 	echo "queue: $n more accepted, then: $(head -n 1 /tmp/f.err)"
@@ -180,6 +192,11 @@ step_remove() {
 	tierctl watch --json >/tmp/watch2.json 2>/dev/null &
 	watch=$!
 	sleep 1
+	# Tier 1's reads take 3 s and one copy at a time: the 56 MiB request
+	# lasts 168 s or more, so none ends while the queue fills (and the
+	# removal waits for one read at most).
+	delay_set t1 "$DMT_NVME1" 0 3000
+	tier_set $DEV migration_inflight 1
 	tier_set $DEV migration_bandwidth 1
 	tierctl migrate $DEV --range 0:64M --tier 0 >/dev/null
 	while tierctl migrate $DEV --range 100M:1M --tier 0 >/dev/null 2>&1; do

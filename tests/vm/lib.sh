@@ -402,8 +402,8 @@ dbg_param() { # name value
 
 # The dm-delay table over DISK: reads undelayed, writes (and flushes)
 # delayed by WRITE_MS.
-delay_table() { # disk write_ms
-	echo "0 $(blockdev --getsz "$1") delay $1 0 0 $1 0 $2"
+delay_table() { # disk write_ms [read_ms]
+	echo "0 $(blockdev --getsz "$1") delay $1 0 ${3:-0} $1 0 $2"
 }
 # /dev/mapper/NAME: dm-delay over DISK (delay_table).
 delay_dev() { # name disk write_ms
@@ -411,9 +411,9 @@ delay_dev() { # name disk write_ms
 	udevadm settle
 }
 # NAME, made by delay_dev over DISK, reloaded with WRITE_MS.
-delay_set() { # name disk write_ms
+delay_set() { # name disk write_ms [read_ms]
 	dmsetup suspend "$1"
-	dmsetup load "$1" --table "$(delay_table "$2" "$3")"
+	dmsetup load "$1" --table "$(delay_table "$2" "$3" "${4:-0}")"
 	dmsetup resume "$1"
 }
 
