@@ -605,8 +605,8 @@ enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
 	if (next > cur) {
 		/*
 		 * Not rate limited: at most two per recovery (the state only
-		 * gets worse until then), and dm's limit is shared by every
-		 * message of every target: a burst elsewhere can hide this one.
+		 * gets worse until then), while a call site's limit is shared
+		 * by every device and tier: others' changes would hide this.
 		 */
 		DMERR("%s: tier %u (%s) now %s after %s",
 		      tier_pool_log_name(pool), tier, pool->tier_name[tier],

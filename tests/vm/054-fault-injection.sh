@@ -189,9 +189,9 @@ step_bio() {
 	[ "$(jnum '["tiers"][0]["io_errors"]')" = 0 ] || fail "bio: io_errors on tier 0"
 	dmesg >/tmp/dmesg.txt
 	# The change of state and its cause are logged, never rate limited.
-	# The first failure may be a bio ("I/O error on tier 1" too, once per
-	# recovery) or the flush of a commit, which takes the tier offline at
-	# once, so that no bio reaches it afterwards (CI saw that once).
+	# The first failure may be a bio ("I/O error on tier 1" too) or the
+	# flush of a commit, which takes the tier offline at once, so that no
+	# bio reaches it afterwards (CI saw that once).
 	grep -E "tier 1 \(.*\) now (degraded|offline) after" /tmp/dmesg.txt ||
 		fail "bio: no 'tier 1 (...) now degraded|offline after ...' in the kernel log"
 	echo "bio: tier 1 $(tier_stat $DEV state 1), io_errors $(jnum '["tiers"][1]["io_errors"]') (tierctl status)"

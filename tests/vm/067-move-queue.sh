@@ -67,8 +67,13 @@ step_queue() {
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!
 	sleep 1
-	# 1 MiB/s: the first three take 24 s, long enough to see the queue.
+	# 1 MiB/s: the first three take 24 s. Until the queue is listed, tier
+	# 1's writes take 3 s, one copy at a time, so that the first request
+	# (8 MiB) lasts 24 s or more: six slow tierctl calls could outlast
+	# its 8 s at 1 MiB/s.
 	tier_set $DEV migration_bandwidth 1
+	delay_set t1 "$DMT_NVME1" 3000
+	tier_set $DEV migration_inflight 1
 	# Back to back: queued, never refused; each prints its id.
 	tierctl migrate $DEV --range 0:8M --tier 1 --json >/tmp/r1.json
 	tierctl pin $DEV --range 8M:8M --tier 1 --json >/tmp/r2.json
@@ -76,6 +81,8 @@ step_queue() {
 	tierctl migrate $DEV --range 24M:8M --tier 1 --json >/tmp/r4.json
 	tierctl status $DEV --json >/tmp/st.json
 	tierctl status $DEV >/tmp/st.txt
+	delay_set t1 "$DMT_NVME1" 0
+	tier_set $DEV migration_inflight 8
 	id1=$(jget '["move_id"]' </tmp/r1.json)
 	id2=$(jget '["move_ids"][0]' </tmp/r2.json)
 	id3=$(jget '["move_id"]' </tmp/r3.json)

@@ -203,10 +203,18 @@ step_undo() {
 # it runs. It used to wait at the head of the queue for the tier to take
 # extents again, which it never did, so the evacuation never started.
 step_stuck() {
-	local out mig eid rc=0
-	tierctl migrate $DEV --range 0:8M --tier 2 --wait >/dev/null || fail "stuck: migrate 0:8M to tier 2"
+	local out mig eid rc=0 len=8
+	# A range with 40 MiB or more mapped (XFS leaves holes; all of it is
+	# on tier 1): its crawl back at 1 MiB/s lasts 40 s or more, so the
+	# evacuation comes while it runs, even when tierctl is slow (8 MiB,
+	# 8 s, used to be enough).
+	while [ "$(tierctl where $DEV --range 0:${len}M --json | jget '["tiers"][1]["bytes"]')" -lt $((40 << 20)) ]; do
+		len=$((len + 8))
+		[ $len -le 96 ] || fail "stuck: less than 40 MiB mapped in the first 96 MiB"
+	done
+	tierctl migrate $DEV --range 0:${len}M --tier 2 --wait >/dev/null || fail "stuck: migrate 0:${len}M to tier 2"
 	tier_set $DEV migration_bandwidth 1
-	tierctl migrate $DEV --range 0:8M --tier 1 --wait >/tmp/stuck.out 2>&1 &
+	tierctl migrate $DEV --range 0:${len}M --tier 1 --wait >/tmp/stuck.out 2>&1 &
 	mig=$!
 	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"][0][\"done_extents\"]') -ge 1 ]" ||
 		fail "stuck: the migrate to tier 1 did not start: $(tierctl status $DEV)"

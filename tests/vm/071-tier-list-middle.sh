@@ -97,16 +97,23 @@ moves_followed() { # what tier range status took
 	expect_eq "$(tier_stat $DEV migration_errors)" 0 "$what: migration errors"
 }
 
-# used = mapped on every tier once nothing waits for a commit.
+# used = mapped on every tier once nothing waits for a commit. Tried for
+# up to 30 s: with automatic migration on, a copy in flight holds its
+# destination extent (used, not mapped yet) until its switch.
 used_is_mapped() { # where
-	local i m u
-	tier_msg $DEV commit
-	sleep 1
-	tier_msg $DEV commit
-	tier_eval $DEV
-	for ((i = 0; i < nr_tiers; i++)); do
-		eval "m=\$mapped$i u=\$used$i"
-		[ "$m" = "$u" ] || fail "$1: tier $i maps $m extents, uses $u"
+	local i m u bad end=$(($(now_ms) + 30000))
+	while :; do
+		tier_msg $DEV commit
+		sleep 1
+		tier_msg $DEV commit
+		tier_eval $DEV
+		bad=
+		for ((i = 0; i < nr_tiers; i++)); do
+			eval "m=\$mapped$i u=\$used$i"
+			[ "$m" = "$u" ] || bad="tier $i maps $m extents, uses $u ($in_flight copies in flight)"
+		done
+		[ -n "$bad" ] || return 0
+		[ "$(now_ms)" -lt $end ] || fail "$1: $bad"
 	done
 }
 
