@@ -407,7 +407,9 @@ step_throttle() { # region: 32 MiB at 128 MiB, on an empty device
 	wait_moved throttle 0 "$m0" 90
 	fast=$(($(now_ms) - t0))
 	echo "throttle: 32 MiB to tier 1 at 2 MiB/s in $(fmt_ms $slow) s, back unthrottled in $(fmt_ms $fast) s"
-	[ $slow -ge 10000 ] && [ $slow -ge $((2 * fast)) ] ||
+	# 32 MiB at 2 MiB/s: 16 s. Not a ratio to the unthrottled copy, whose
+	# time grows with the host's load (half of 16 s left little room).
+	[ $slow -ge 12000 ] ||
 		fail "throttle: the bandwidth cap did not slow the copy ($(fmt_ms $slow) s vs $(fmt_ms $fast) s)"
 	expect_eq "$(dev_sha 128 32)" "$(file_sha /tmp/e.bin)" "throttle: contents"
 	tier_sane $DEV throttle
