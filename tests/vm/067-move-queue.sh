@@ -135,7 +135,9 @@ for line in open('/tmp/fill.json'):
 		fail "queue: requests not done after 120 s: $(tier_summary $DEV)"
 	wait_for 10 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
 		fail "queue: the queue is not empty: $(tierctl status $DEV)"
-	sleep 1
+	# Every event written out (the watcher may lag), then stopped.
+	wait_for 10 "[ \$(grep -c migration-done /tmp/watch.json) -ge $((5 + n)) ]" ||
+		fail "queue: $(grep -c migration-done /tmp/watch.json) migration-done events of $((5 + n)) after 10 s"
 	kill "$watch"
 	wait "$watch" || true
 	for i in "$id1" "$id2" "$id3" "$id5"; do
@@ -212,7 +214,8 @@ step_remove() {
 	done
 	echo "remove: $((n + 1)) requests queued, removing"
 	bounded 60 "remove with a full queue" tierctl remove $DEV
-	sleep 1
+	wait_for 10 "[ \$(grep -c migration-done /tmp/watch2.json) -ge $((n + 1)) ]" ||
+		fail "remove: $(grep -c migration-done /tmp/watch2.json) migration-done events of $((n + 1)) after 10 s"
 	kill "$watch"
 	wait "$watch" || true
 	no_kernel_warning "remove with a full queue"

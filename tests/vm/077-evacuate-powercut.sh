@@ -65,7 +65,9 @@ guest_main() {
 	id=$(tierctl evacuate $DEV 2 --json | jget '["move_id"]') || fail "mid: evacuate"
 	wait_for 60 "[ \$(moves '[\"moves\"][0][\"done_extents\"]') -ge 3 ]" ||
 		fail "mid: nothing moved in 60 s: $(tierctl status $DEV)"
-	sleep 2 # a periodic commit records the moved extents and the flag
+	# The moved extents and the flag committed (a periodic commit would,
+	# 1 s later or more on a loaded host).
+	tier_msg $DEV commit || fail "mid: commit"
 	expect_eq "$(moves '["moves"].__len__()')" 1 "mid: request $id still queued at the cut"
 	power_cut "mid" 48 "$SUM"
 	left=$(tier_mapped $DEV 2)
