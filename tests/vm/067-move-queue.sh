@@ -8,7 +8,7 @@
 #           first crawls at 1 MiB/s: none refused, each gets an id, status
 #           lists them in order; the 4th is cancelled while queued; the queue
 #           filled to 32 (behind a fifth whose copies crawl: tier 1's writes
-#           take 3 s) answers EBUSY "queue is full"; then every request
+#           take 5 s) answers EBUSY "queue is full"; then every request
 #           ends with exactly one migration-done event carrying its id and
 #           outcome (done / cancelled), the moved regions on tier 1 with
 #           their contents, the cancelled one's extents never moved
@@ -19,7 +19,7 @@
 #           in flight is dropped; the pin's walk waits for busy extents on
 #           its target)
 #   remove  the device removed with a full queue (behind a request that
-#           crawls: tier 1's reads take 3 s): no hang, no kernel
+#           crawls: tier 1's reads take 5 s): no hang, no kernel
 #           warning, each queued request ends "cancelled" (one event each)
 . "$(dirname "$0")/lib.sh"
 DEV=mq
@@ -52,25 +52,24 @@ print(d['tiers'][$3]['bytes'] // $MB)"
 }
 
 step_queue() {
-	local r id1 id2 id3 id4 id5 n=0 fill rc i watch
+	local r id1 id2 id3 id4 id5 n=0 fill rc i watch t0
 	tier_set $DEV auto_migrate 0
 	for r in a b c d; do rand_bytes 8M >/tmp/$r.bin; done
 	put /tmp/a.bin 0
 	put /tmp/b.bin 8
 	put /tmp/c.bin 16
 	put /tmp/d.bin 24
-	# 64 MiB more: a long request at 1 MiB/s keeps the queue from
-	# draining while 28 tierctl calls fill it on a slow (loaded) guest
-	# (1.5-3 s each on the debug kernel: 32 MiB was not always enough).
+	# 64 MiB more: a long request that crawls (below) keeps the queue
+	# from draining while 28 tierctl calls fill it on a slow (loaded)
+	# guest (1.5-3 s each on the debug kernel).
 	rand_bytes 64M >/tmp/e.bin
 	put /tmp/e.bin 32
 	tierctl watch $DEV --json >/tmp/watch.json 2>/dev/null &
 	watch=$!
 	sleep 1
-	# 1 MiB/s: the first three take 24 s. Until the queue is listed, tier
-	# 1's writes take 3 s, one copy at a time, so that the first request
-	# (8 MiB) lasts 24 s or more: six slow tierctl calls could outlast
-	# its 8 s at 1 MiB/s.
+	# Until the queue is listed, 1 MiB/s, and tier 1's writes take 3 s,
+	# one copy at a time, so that the first request (8 MiB) lasts 24 s
+	# or more: six slow tierctl calls could outlast its 8 s at 1 MiB/s.
 	tier_set $DEV migration_bandwidth 1
 	delay_set t1 "$DMT_NVME1" 3000
 	tier_set $DEV migration_inflight 1
@@ -81,12 +80,17 @@ step_queue() {
 	tierctl migrate $DEV --range 24M:8M --tier 1 --json >/tmp/r4.json
 	tierctl status $DEV --json >/tmp/st.json
 	tierctl status $DEV >/tmp/st.txt
+	# Cancel the fourth while it waits (the first still crawls): it never
+	# moves anything. (Cancelled after the checks below, it had started
+	# on a loaded host: 3 of its extents moved.)
+	id4=$(jget '["move_id"]' </tmp/r4.json)
+	tierctl cancel $DEV "$id4" >/dev/null || fail "queue: cancel the queued request $id4"
+	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
 	delay_set t1 "$DMT_NVME1" 0
 	tier_set $DEV migration_inflight 8
 	id1=$(jget '["move_id"]' </tmp/r1.json)
 	id2=$(jget '["move_ids"][0]' </tmp/r2.json)
 	id3=$(jget '["move_id"]' </tmp/r3.json)
-	id4=$(jget '["move_id"]' </tmp/r4.json)
 	echo "queue: requests $id1 (migrate) $id2 (pin) $id3 $id4 (migrate) queued"
 	[ "$id1" -lt "$id2" ] && [ "$id2" -lt "$id3" ] && [ "$id3" -lt "$id4" ] ||
 		fail "queue: ids not increasing: $id1 $id2 $id3 $id4"
@@ -96,21 +100,22 @@ step_queue() {
 	grep -E "^ +$id4 +migrate +queued" /tmp/st.txt >/dev/null ||
 		fail "queue: text status does not list request $id4: $(cat /tmp/st.txt)"
 	sed -n '/moves:/,/tier  device/p' /tmp/st.txt
-	# Cancel the fourth while it waits: it never moves anything.
-	tierctl cancel $DEV "$id4" >/dev/null
-	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
+	# The first three at full speed. Then the fifth alone, with tier 1's
+	# writes taking 5 s and one copy at a time: its 64 MiB last 320 s or
+	# more (the whole step took 226 s with a busy loop on one of the
+	# host's two cores), so no request ends while the queue fills and is
+	# counted (with the first three still ending on a loaded host, one
+	# could end between the refusal and the count: 31, not 32).
+	tier_set $DEV migration_bandwidth 0
+	wait_for 120 "[ \"\$(tierctl status $DEV --json | jget '[\"moves\"] and [m[\"id\"] for m in d[\"moves\"]]')\" = '[]' ]" ||
+		fail "queue: the first three requests not done in 120 s: $(tierctl status $DEV)"
+	delay_set t1 "$DMT_NVME1" 5000
+	tier_set $DEV migration_inflight 1
+	tier_set $DEV migration_bandwidth 1
 	tierctl migrate $DEV --range 32M:64M --tier 1 --json >/tmp/r5.json
 	id5=$(jget '["move_id"]' </tmp/r5.json)
-	# Once the fifth is alone in the queue, tier 1's writes take 3 s and
-	# one copy at a time: its 64 MiB last 190 s or more, so no request
-	# ends while the queue fills and is counted (with the first three
-	# still ending on a loaded host, one could end between the refusal and
-	# the count: 31, not 32).
-	wait_for 120 "[ \"\$(tierctl status $DEV --json | jget '[\"moves\"] and [m[\"id\"] for m in d[\"moves\"]]')\" = '[$id5]' ]" ||
-		fail "queue: the first three requests not done in 120 s: $(tierctl status $DEV)"
-	delay_set t1 "$DMT_NVME1" 3000
-	tier_set $DEV migration_inflight 1
 	rm -f /tmp/fill.json
+	t0=$(now_ms)
 	while :; do
 		rc=0
 		tierctl migrate $DEV --range 100M:1M --tier 1 --json >>/tmp/fill.json 2>/tmp/f.err || rc=$?
@@ -118,12 +123,13 @@ step_queue() {
 		n=$((n + 1))
 		[ $n -le 40 ] || fail "queue: 40 more requests accepted: no bound"
 	done
+	t0=$(($(now_ms) - t0))
 	tierctl status $DEV --json >/tmp/st2.json
 	delay_set t1 "$DMT_NVME1" 0
 	tier_set $DEV migration_inflight 8
 	expect_eq "$rc" 1 "queue: the request past a full queue (stderr: $(cat /tmp/f.err))"
 	grep -q "queue is full" /tmp/f.err || fail "queue: EBUSY without 'queue is full': $(cat /tmp/f.err)"
-	echo "queue: $n more accepted, then: $(head -n 1 /tmp/f.err)"
+	echo "queue: $n more accepted in $(fmt_ms $t0) s, then: $(head -n 1 /tmp/f.err)"
 	expect_eq "$(jget '["moves"].__len__()' </tmp/st2.json)" 32 "queue: requests queued when full"
 	fill=$(python3 -c "
 import json
@@ -201,10 +207,10 @@ step_remove() {
 	tierctl watch --json >/tmp/watch2.json 2>/dev/null &
 	watch=$!
 	sleep 1
-	# Tier 1's reads take 3 s and one copy at a time: the 56 MiB request
-	# lasts 168 s or more, so none ends while the queue fills (and the
+	# Tier 1's reads take 5 s and one copy at a time: the 56 MiB request
+	# lasts 280 s or more, so none ends while the queue fills (and the
 	# removal waits for one read at most).
-	delay_set t1 "$DMT_NVME1" 0 3000
+	delay_set t1 "$DMT_NVME1" 0 5000
 	tier_set $DEV migration_inflight 1
 	tier_set $DEV migration_bandwidth 1
 	tierctl migrate $DEV --range 0:64M --tier 0 >/dev/null
@@ -245,4 +251,4 @@ guest_main() {
 }
 run_guest_phase "$@"
 
-vm --fresh --nvme 128M --nvme 512M --timeout 300 -- "$0" main
+vm --fresh --nvme 128M --nvme 512M --timeout 600 -- "$0" main
