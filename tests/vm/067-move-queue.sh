@@ -29,6 +29,12 @@ MB=1048576
 put() { dd if="$1" of=$D bs=1M seek="$2" oflag=direct conv=fsync status=none; }
 dev_sha() { dev_sum $D "$2" "$1"; }
 file_sha() { dev_sum "$1"; }
+# Tier 1's pace: its dm-delay's write (and read) delays, and the copies
+# in flight (1 makes a request crawl at one delayed I/O per extent).
+tier1_pace() { # write_ms read_ms inflight
+	delay_set t1 "$DMT_NVME1" "$1" "$2"
+	tier_set $DEV migration_inflight "$3"
+}
 # migration-done events of request ID in the watch log: "outcome" per line.
 outcomes() { # log id
 	python3 - "$1" "$2" <<-'PY'
@@ -52,7 +58,7 @@ print(d['tiers'][$3]['bytes'] // $MB)"
 }
 
 step_queue() {
-	local r id1 id2 id3 id4 id5 n=0 fill rc i watch t0
+	local r id1 id2 id3 id4 id5 n=0 fill rc i watch t0 fill_ms
 	tier_set $DEV auto_migrate 0
 	for r in a b c d; do rand_bytes 8M >/tmp/$r.bin; done
 	put /tmp/a.bin 0
@@ -71,8 +77,7 @@ step_queue() {
 	# one copy at a time, so that the first request (8 MiB) lasts 24 s
 	# or more: six slow tierctl calls could outlast its 8 s at 1 MiB/s.
 	tier_set $DEV migration_bandwidth 1
-	delay_set t1 "$DMT_NVME1" 3000
-	tier_set $DEV migration_inflight 1
+	tier1_pace 3000 0 1
 	# Back to back: queued, never refused; each prints its id.
 	tierctl migrate $DEV --range 0:8M --tier 1 --json >/tmp/r1.json
 	tierctl pin $DEV --range 8M:8M --tier 1 --json >/tmp/r2.json
@@ -86,8 +91,7 @@ step_queue() {
 	id4=$(jget '["move_id"]' </tmp/r4.json)
 	tierctl cancel $DEV "$id4" >/dev/null || fail "queue: cancel the queued request $id4"
 	expect_status 2 "no queued move request" tierctl cancel $DEV "$id4"
-	delay_set t1 "$DMT_NVME1" 0
-	tier_set $DEV migration_inflight 8
+	tier1_pace 0 0 8
 	id1=$(jget '["move_id"]' </tmp/r1.json)
 	id2=$(jget '["move_ids"][0]' </tmp/r2.json)
 	id3=$(jget '["move_id"]' </tmp/r3.json)
@@ -107,10 +111,9 @@ step_queue() {
 	# counted (with the first three still ending on a loaded host, one
 	# could end between the refusal and the count: 31, not 32).
 	tier_set $DEV migration_bandwidth 0
-	wait_for 120 "[ \"\$(tierctl status $DEV --json | jget '[\"moves\"] and [m[\"id\"] for m in d[\"moves\"]]')\" = '[]' ]" ||
+	wait_for 120 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
 		fail "queue: the first three requests not done in 120 s: $(tierctl status $DEV)"
-	delay_set t1 "$DMT_NVME1" 5000
-	tier_set $DEV migration_inflight 1
+	tier1_pace 5000 0 1
 	tier_set $DEV migration_bandwidth 1
 	tierctl migrate $DEV --range 32M:64M --tier 1 --json >/tmp/r5.json
 	id5=$(jget '["move_id"]' </tmp/r5.json)
@@ -123,13 +126,12 @@ step_queue() {
 		n=$((n + 1))
 		[ $n -le 40 ] || fail "queue: 40 more requests accepted: no bound"
 	done
-	t0=$(($(now_ms) - t0))
+	fill_ms=$(($(now_ms) - t0))
 	tierctl status $DEV --json >/tmp/st2.json
-	delay_set t1 "$DMT_NVME1" 0
-	tier_set $DEV migration_inflight 8
+	tier1_pace 0 0 8
 	expect_eq "$rc" 1 "queue: the request past a full queue (stderr: $(cat /tmp/f.err))"
 	grep -q "queue is full" /tmp/f.err || fail "queue: EBUSY without 'queue is full': $(cat /tmp/f.err)"
-	echo "queue: $n more accepted in $(fmt_ms $t0) s, then: $(head -n 1 /tmp/f.err)"
+	echo "queue: $n more accepted in $(fmt_ms $fill_ms) s, then: $(head -n 1 /tmp/f.err)"
 	expect_eq "$(jget '["moves"].__len__()' </tmp/st2.json)" 32 "queue: requests queued when full"
 	fill=$(python3 -c "
 import json
@@ -210,8 +212,7 @@ step_remove() {
 	# Tier 1's reads take 5 s and one copy at a time: the 56 MiB request
 	# lasts 280 s or more, so none ends while the queue fills (and the
 	# removal waits for one read at most).
-	delay_set t1 "$DMT_NVME1" 0 5000
-	tier_set $DEV migration_inflight 1
+	tier1_pace 0 5000 1
 	tier_set $DEV migration_bandwidth 1
 	tierctl migrate $DEV --range 0:64M --tier 0 >/dev/null
 	while tierctl migrate $DEV --range 100M:1M --tier 0 >/dev/null 2>&1; do

@@ -400,8 +400,8 @@ dbg_param() { # name value
 	echo "$2" >"$p"
 }
 
-# The dm-delay table over DISK: reads undelayed, writes (and flushes)
-# delayed by WRITE_MS.
+# The dm-delay table over DISK: writes (and flushes) delayed by WRITE_MS,
+# reads by READ_MS (default: undelayed).
 delay_table() { # disk write_ms [read_ms]
 	echo "0 $(blockdev --getsz "$1") delay $1 0 ${3:-0} $1 0 $2"
 }
@@ -410,10 +410,10 @@ delay_dev() { # name disk write_ms
 	dmsetup create "$1" --table "$(delay_table "$2" "$3")"
 	udevadm settle
 }
-# NAME, made by delay_dev over DISK, reloaded with WRITE_MS.
+# NAME, made by delay_dev over DISK, reloaded with WRITE_MS [READ_MS].
 delay_set() { # name disk write_ms [read_ms]
 	dmsetup suspend "$1"
-	dmsetup load "$1" --table "$(delay_table "$2" "$3" "${4:-0}")"
+	dmsetup load "$1" --table "$(delay_table "${@:2}")"
 	dmsetup resume "$1"
 }
 
