@@ -446,6 +446,7 @@ void tier_memtier_fill_work(struct work_struct *ws)
 {
 	struct tier_memtier *mt =
 		container_of(ws, struct tier_memtier, fill_work);
+	struct tier_pool *pool = mt->pool;
 	struct tier_vext v;
 
 	for (;;) {
@@ -468,6 +469,12 @@ void tier_memtier_fill_work(struct work_struct *ws)
 		mt->ring_head = (mt->ring_head + 1) % TIER_MEM_RING;
 		mt->ring_len--;
 		spin_unlock_irq(&mt->lock);
+		/*
+		 * Queued before a shrink (the work was paused across it, the
+		 * entries kept): past the new end there is nothing to fill.
+		 */
+		if (v.v >= READ_ONCE(pool->virt_extents))
+			continue;
 		if (READ_ONCE(mt->core.slot_of[v.v]) == TIER_MEM_NONE)
 			tier_mem_fill(mt, v);
 		cond_resched();

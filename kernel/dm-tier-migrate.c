@@ -533,8 +533,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 			m->inflight--;
 			if (!failed)
 				m->moved++;
-			else if (job->status && !m->err)
-				m->err = -EIO;
+			else if (job->status)
+				m->copy_errors++; /* the rest is still tried */
 		}
 		tier_mig_manual_check(pool);
 	}

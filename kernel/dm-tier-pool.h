@@ -180,6 +180,13 @@ struct tier_pool {
 	 * fails).
 	 */
 	unsigned long flush_dirty;
+	/*
+	 * Bit per tier, atomic bitops: a PREFLUSH has completed with EIO for
+	 * the tier's unflushed writes since it went offline (cleared when
+	 * tier_tier_recover() flushed it). An offline tier with flush_dirty
+	 * set and this bit clear fails the next PREFLUSH (tier_pool_flush()).
+	 */
+	unsigned long flush_reported;
 	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
 
 	/* Pending monitor events (atomic bits) and the work that sends them. */

@@ -95,7 +95,9 @@ static void tier_movq_result(struct tier_movq *q, const struct tier_move *m,
 	r->kind = m->kind;
 	r->tier = m->tier;
 	r->outcome = outcome;
-	r->err = outcome == TIER_MOVE_FAILED ? m->err : 0;
+	r->err = 0;
+	if (outcome == TIER_MOVE_FAILED)
+		r->err = m->err ? m->err : -EIO;
 	r->moved = m->moved;
 	q->res_nr++;
 }
@@ -145,7 +147,7 @@ static u32 tier_move_outcome(const struct tier_move *m)
 {
 	if (m->state == TIER_MOVE_CANCELLING)
 		return TIER_MOVE_CANCELLED;
-	return m->err ? TIER_MOVE_FAILED : TIER_MOVE_DONE;
+	return m->err || m->copy_errors ? TIER_MOVE_FAILED : TIER_MOVE_DONE;
 }
 
 u32 tier_movq_reap(struct tier_movq *q)

@@ -72,6 +72,11 @@ struct tier_move {
 	u64 moved; /* copies switched */
 	u32 inflight; /* copies in flight */
 	u32 passes; /* walks of the range restarted (evacuate) */
+	/*
+	 * Copies that failed (read or write error): the extent stays where
+	 * it was, the walk goes on, and the request ends failed, -EIO.
+	 */
+	u32 copy_errors;
 	int err; /* 0, or why it stops (negative errno) */
 };
 

@@ -195,6 +195,36 @@ static void movq_failed_test(CASE_CTX)
 	CASE_EQ(r.moved, 40ULL);
 }
 
+/*
+ * A copy that failed does not stop the request: the rest of its range is
+ * still walked, and it ends failed (-EIO) once walked, counting the copies
+ * that moved.
+ */
+static void movq_copy_error_test(CASE_CTX)
+{
+	struct tier_movq *q = movq_new(test);
+	struct tier_move_result r;
+	struct tier_move *m;
+	u32 id;
+
+	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 15, 1, &id), 0);
+	m = tier_movq_at(q, 0);
+	m->state = TIER_MOVE_RUNNING;
+	m->next = 4;
+	m->moved = 3;
+	m->copy_errors = 1;
+	/* Not over: the cursor has 12 extents left to walk. */
+	CASE_EQ(tier_move_left(m), 12ULL);
+	CASE_EQ(tier_movq_reap(q), 0U);
+	m->next = 16;
+	m->moved = 14;
+	CASE_EQ(tier_movq_reap(q), 1U);
+	CASE_TRUE(tier_movq_pop_result(q, &r));
+	CASE_EQ(r.outcome, (u32)TIER_MOVE_FAILED);
+	CASE_EQ(r.err, -EIO);
+	CASE_EQ(r.moved, 14ULL);
+}
+
 /* Teardown ends every request once, as cancelled, in order. */
 static void movq_cancel_all_test(CASE_CTX)
 {
@@ -436,6 +466,7 @@ static struct case_entry movq_cases_all[] = {
 	CASE_RUN(movq_cancel_running_test),
 	CASE_RUN(movq_progress_test),
 	CASE_RUN(movq_failed_test),
+	CASE_RUN(movq_copy_error_test),
 	CASE_RUN(movq_cancel_all_test),
 	CASE_RUN(movq_results_full_test),
 	CASE_RUN(movq_renumber_insert_test),

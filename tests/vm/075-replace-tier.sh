@@ -16,6 +16,9 @@
 #             tier 0 evacuated onto it, tier 0 removed with the metadata
 #             moved to NEWDEV in the same commit: NEWDEV is tier 0 (its
 #             label holds the metadata), the old disk's label is wiped
+#   rekey     a reload of the same table finds the pool under its new
+#             tier 0 (no second pool loaded from disk), and a second
+#             mapped device over the same disks is refused
 # Then fio 0 verify errors, files intact, used = mapped, xfs_repair -n
 # clean, remove/activate with the new list, tierctl check clean.
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +119,23 @@ guest_main() {
 	settle tier0
 	tier_sane $DEV tier0
 
+	# rekey: the pool is keyed by its new tier 0 now. A reload of the
+	# same table finds it instead of loading a second pool from the disks
+	# beside it (each load logs "map copy N: ... blocks current"), and a
+	# second mapped device over the same disks is refused.
+	local loads
+	loads=$(dmesg | grep -c 'map copy [0-9]*: .* blocks current')
+	dmsetup table $DEV >/tmp/rt.table
+	dmsetup reload $DEV /tmp/rt.table || fail "rekey: reload of the same table"
+	dmsetup suspend $DEV || fail "rekey: suspend"
+	dmsetup resume $DEV || fail "rekey: resume"
+	expect_eq "$(dmesg | grep -c 'map copy [0-9]*: .* blocks current')" "$loads" \
+		"rekey: pools loaded from disk by the reload"
+	dmsetup create rt-alias --table "$(dmsetup table $DEV)" 2>/dev/null &&
+		fail "rekey: a second dm device over the same disks was accepted"
+	dmesg | grep -q 'already used by another mapped device' ||
+		fail "rekey: no message for a second device over the same disks"
+
 	sleep 2
 	touch /tmp/fio.stop
 	wait "$fio_pid"
@@ -136,7 +156,7 @@ guest_main() {
 	tierctl remove $DEV >/dev/null
 	expect_status 0 "clean" tierctl check $DEV
 	no_kernel_warning "replace-tier"
-	echo "replace-tier: replace again tierd tier0 end ok"
+	echo "replace-tier: replace again tierd tier0 rekey end ok"
 }
 run_guest_phase "$@"
 
