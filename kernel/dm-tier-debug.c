@@ -46,6 +46,11 @@ module_param(dbg_worker_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_worker_delay_ms,
 		 "debug: each worker pass sleeps first (ms): bios share a pass");
 
+static unsigned int dbg_fill_delay_ms;
+module_param(dbg_fill_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_fill_delay_ms,
+		 "debug: the memory tier's fill work sleeps after each entry it takes (ms)");
+
 static unsigned int dbg_parks;
 module_param(dbg_parks, uint, 0644);
 MODULE_PARM_DESC(dbg_parks,
@@ -154,6 +159,11 @@ void tier_dbg_event_delay(void)
 void tier_dbg_worker_delay(void)
 {
 	tier_dbg_sleep(&dbg_worker_delay_ms);
+}
+
+void tier_dbg_fill_delay(void)
+{
+	tier_dbg_sleep(&dbg_fill_delay_ms);
 }
 
 void tier_dbg_parked(void)

@@ -129,6 +129,15 @@ void tier_dbg_event_delay(void);
 void tier_dbg_worker_delay(void);
 
 /**
+ * tier_dbg_fill_delay() - sleep dbg_fill_delay_ms after the memory tier's
+ * fill work took an entry from its queue: entries stay queued long enough
+ * for a suspend to find them (VM test 084).
+ *
+ * Context: process (the fill work), may sleep.
+ */
+void tier_dbg_fill_delay(void);
+
+/**
  * tier_dbg_parked() - a bio was parked behind a job: count it in dbg_parks.
  *
  * Context: under a pool's lock.
@@ -189,6 +198,10 @@ static inline void tier_dbg_event_delay(void)
 }
 
 static inline void tier_dbg_worker_delay(void)
+{
+}
+
+static inline void tier_dbg_fill_delay(void)
 {
 }
 

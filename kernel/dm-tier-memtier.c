@@ -469,6 +469,7 @@ void tier_memtier_fill_work(struct work_struct *ws)
 		mt->ring_head = (mt->ring_head + 1) % TIER_MEM_RING;
 		mt->ring_len--;
 		spin_unlock_irq(&mt->lock);
+		tier_dbg_fill_delay();
 		/*
 		 * Queued before a shrink (the work was paused across it, the
 		 * entries kept): past the new end there is nothing to fill.

@@ -861,8 +861,9 @@ static int tier_nl_range(struct genl_info *info, struct tier_pool *pool,
 	return r;
 }
 
-static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
-			       u32 *tier)
+/* The tier the request names: one the device has. */
+static int tier_nl_tier_index(struct genl_info *info, struct tier_pool *pool,
+			      u32 *tier)
 {
 	struct nlattr *attr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
 
@@ -872,6 +873,18 @@ static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 				    "the device has no such tier");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The tier a move goes to: one the device has, not being evacuated. */
+static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
+			       u32 *tier)
+{
+	struct nlattr *attr = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
+	int r = tier_nl_tier_index(info, pool, tier);
+
+	if (r)
+		return r;
 	if (READ_ONCE(pool->evac) & BIT(*tier)) {
 		/* Like a full tier: no room for new extents there. */
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, TIER_MSG_EVACUATING);
@@ -1060,7 +1073,12 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	pool = tier_nl_admin_pool(skb, info, DM_TIER_A_DEV_TARGET_TIER);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
-	r = tier_nl_target_tier(info, pool, &tier);
+	/*
+	 * Any tier, one being evacuated too: an outage during an evacuation
+	 * must not keep it offline (its extents unreadable, the evacuation
+	 * stalled) until the evacuation is stopped.
+	 */
+	r = tier_nl_tier_index(info, pool, &tier);
 	if (!r) {
 		r = tier_tier_recover(pool, tier);
 		if (r)

@@ -2521,6 +2521,11 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		*err = "the device has no such tier";
 		return -EINVAL;
 	}
+	/* The metadata mode stays rw on a read-only activation. */
+	if (pool->read_only) {
+		*err = TIER_MSG_READ_ONLY;
+		return -EROFS;
+	}
 	if (!tier) {
 		*err = pool->meta_ext ?
 			       "tier 0 takes redirected writes and cannot be forgotten" :

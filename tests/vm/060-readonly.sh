@@ -13,7 +13,8 @@
 #             compared, read again for 40 s; status: activation "ro",
 #             commits 0, nothing moved; tierctl status says READ-ONLY
 #   refused   messages commit, set, migrate (EROFS); netlink policy-set,
-#             migrate, pin (tierctl, EROFS with the kernel's reason); a
+#             migrate, pin (tierctl, EROFS with the kernel's reason) and
+#             tier-forget (the kernel's ynl CLI, EROFS); a
 #             write and a discard through a read-write dm-linear stacked on
 #             it (the block layer only warns about those: map() fails
 #             them); a read-write table over the same tiers, as a second
@@ -127,6 +128,15 @@ step_refused() {
 	check "netlink migrate: EROFS" refused 'activated read-only' tierctl migrate $DEV 0:4M --to 0
 	check "netlink pin: EROFS" refused 'activated read-only' tierctl pin $DEV --range 0:4M --tier 0
 	check "netlink unpin: EROFS" refused 'activated read-only' tierctl unpin $DEV --range 0:4M
+	# tier-forget by raw netlink (tierctl evacuate-lost refuses an ok tier
+	# itself): refused as read-only before anything else (it used to pass
+	# the metadata-mode check, which stays rw on a read-only activation).
+	local ynl
+	ynl=$("$TOP/tools/ynl-locate" --cached) || fail "refused: no YNL copy in the cache"
+	check "netlink tier-forget: EROFS" refused 'activated read-only' \
+		python3 "$ynl/tools/net/ynl/cli.py" --spec "$TOP/tools/netlink/dm-tier.yaml" \
+		--schema "$ynl/Documentation/netlink/genetlink-legacy.yaml" \
+		--do tier-forget --json '{"name": "'$DEV'", "target-tier": 1}'
 	check "a plain write is refused" refused '.' dd if=/dev/zero of=$D bs=1M count=1 oflag=direct status=none
 	# A read-write device stacked on it: the block layer only warns when
 	# its writes reach the read-only device, so map() must refuse them.
@@ -193,4 +203,5 @@ guest_main() {
 }
 run_guest_phase "$@"
 
+"$TOP/tools/ynl-locate" >/dev/null || fail "tools/ynl-locate could not fetch the YNL CLI"
 vm --fresh --nvme 128M --nvme 256M -- "$0" main

@@ -24,7 +24,8 @@
 #            evacuation behind it runs; cancelled, all back on tier 1
 #   cancel   an evacuation at 1 MiB/s cancelled by 'tierctl cancel ID': the
 #            request ends "cancelled" (one migration-done event), the tier is
-#            "stopped" with extents left and still takes nothing new; a
+#            "stopped" with extents left and still takes nothing new
+#            (while it ran, 'tierctl recover ev 1' succeeded); a
 #            second 'evacuate --to 2' resumes and empties it, tier 2 filled
 #            first although tier 0 has room; --to the tier itself or
 #            past the last tier refused (CLI and message)
@@ -252,6 +253,12 @@ step_cancel() {
 	expect_eq "$(tier1_state)" evacuating "cancel: tier 1 state while running"
 	# Same request for a second evacuate while it runs.
 	expect_eq "$(tierctl evacuate $DEV 1 --json | jget '["move_id"]')" "$id" "cancel: a second evacuate's request id"
+	# A tier being evacuated can be recovered (its probe flush): an outage
+	# during an evacuation must not keep it offline until the evacuation
+	# is stopped (it was refused, ENOSPC "being evacuated").
+	bounded 30 "cancel: recover" tierctl recover $DEV 1 >/tmp/rec.out 2>&1 ||
+		{ cat /tmp/rec.out; fail "cancel: tierctl recover of the evacuating tier 1 was refused"; }
+	expect_eq "$(tier1_state)" evacuating "cancel: tier 1 state after a recover"
 	tierctl cancel $DEV "$id" >/dev/null || fail "cancel: tierctl cancel $id"
 	wait_for 20 "[ \$(tierctl status $DEV --json | jget '[\"moves\"].__len__()') = 0 ]" ||
 		fail "cancel: the request did not end: $(tierctl status $DEV)"
