@@ -49,7 +49,7 @@ MODULE_PARM_DESC(dbg_worker_delay_ms,
 static unsigned int dbg_fill_delay_ms;
 module_param(dbg_fill_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_fill_delay_ms,
-		 "debug: the memory tier's fill work sleeps after each entry it takes (ms)");
+		 "debug: the fill work sleeps after each entry it takes (ms)");
 
 static unsigned int dbg_parks;
 module_param(dbg_parks, uint, 0644);

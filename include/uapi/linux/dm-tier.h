@@ -332,9 +332,9 @@ enum {
 	/*
 	 * A tier is lost for good: unmap every extent mapped on it, so that those
 	 * ranges read as zeroes and the rest of the device returns to normal,
-	 * then commit. Refused (EINVAL) for tier 0 and for a tier whose state is
-	 * ok; EBUSY when some of its extents were being moved (the others are
-	 * forgotten: try again).
+	 * then commit. Refused (EROFS) on a read-only activation, (EINVAL) for
+	 * tier 0 and for a tier whose state is ok; EBUSY when some of its extents
+	 * were being moved (the others are forgotten: try again).
 	 */
 	DM_TIER_CMD_TIER_FORGET, /* do, admin-perm */
 	/*
