@@ -533,8 +533,10 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 			m->inflight--;
 			if (!failed)
 				m->moved++;
-			else if (job->status)
+			else if (job->status && job->src_unreadable)
 				m->copy_errors++; /* the rest is still tried */
+			else if (job->status && !m->err)
+				m->err = -EIO; /* the destination fails: stop */
 		}
 		tier_mig_manual_check(pool);
 	}
@@ -577,6 +579,7 @@ static void tier_mig_copied(int read_err, unsigned long write_err,
 	unsigned long flags;
 
 	job->status = (read_err || write_err) ? BLK_STS_IOERR : BLK_STS_OK;
+	job->src_unreadable = read_err && !write_err;
 	if (read_err)
 		tier_note_io_error(pool, job->src.tier, BLK_STS_IOERR);
 	if (write_err)
@@ -835,9 +838,12 @@ static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
 	/*
 	 * Walked: an automatic copy to the tier that was in flight when the
 	 * evacuation began may have landed behind the cursor. Extents left
-	 * that no copy is taking away: walk again (a few times at most).
+	 * that no copy is taking away: walk again (a few times at most). Not
+	 * after a copy failed reading one: each walk would read it again,
+	 * and errors in a row take the tier offline, which pauses the
+	 * request for good; it ends failed, what could be read moved.
 	 */
-	if (m->state == TIER_MOVE_RUNNING && !m->err &&
+	if (m->state == TIER_MOVE_RUNNING && !m->err && !m->copy_errors &&
 	    m->passes < TIER_MIG_EVAC_PASSES &&
 	    pool->mapped[m->tier] > mg->out[m->tier]) {
 		m->passes++;
@@ -986,6 +992,7 @@ static struct tier_job *tier_mig_claim(struct tier_pool *pool,
 	job->loc.pext = p;
 	job->manual = manual;
 	job->status = BLK_STS_OK;
+	job->src_unreadable = false;
 	tier_map_set_busy(&pool->map, job->vext, true);
 	tier_job_start(pool, job);
 	mg->inflight++;

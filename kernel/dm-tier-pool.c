@@ -335,26 +335,16 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 	return failed;
 }
 
-/*
- * Flush the written tiers of @mask. Return: the ones whose flush failed
- * now, and the offline ones holding writes no flush covered whose loss no
- * PREFLUSH has reported yet (flush_reported): a tier taken offline by
- * errors in a row, a path error, or a failed flush of a periodic commit or
- * of a publish, with writes in place not yet flushed. An offline tier
- * whose loss was reported, or that was flushed before it went offline, is
- * left out: no write reaches it until tier_tier_recover().
- */
+/* Flush the written tiers of @mask; Return: the ones whose flush failed now. */
 static unsigned long tier_pool_flush(struct tier_pool *pool, unsigned long mask)
 {
-	unsigned long quiet = 0;
+	unsigned long offline = 0;
 	u32 i;
 
 	for (i = 0; i < pool->nr_tiers; i++)
-		if (tier_offline(pool, i) &&
-		    (!test_bit(i, &pool->flush_dirty) ||
-		     test_bit(i, &pool->flush_reported)))
-			quiet |= BIT(i);
-	return tier_pool_flush_tiers(pool, mask) & ~quiet;
+		if (tier_offline(pool, i))
+			offline |= BIT(i);
+	return tier_pool_flush_tiers(pool, mask) & ~offline;
 }
 
 /* The metadata mode after a commit (tier_md_mode_next()). */
@@ -532,7 +522,6 @@ int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
 {
 	unsigned long failed;
 	int r = 0;
-	u32 i;
 
 	lockdep_assert_held(&pool->md_lock);
 	*frees = false;
@@ -546,10 +535,6 @@ int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
 			return -EIO;
 		failed = tier_pool_flush(pool, ~0UL);
 	}
-	/* The PREFLUSH that gets EIO for them reports their loss, once. */
-	for (i = 0; i < pool->nr_tiers; i++)
-		if (failed & BIT(i))
-			set_bit(i, &pool->flush_reported);
 	return r ?: failed ? -EIO : 0;
 }
 
@@ -672,8 +657,6 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 		return r;
 	}
 	atomic_set(&pool->err_run[tier], 0);
-	/* Flushed: what the tier kept through the outage is durable now. */
-	clear_bit(tier, &pool->flush_reported);
 	tier_note_tier_event(pool, tier, TIER_HEV_RECOVERED);
 	mutex_unlock(&pool->md_lock);
 	/* Writes parked for it (offline_queue_s) go again. */
@@ -819,7 +802,6 @@ static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
 	atomic_set(&pool->health[tier], TIER_HEALTH_OK);
 	atomic_set(&pool->err_run[tier], 0);
 	clear_bit(tier, &pool->flush_dirty);
-	clear_bit(tier, &pool->flush_reported);
 	clear_bit(tier, &pool->near_full);
 	clear_bit(tier, &pool->noalloc_hold);
 	pool->mapped[tier] = 0;
@@ -917,8 +899,6 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 		shift = tier_bits_remove;
 	}
 	WRITE_ONCE(pool->flush_dirty, shift(READ_ONCE(pool->flush_dirty), pos));
-	WRITE_ONCE(pool->flush_reported,
-		   shift(READ_ONCE(pool->flush_reported), pos));
 	WRITE_ONCE(pool->near_full, shift(READ_ONCE(pool->near_full), pos));
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));

@@ -89,7 +89,8 @@ struct tier_job {
 	struct bio_list parked; /* bios for this extent, until the job ends */
 	enum tier_job_kind kind;
 	bool manual; /* MIGRATE: asked for by a "migrate" message */
-	blk_status_t status; /* PREPARE, REDIRECT: the write's */
+	bool src_unreadable; /* MIGRATE: the copy failed reading the source */
+	blk_status_t status; /* PREPARE, REDIRECT: the write; MIGRATE: the copy */
 	/*
 	 * PREPARE, REDIRECT: I/Os not yet ended (pool->lock): the write, and
 	 * the zeroing beside a partial first write. The last one's end hands
@@ -180,13 +181,6 @@ struct tier_pool {
 	 * fails).
 	 */
 	unsigned long flush_dirty;
-	/*
-	 * Bit per tier, atomic bitops: a PREFLUSH has completed with EIO for
-	 * the tier's unflushed writes since it went offline (cleared when
-	 * tier_tier_recover() flushed it). An offline tier with flush_dirty
-	 * set and this bit clear fails the next PREFLUSH (tier_pool_flush()).
-	 */
-	unsigned long flush_reported;
 	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
 
 	/* Pending monitor events (atomic bits) and the work that sends them. */

@@ -73,8 +73,9 @@ struct tier_move {
 	u32 inflight; /* copies in flight */
 	u32 passes; /* walks of the range restarted (evacuate) */
 	/*
-	 * Copies that failed (read or write error): the extent stays where
-	 * it was, the walk goes on, and the request ends failed, -EIO.
+	 * Copies that failed reading their source: the extent stays where
+	 * it was, the walk goes on, and the request ends failed, -EIO. (A
+	 * copy that failed writing its destination stops it: err.)
 	 */
 	u32 copy_errors;
 	int err; /* 0, or why it stops (negative errno) */
