@@ -533,7 +533,7 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 			m->inflight--;
 			if (!failed)
 				m->moved++;
-			else if (job->status && job->src_unreadable)
+			else if (job->src_unreadable)
 				m->copy_errors++; /* the rest is still tried */
 			else if (job->status && !m->err)
 				m->err = -EIO; /* the destination fails: stop */

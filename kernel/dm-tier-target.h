@@ -65,8 +65,9 @@ int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t);
  * Context: process, may sleep (waits for the commit on pool->wq); the
  * caller holds no spinlock and is not on pool->wq.
  * Return: 0; -EINVAL (no such tier, tier 0, tier ok); -EROFS (activated
- * read-only, or metadata not rw); -EBUSY (suspended, or extents of the tier were being moved:
- * the others were forgotten, try again); -EIO (the commit failed).
+ * read-only, or metadata not rw); -EBUSY (suspended, or extents of the
+ * tier were being moved: the others were forgotten, try again); -EIO (the
+ * commit failed).
  */
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err);

@@ -172,17 +172,28 @@ static void movq_progress_test(CASE_CTX)
 	CASE_EQ(tier_movq_left(q), 16ULL);
 }
 
+/* One request of @kind over [@first, @last] to @tier, started: the head. */
+static struct tier_move *movq_one_running(CASE_CTX, struct tier_movq *q,
+					  u32 kind, u64 first, u64 last,
+					  u32 tier)
+{
+	struct tier_move *m;
+	u32 id;
+
+	CASE_ASSERT_EQ(tier_movq_push(q, kind, first, last, tier, &id), 0);
+	m = tier_movq_at(q, 0);
+	m->state = TIER_MOVE_RUNNING;
+	return m;
+}
+
 /* A request stopped by an error ends failed, with the errno. */
 static void movq_failed_test(CASE_CTX)
 {
 	struct tier_movq *q = movq_new(test);
 	struct tier_move_result r;
 	struct tier_move *m;
-	u32 id;
 
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_PIN, 0, 99, 0, &id), 0);
-	m = tier_movq_at(q, 0);
-	m->state = TIER_MOVE_RUNNING;
+	m = movq_one_running(test, q, TIER_MOVE_PIN, 0, 99, 0);
 	m->next = 40;
 	m->moved = 40;
 	m->err = -ENOSPC;
@@ -196,20 +207,17 @@ static void movq_failed_test(CASE_CTX)
 }
 
 /*
- * A copy that failed does not stop the request: the rest of its range is
- * still walked, and it ends failed (-EIO) once walked, counting the copies
- * that moved.
+ * A copy that failed reading its source does not stop the request: the
+ * rest of its range is still walked, and it ends failed (-EIO) once
+ * walked, counting the copies that moved.
  */
 static void movq_copy_error_test(CASE_CTX)
 {
 	struct tier_movq *q = movq_new(test);
 	struct tier_move_result r;
 	struct tier_move *m;
-	u32 id;
 
-	CASE_ASSERT_EQ(tier_movq_push(q, TIER_MOVE_MIGRATE, 0, 15, 1, &id), 0);
-	m = tier_movq_at(q, 0);
-	m->state = TIER_MOVE_RUNNING;
+	m = movq_one_running(test, q, TIER_MOVE_MIGRATE, 0, 15, 1);
 	m->next = 4;
 	m->moved = 3;
 	m->copy_errors = 1;

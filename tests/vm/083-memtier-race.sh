@@ -28,13 +28,6 @@
 DEV=mr
 D=/dev/mapper/$DEV
 
-# copies hits misses fills evictions invalidations of $1's memory tier.
-mem_counts() { # dev
-	dmsetup status "$1" | awk '$3 == "tier" {
-		n = $9; m = 10 + 5 * n + 9 + n
-		print $(m + 3), $(m + 4), $(m + 5), $(m + 6), $(m + 7), $(m + 8) }'
-}
-
 guest_main() {
 	local rd_pid rs_pid round c0 h0 m0 f0 e0 i0 c h m f e i
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "numa:$DMT_NUMA_NODE:8M" \

@@ -17,13 +17,6 @@
 DEV=ms
 D=/dev/mapper/$DEV
 
-# copies and fills of $1's memory tier.
-mem_copies_fills() { # dev
-	dmsetup status "$1" | awk '$3 == "tier" {
-		n = $9; m = 10 + 5 * n + 9 + n
-		print $(m + 3), $(m + 6) }'
-}
-
 guest_main() {
 	local v c f f0 left
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "numa:$DMT_NUMA_NODE:32M" \
@@ -32,7 +25,7 @@ guest_main() {
 	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=192 count=64 oflag=direct status=none ||
 		fail "writing the tail"
 	tier_msg $DEV commit || fail "commit"
-	read -r _ f0 <<<"$(mem_copies_fills $DEV)"
+	read -r _ _ _ f0 _ <<<"$(mem_counts $DEV)"
 	[ -n "$f0" ] || fail "no memory tier fields in the status: $(dmsetup status $DEV)"
 
 	dbg_param dbg_fill_delay_ms 1000
@@ -40,7 +33,7 @@ guest_main() {
 		dd if=$D of=/dev/null bs=4k skip=$((v * 256)) count=1 iflag=direct status=none
 	done
 	blkdiscard -o $((192 << 20)) -l $((64 << 20)) $D || fail "discard of the tail"
-	read -r c f <<<"$(mem_copies_fills $DEV)"
+	read -r c _ _ f _ <<<"$(mem_counts $DEV)"
 	left=$((64 - (f - f0)))
 	echo "queued: 64 reads, $((f - f0)) fills done, tail discarded ($c copies)"
 	[ "$left" -ge 16 ] || fail "only $left fills left queued before the shrink"
@@ -56,7 +49,7 @@ guest_main() {
 	for v in 1 2 3; do
 		expect_eq "$(dev_sum $D 4 100)" "$(dev_sum /tmp/x)" "read $v after the shrink"
 	done
-	read -r c f <<<"$(mem_copies_fills $DEV)"
+	read -r c _ _ f _ <<<"$(mem_counts $DEV)"
 	[ "$c" -gt 0 ] || fail "no memory-tier copy after the shrink"
 	tier_sane $DEV "after the shrink"
 	no_kernel_warning "memory tier shrink"

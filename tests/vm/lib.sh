@@ -417,6 +417,14 @@ delay_set() { # name disk write_ms [read_ms]
 	dmsetup resume "$1"
 }
 
+# copies hits misses fills evictions invalidations of DEV's memory tier
+# (the status line's memory-tier fields, after the migration fields).
+mem_counts() { # dev
+	dmsetup status "$1" | awk '$3 == "tier" {
+		n = $9; m = 10 + 5 * n + 9 + n
+		print $(m + 3), $(m + 4), $(m + 5), $(m + 6), $(m + 7), $(m + 8) }'
+}
+
 # Sectors written to a block device (by its kernel name or /dev path).
 dev_written() { # dev
 	local n
