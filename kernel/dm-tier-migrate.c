@@ -56,6 +56,7 @@
 #define TIER_MIG_EVAC_PASSES 4 /* map walks of an evacuation, at most */
 #define TIER_MIG_FG_WINDOW_MS 250 /* foreground I/O this recent: busy */
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
+#define TIER_MIG_UNREADABLE 32 /* extents no automatic move tries again */
 
 /*
  * Migration state, one per pool (pool->mig); fields under pool->lock unless
@@ -135,6 +136,18 @@ struct tier_mig {
 	u64 fg_ios; /* foreground I/O count at the last tick */
 	unsigned long fg_seen_j; /* when that count last changed */
 	bool fg_busy;
+
+	/*
+	 * Extents whose copy could not read its source: no automatic move
+	 * tries them again (each try is one more error against the tier, and
+	 * errors in a row take it offline; the policy would pick the same
+	 * extent at every scan) until a move of the extent succeeds (a manual
+	 * one still tries) or the device is activated again. When full, a new
+	 * one replaces an old one, round robin: that one may be tried again.
+	 */
+	u64 unreadable[TIER_MIG_UNREADABLE];
+	u32 nr_unreadable;
+	u32 unreadable_next; /* the slot a new one takes when full */
 
 	/* Counters since activation. */
 	u64 promotions;
@@ -505,6 +518,43 @@ static bool tier_mig_pinned(struct tier_pool *pool, struct tier_vext v)
 	       (cur.flags & TIER_EXT_F_PINNED);
 }
 
+/* The slot of @v in the unreadable set, or nr_unreadable. Under lock. */
+static u32 tier_mig_unreadable_slot(const struct tier_mig *mg, u64 v)
+{
+	u32 i;
+
+	for (i = 0; i < mg->nr_unreadable; i++)
+		if (mg->unreadable[i] == v)
+			break;
+	return i;
+}
+
+/* Whether automatic moves leave @v alone (its source failed). Under lock. */
+static bool tier_mig_unreadable(const struct tier_mig *mg, u64 v)
+{
+	return tier_mig_unreadable_slot(mg, v) < mg->nr_unreadable;
+}
+
+/* @v's copy failed reading its source (@bad) or it moved. Under lock. */
+static void tier_mig_note_unreadable(struct tier_mig *mg, u64 v, bool bad)
+{
+	u32 i = tier_mig_unreadable_slot(mg, v);
+
+	if (!bad) {
+		if (i < mg->nr_unreadable)
+			mg->unreadable[i] = mg->unreadable[--mg->nr_unreadable];
+		return;
+	}
+	if (i < mg->nr_unreadable)
+		return;
+	if (mg->nr_unreadable < TIER_MIG_UNREADABLE) {
+		mg->unreadable[mg->nr_unreadable++] = v;
+		return;
+	}
+	mg->unreadable[mg->unreadable_next] = v;
+	mg->unreadable_next = (mg->unreadable_next + 1) % TIER_MIG_UNREADABLE;
+}
+
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
 	struct tier_mig *mg = pool->mig;
@@ -546,7 +596,11 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 		tier_job_end(pool, job);
 		if (job->status)
 			mg->errors++;
+		if (job->src_unreadable)
+			tier_mig_note_unreadable(mg, job->vext.v, true);
 	} else {
+		if (mg->nr_unreadable)
+			tier_mig_note_unreadable(mg, job->vext.v, false);
 		tier_switch_extent(pool, job);
 		if (job->loc.tier < job->src.tier)
 			mg->promotions++;
@@ -580,10 +634,15 @@ static void tier_mig_copied(int read_err, unsigned long write_err,
 
 	job->status = (read_err || write_err) ? BLK_STS_IOERR : BLK_STS_OK;
 	job->src_unreadable = read_err && !write_err;
+	/* A copy's I/O counts as any other: a success ends a run of errors. */
 	if (read_err)
 		tier_note_io_error(pool, job->src.tier, BLK_STS_IOERR);
+	else
+		tier_note_io_ok(pool, job->src.tier);
 	if (write_err)
 		tier_note_io_error(pool, job->loc.tier, BLK_STS_IOERR);
+	else if (!read_err)
+		tier_note_io_ok(pool, job->loc.tier);
 	/* Before the switch: the commit flushes the destination first. */
 	tier_mark_written(pool, job->loc.tier);
 	spin_lock_irqsave(&pool->lock, flags);
@@ -739,7 +798,10 @@ static bool tier_mig_scan(struct tier_pool *pool,
 	return true;
 }
 
-/* @w (a swap item) still applies: its extent is where it was, idle, unpinned. */
+/*
+ * @w (a swap item) still applies: its extent is where it was, idle, unpinned
+ * and not known unreadable.
+ */
 static bool tier_mig_swap_valid(struct tier_pool *pool,
 				const struct tier_work *w)
 {
@@ -748,6 +810,7 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 
 	return tier_mw_decode(word, &loc) && !(word & TIER_MW_BUSY) &&
 	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
+	       !tier_mig_unreadable(pool->mig, w->vext) &&
 	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc,
 					w->from, w->to);
 }
@@ -940,7 +1003,8 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 		u64 v = mg->cand[mg->cand_pos++].vext;
 
 		word = READ_ONCE(pool->map.words[v]);
-		if (!tier_mw_decode(word, &loc) || (word & TIER_MW_BUSY))
+		if (!tier_mw_decode(word, &loc) || (word & TIER_MW_BUSY) ||
+		    tier_mig_unreadable(mg, v))
 			continue;
 		if (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					 tier_mw_heat(word),

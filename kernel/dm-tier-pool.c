@@ -305,9 +305,22 @@ static void tier_pool_commit_done(struct tier_pool *pool, ktime_t start)
 	WRITE_ONCE(pool->commit_total_ns, pool->commit_total_ns + ns);
 }
 
+#define TIER_MSG_ACKED_LOST \
+	"%s: tier %u (%s) %s holding acknowledged writes no flush covered: the next flush fails (EIO)"
+
+void tier_pool_acked_lost(struct tier_pool *pool, u32 tier, const char *why)
+{
+	if (!test_and_clear_bit(tier, &pool->acked_dirty))
+		return;
+	atomic_set(&pool->writes_lost, 1);
+	DMERR_LIMIT(TIER_MSG_ACKED_LOST, tier_pool_log_name(pool), tier,
+		    pool->tier_name[tier], why);
+}
+
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 {
 	unsigned long failed = 0;
+	bool acked;
 	u32 i;
 	int r;
 
@@ -316,15 +329,23 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 			continue;
 		if (tier_offline(pool, i)) {
 			failed |= BIT(i);
+			tier_pool_acked_lost(pool, i, "is offline");
 			continue;
 		}
 		if (!test_bit(i, &pool->flush_dirty))
 			continue;
 		clear_bit(i, &pool->flush_dirty);
+		/* Pairs with tier_note_acked(): the writes this flush covers. */
+		smp_mb__after_atomic();
+		acked = test_and_clear_bit(i, &pool->acked_dirty);
 		r = tier_md_flush_tier(pool->meta, i);
 		if (!r)
 			continue;
 		set_bit(i, &pool->flush_dirty);
+		if (acked) {
+			set_bit(i, &pool->acked_dirty);
+			tier_pool_acked_lost(pool, i, "failed a flush");
+		}
 		failed |= BIT(i);
 		/* A failed flush is a failed I/O to the tier: counted too. */
 		atomic64_inc(&pool->io_errors[i]);
@@ -427,7 +448,7 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	u64 used[TIER_MAX_TIERS];
 	ktime_t start;
 	unsigned long flags;
-	bool freed = false;
+	bool freed = false, acked0;
 	u64 seq;
 	u32 i;
 	int r;
@@ -477,13 +498,20 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
-	if (!pool->meta_ext)
+	acked0 = false;
+	if (!pool->meta_ext) {
 		clear_bit(0, &pool->flush_dirty);
+		smp_mb__after_atomic(); /* as in tier_pool_flush_tiers() */
+		acked0 = test_and_clear_bit(0, &pool->acked_dirty);
+	}
 	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
 	if (r) {
 		if (!pool->meta_ext)
 			set_bit(0, &pool->flush_dirty);
+		/* Tier 0 holds the metadata: the mode reports the failure. */
+		if (acked0)
+			set_bit(0, &pool->acked_dirty);
 		spin_lock_irqsave(&pool->lock, flags);
 		for (i = 0; i < pool->nr_tiers; i++)
 			tier_alloc_commit_end(&pool->alloc[i], false);
@@ -602,6 +630,9 @@ enum tier_health tier_note_tier_event(struct tier_pool *pool, u32 tier,
 		if (next == cur)
 			return cur;
 	} while (atomic_cmpxchg(&pool->health[tier], cur, next) != cur);
+	/* No flush goes to an offline tier: what it holds unflushed is lost. */
+	if (next == TIER_HEALTH_OFFLINE)
+		tier_pool_acked_lost(pool, tier, "went offline");
 	if (next > cur) {
 		/*
 		 * Not rate limited: at most two per recovery (the state only
@@ -802,6 +833,7 @@ static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
 	atomic_set(&pool->health[tier], TIER_HEALTH_OK);
 	atomic_set(&pool->err_run[tier], 0);
 	clear_bit(tier, &pool->flush_dirty);
+	clear_bit(tier, &pool->acked_dirty);
 	clear_bit(tier, &pool->near_full);
 	clear_bit(tier, &pool->noalloc_hold);
 	pool->mapped[tier] = 0;
@@ -899,6 +931,7 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 		shift = tier_bits_remove;
 	}
 	WRITE_ONCE(pool->flush_dirty, shift(READ_ONCE(pool->flush_dirty), pos));
+	WRITE_ONCE(pool->acked_dirty, shift(READ_ONCE(pool->acked_dirty), pos));
 	WRITE_ONCE(pool->near_full, shift(READ_ONCE(pool->near_full), pos));
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));

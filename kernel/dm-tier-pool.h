@@ -181,6 +181,17 @@ struct tier_pool {
 	 * fails).
 	 */
 	unsigned long flush_dirty;
+	/*
+	 * Writes acknowledged and not yet durable, bit per tier, atomic
+	 * bitops: set when a write in place to the tier completed successfully
+	 * (tier_note_acked(), before flush_dirty), taken before a flush of
+	 * the tier (tier_pool_flush_tiers()). When that flush fails, or the
+	 * tier goes offline while its bit is set, those writes may be lost:
+	 * writes_lost is set, and the next REQ_PREFLUSH completes with EIO
+	 * (once), so an fsync never reports durable what no flush covered.
+	 */
+	unsigned long acked_dirty;
+	atomic_t writes_lost;
 	unsigned long near_full; /* bit per tier above 95%; atomic bitops */
 
 	/* Pending monitor events (atomic bits) and the work that sends them. */
@@ -749,6 +760,51 @@ static inline void tier_mark_written(struct tier_pool *pool, u32 tier)
 {
 	if (!test_bit(tier, &pool->flush_dirty))
 		set_bit(tier, &pool->flush_dirty);
+}
+
+/**
+ * tier_note_acked() - a write in place to @tier completed successfully and
+ * is acknowledged upwards: until a flush of the tier succeeds, losing the
+ * tier loses it (acked_dirty). Call before tier_mark_written(): a flush
+ * that clears flush_dirty after this then also sees the bit.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: any (bio completion, irq).
+ */
+static inline void tier_note_acked(struct tier_pool *pool, u32 tier)
+{
+	if (!test_bit(tier, &pool->acked_dirty)) {
+		set_bit(tier, &pool->acked_dirty);
+		smp_mb__after_atomic(); /* before flush_dirty is set */
+	}
+}
+
+/**
+ * tier_pool_acked_lost() - @tier can no longer make its acknowledged writes
+ * durable (its flush failed, or it went offline): if it has any
+ * (acked_dirty), the next REQ_PREFLUSH fails (writes_lost), and the log
+ * says why.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ * @why:  what happened, for the log.
+ *
+ * Context: any (bio completion, irq); never sleeps.
+ */
+void tier_pool_acked_lost(struct tier_pool *pool, u32 tier, const char *why);
+
+/**
+ * tier_pool_take_writes_lost() - whether writes may have been lost since
+ * the last call that said so; true once per loss.
+ * @pool: the pool.
+ *
+ * Context: the worker, for a batch that carries a REQ_PREFLUSH.
+ * Return: true when the flush must fail with EIO.
+ */
+static inline bool tier_pool_take_writes_lost(struct tier_pool *pool)
+{
+	return atomic_read(&pool->writes_lost) &&
+	       atomic_xchg(&pool->writes_lost, 0);
 }
 
 /**

@@ -435,8 +435,8 @@ static int tier_map(struct dm_target *ti, struct bio *bio)
 }
 
 /*
- * Errors of bios we sent to a tier count against it; "not supported" and
- * "try again" are no sign of a failing device.
+ * Errors of bios we sent to a tier count against it; "not supported", "try
+ * again", "no space" and "no memory" are no sign of a failing device.
  */
 static int tier_end_io(struct dm_target *ti, struct bio *bio,
 		       blk_status_t *error)
@@ -451,9 +451,18 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 	tier_uncount_io(tb->pool, tb);
 	if (!tb->issued)
 		return DM_ENDIO_DONE;
-	/* Before the completion goes up: a later flush covers it. */
-	if (op_is_write(bio_op(bio)))
+	/*
+	 * Before the completion goes up: a later flush covers it, and until
+	 * one did, losing the tier loses an acknowledged write in place. Not
+	 * a job's write (flushed before its extent was published, failed if
+	 * that flush failed) nor a FUA one (durable on its own).
+	 */
+	if (op_is_write(bio_op(bio))) {
+		if (!*error && bio_op(bio) != REQ_OP_DISCARD && !tb->job &&
+		    !(bio->bi_opf & REQ_FUA))
+			tier_note_acked(tb->pool, tb->tier);
 		tier_mark_written(tb->pool, tb->tier);
+	}
 	/*
 	 * Readahead may fail with the tier healthy: device-mapper fails it
 	 * while a tier that is a dm device is suspended (a table reload).
@@ -461,7 +470,8 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 	if (!*error)
 		tier_note_io_ok(tb->pool, tb->tier);
 	else if (*error != BLK_STS_NOTSUPP && *error != BLK_STS_AGAIN &&
-		 *error != BLK_STS_NOSPC && !(bio->bi_opf & REQ_RAHEAD))
+		 *error != BLK_STS_NOSPC && *error != BLK_STS_RESOURCE &&
+		 !(bio->bi_opf & REQ_RAHEAD))
 		tier_note_io_error(tb->pool, tb->tier, *error);
 	return DM_ENDIO_DONE;
 }
@@ -623,8 +633,11 @@ static void tier_zero_failed(struct tier_pool *pool, struct tier_job *job)
 	DMERR_LIMIT("%s: zeroing a new extent on tier %u failed: %d",
 		    tier_pool_log_name(pool), job->loc.tier,
 		    blk_status_to_errno(job->zero_status));
-	if (job->zero_status != BLK_STS_RESOURCE)
-		tier_note_io_error(pool, job->loc.tier, job->zero_status);
+	/*
+	 * Not counted here: the write ends with this status, and tier_end_io()
+	 * counts it (counted in both, 8 such failures in a row, not 16, took
+	 * the tier offline).
+	 */
 	job->status = job->zero_status;
 	job->bio->bi_status = job->zero_status;
 }
@@ -999,7 +1012,7 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
  */
 static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 {
-	blk_status_t status = BLK_STS_OK;
+	blk_status_t status = BLK_STS_OK, flush_status = BLK_STS_OK;
 	bool frees = false;
 	struct bio *bio;
 	int r = 0;
@@ -1012,8 +1025,17 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 	if (r)
 		status = BLK_STS_IOERR;
 
+	/*
+	 * A flush also fails when acknowledged writes were lost since the
+	 * last one that said so (a tier failed its flush, or went offline,
+	 * holding them): what the fsync promises is not all on disk. Only a
+	 * batch with a flush takes the news; a FUA write promises itself.
+	 */
+	if (!bio_list_empty(&batch->flushes) &&
+	    tier_pool_take_writes_lost(pool))
+		flush_status = BLK_STS_IOERR;
 	while ((bio = bio_list_pop(&batch->flushes))) {
-		bio->bi_status = status;
+		bio->bi_status = status ?: flush_status;
 		bio_endio(bio);
 	}
 	while ((bio = bio_list_pop(&batch->submit))) {

@@ -10,12 +10,16 @@
 #            intact; tier 1 degraded (not offline), tier 0 ok, metadata rw
 #   bad0     the same over vexts 2 and 5 in tier 0's data area: exactly
 #            those fail, writes to them fail, a flush still commits; tier 0
-#            degraded (the metadata tier never goes offline)
+#            degraded (the metadata tier never goes offline); demotion by
+#            age tries the copies of 2 and 5 once, later scans leave them
 #   flakey   tier 1 on dm-flakey, down (every I/O fails): reads fail until
 #            errors in a row take tier 1 offline, then at once; tier-0 reads
 #            and fsynced writes go on; a whole-extent write to vext 9 is
 #            redirected to tier 0, a partial write to vext 12 fails (EIO);
 #            back up and `tierctl recover`: ok, every extent verifies
+#   lost     a write in place to tier 1 that no flush covered, then tier 1
+#            down and offline: the first flush after fails (EIO), once;
+#            recovered, the write reads back
 #   (bad1 also migrates 8-15 to tier 0 one copy at a time: 10 and 13
 #   fail, the rest moves, the request ends failed; then back to tier 1)
 # Every step is bounded; no warning, no hang.
@@ -60,7 +64,7 @@ shim_load() { # shim table-text
 range_of() { awk -v v="$1" '$1 == v { print $3, $4 }' /tmp/map; }
 
 guest_main() {
-	local i sums=() got want t0 el max
+	local i sums=() got want t0 el max errs
 	for i in 0 1; do
 		eval "dmsetup create te$i --table \"0 \$(blockdev --getsz \$DMT_NVME$i) linear \$DMT_NVME$i 0\""
 	done
@@ -107,10 +111,29 @@ guest_main() {
 	expect_eq "$(tier_stat $DEV state 0)" degraded "bad0: tier 0"
 	expect_eq "$(tier_stat $DEV mode)" rw "bad0: metadata mode"
 	for i in 0 1 3 4 6 7 8 15; do expect_eq "$(ext_sum $i)" "${sums[i]}" "bad0: vext $i"; done
+	# Every tier-0 extent demoted by age: the copies of 2 and 5 fail once,
+	# and the scans after (every 5 s) leave them alone (the old code tried
+	# them at each scan, one more error against the tier each time).
+	errs=$(tier_stat $DEV migration_errors)
+	tier_set $DEV promote_hits 0 # the reads above made 8 and 15 hot
+	tier_set $DEV demote_age 1
+	tier_set $DEV auto_migrate 1
+	tier_wait $DEV 60 "[ \$mapped0 = 2 ] && [ \$in_flight = 0 ] && [ \$migration_errors -ge $((errs + 2)) ]" ||
+		fail "bad0: demotion by age: $(tier_summary $DEV), $(tier_stat $DEV migration_errors) failed copies"
+	sleep 12
+	expect_eq "$(tier_stat $DEV migration_errors)" $((errs + 2)) "bad0: failed copies after two more scans"
+	tier_set $DEV auto_migrate 0
+	tier_set $DEV demote_age 0
+	tier_set $DEV promote_hits 4 # the default
+	echo "bad0: demotion by age moved all but 2 and 5, whose copies failed once and were not tried again"
 	shim_load te0 "$(shim_table "$DMT_NVME0")"
 	bounded 30 "bad0: recover" tierctl recover $DEV 0 >/dev/null
 	expect_eq "$(tier_stat $DEV state 0)" ok "bad0: tier 0 after recover"
 	for i in $(seq 0 15); do expect_eq "$(ext_sum $i)" "${sums[i]}" "bad0: vext $i after recovery"; done
+	# Back where the flakey step expects them.
+	tierctl migrate $DEV --range 0:8M --tier 0 --wait >/dev/null || fail "bad0: migrate 0-7 back to tier 0"
+	tierctl migrate $DEV --range 20M:1M --tier 0 --wait >/dev/null || fail "bad0: migrate 20 back to tier 0"
+	expect_eq "$(tier_stat $DEV mapped 1)" 8 "bad0: extents on tier 1 again"
 	echo "bad0: EIO on exactly vexts 2 and 5 (tier 0 data area), commits went on, recovered"
 
 	# ---- flakey
@@ -157,6 +180,40 @@ guest_main() {
 	sums[9]=$(dev_sum /tmp/x)
 	for i in $(seq 0 15); do expect_eq "$(ext_sum $i)" "${sums[i]}" "flakey: vext $i after recovery"; done
 	tier_sane $DEV "after recovery"
+
+	# ---- lost
+	# A write in place to vext 11 that no flush covers, then tier 1 goes
+	# down and, 17 failed 4 KiB reads later, offline. The suspend commits
+	# map and heat and flushes every tier; nothing flushes tier 1 after it
+	# (the map stays clean, heat alone is committed 30 s later at the
+	# earliest), so the step runs in well under 30 s. 4 KiB: a whole-extent
+	# write would be redirected to tier 0.
+	dmsetup suspend $DEV && dmsetup resume $DEV
+	head -c 4096 <(rand_bytes) >/tmp/w11
+	dd if=/tmp/w11 of=$D bs=4k seek=$((11 * 256 + 7)) count=1 oflag=direct status=none ||
+		fail "lost: the write in place to vext 11"
+	shim_load te1 "0 $(blockdev --getsz "$DMT_NVME1") flakey $DMT_NVME1 0 0 3600"
+	for i in $(seq 17); do
+		dd if=$D of=/dev/null bs=4k skip=$((8 * 256 + i)) count=1 iflag=direct status=none 2>/dev/null || true
+	done
+	expect_eq "$(tier_stat $DEV state 1)" offline "lost: tier 1 after 17 failed reads"
+	# That write may be lost with the tier: the first flush after it went
+	# offline says so (EIO), once; the next one succeeds (the old code
+	# completed both: an fsync that promised data no flush covered).
+	! bounded 30 "lost: first flush" dd if=/dev/null of=$D conv=fsync status=none 2>/dev/null ||
+		fail "lost: a flush succeeded though tier 1 went offline holding a write no flush covered"
+	bounded 30 "lost: second flush" dd if=/dev/null of=$D conv=fsync status=none ||
+		fail "lost: the flush after the one that reported the loss failed"
+	dmesg | grep -q "tier 1 (.*) went offline holding acknowledged writes no flush covered" ||
+		fail "lost: the kernel log does not say why the flush failed"
+	shim_load te1 "$(shim_table "$DMT_NVME1")"
+	bounded 30 "lost: recover" tierctl recover $DEV 1 >/dev/null
+	# The drive kept it (an emulated drive loses nothing): durable now.
+	dd if=$D of=/tmp/r11 bs=4k skip=$((11 * 256 + 7)) count=1 iflag=direct status=none
+	cmp -s /tmp/r11 /tmp/w11 || fail "lost: the write in place after recovery"
+	bounded 30 "lost: flush after recovery" dd if=/dev/null of=$D conv=fsync status=none ||
+		fail "lost: a flush after the recovery failed"
+	echo "lost: the first flush after tier 1 went offline holding a write in place failed (EIO), the next succeeded"
 	no_kernel_warning "tier errors"
 	tierctl remove $DEV
 	dmsetup remove --retry te0 te1

@@ -18,7 +18,8 @@
 #           worker (fio's runtime: the old module took 17-19 s here)
 #   failed  dm-error over the tail of the next new physical extent: a 4 KiB
 #           first write at its head fails (EIO, the zeroing failed), nothing
-#           is mapped, tier 0 is degraded; with the error gone and the tier
+#           is mapped, tier 0 is degraded with one I/O error counted (the
+#           old module counted two); with the error gone and the tier
 #           recovered the same write succeeds, zeroes around it
 #   parked  tier writes delayed 1 s again: 16 fio jobs each write 8 x 4 KiB
 #           at QD8 into their own new extent; the writes behind each
@@ -53,7 +54,7 @@ partial() { # vext offset file
 }
 
 guest_main() {
-	local i t0 ms ds pids=() size table first parks wz logged
+	local i t0 ms ds pids=() size table first parks wz logged errs
 	size=$(blockdev --getsz "$DMT_NVME0")
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
@@ -113,8 +114,12 @@ os.fsync(fd)' "$DMT_NVME0" $((size / 2048))
 	shim_load "0 $((ds + 20 * 2048 + 8)) linear $DMT_NVME0 0
 $((ds + 20 * 2048 + 8)) 2040 error
 $((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 2048))"
+	errs=$(jfield $DEV '["tiers"][0]["io_errors"]')
 	! partial 40 0 /tmp/p4 || fail "failed: a first write whose zeroing failed succeeded"
 	expect_eq "$(tier_mapped $DEV 0)" 20 "failed: mapped extents"
+	# One failed write, one error against the tier (it was counted twice:
+	# 8 such writes in a row took a tier offline, not 16).
+	expect_eq "$(jfield $DEV '["tiers"][0]["io_errors"]')" $((errs + 1)) "failed: tier 0's I/O errors"
 	head -c 1M /dev/zero >/tmp/zero
 	expect_eq "$(dev_sum $D 1 40)" "$(dev_sum /tmp/zero)" "failed: vext 40 reads as zeroes"
 	expect_eq "$(tier_stat $DEV state 0)" degraded "failed: tier 0"
