@@ -58,6 +58,13 @@
 #define TIER_MIG_BURST_QUIET_S 2 /* tier 0 not grown this long: burst over */
 #define TIER_MIG_UNREADABLE 32 /* extents no automatic move tries again */
 
+/* An extent whose copy could not read its source, and where it was. */
+struct tier_mig_unreadable {
+	u64 vext;
+	u64 pext;
+	u32 tier;
+};
+
 /*
  * Migration state, one per pool (pool->mig); fields under pool->lock unless
  * noted. The settings are the pool's (pool->cfg).
@@ -141,11 +148,14 @@ struct tier_mig {
 	 * Extents whose copy could not read its source: no automatic move
 	 * tries them again (each try is one more error against the tier, and
 	 * errors in a row take it offline; the policy would pick the same
-	 * extent at every scan) until a move of the extent succeeds (a manual
-	 * one still tries) or the device is activated again. When full, a new
-	 * one replaces an old one, round robin: that one may be tried again.
+	 * extent at every scan) while they stay where they were (an entry
+	 * whose extent moved or was written elsewhere no longer matches),
+	 * until a move of the extent succeeds (a manual one still tries), the
+	 * source tier is recovered or renumbered, or the device is activated
+	 * again. When full, a new one replaces an old one, round robin: that
+	 * one may be tried again.
 	 */
-	u64 unreadable[TIER_MIG_UNREADABLE];
+	struct tier_mig_unreadable unreadable[TIER_MIG_UNREADABLE];
 	u32 nr_unreadable;
 	u32 unreadable_next; /* the slot a new one takes when full */
 
@@ -448,6 +458,9 @@ void tier_mig_tiers_renumber(struct tier_pool *pool, bool insert, u32 pos,
 	lockdep_assert_held(&pool->lock);
 	/* postsuspend waited for every copy: no job holds an old number. */
 	WARN_ON_ONCE(mg->inflight);
+	/* Its tier numbers are the old ones: tried again from now on. */
+	mg->nr_unreadable = 0;
+	mg->unreadable_next = 0;
 	r = tier_map_renumber_table(old_n, insert, pos, table);
 	if (!r)
 		r = tier_movq_renumber(&mg->movq, table, old_n, &id);
@@ -524,35 +537,72 @@ static u32 tier_mig_unreadable_slot(const struct tier_mig *mg, u64 v)
 	u32 i;
 
 	for (i = 0; i < mg->nr_unreadable; i++)
-		if (mg->unreadable[i] == v)
+		if (mg->unreadable[i].vext == v)
 			break;
 	return i;
 }
 
-/* Whether automatic moves leave @v alone (its source failed). Under lock. */
-static bool tier_mig_unreadable(const struct tier_mig *mg, u64 v)
+/* Drop slot @i of the unreadable set. Under lock. */
+static void tier_mig_unreadable_drop(struct tier_mig *mg, u32 i)
 {
-	return tier_mig_unreadable_slot(mg, v) < mg->nr_unreadable;
+	mg->unreadable[i] = mg->unreadable[--mg->nr_unreadable];
+	if (mg->unreadable_next >= mg->nr_unreadable)
+		mg->unreadable_next = 0;
 }
 
-/* @v's copy failed reading its source (@bad) or it moved. Under lock. */
-static void tier_mig_note_unreadable(struct tier_mig *mg, u64 v, bool bad)
+/*
+ * Whether automatic moves leave @v alone: its copy failed reading it where
+ * it still is (@loc, its current location). Under lock.
+ */
+static bool tier_mig_unreadable(const struct tier_mig *mg, u64 v,
+				const struct tier_loc *loc)
 {
 	u32 i = tier_mig_unreadable_slot(mg, v);
 
-	if (!bad) {
+	return i < mg->nr_unreadable && mg->unreadable[i].tier == loc->tier &&
+	       mg->unreadable[i].pext == loc->pext.p;
+}
+
+/*
+ * @v's copy failed reading its source @src (@src set) or @v moved (@src
+ * NULL). Under lock.
+ */
+static void tier_mig_note_unreadable(struct tier_mig *mg, u64 v,
+				     const struct tier_loc *src)
+{
+	u32 i = tier_mig_unreadable_slot(mg, v);
+
+	if (!src) {
 		if (i < mg->nr_unreadable)
-			mg->unreadable[i] = mg->unreadable[--mg->nr_unreadable];
+			tier_mig_unreadable_drop(mg, i);
 		return;
 	}
-	if (i < mg->nr_unreadable)
-		return;
-	if (mg->nr_unreadable < TIER_MIG_UNREADABLE) {
-		mg->unreadable[mg->nr_unreadable++] = v;
-		return;
+	if (i == mg->nr_unreadable) {
+		if (mg->nr_unreadable < TIER_MIG_UNREADABLE) {
+			mg->nr_unreadable++;
+		} else {
+			i = mg->unreadable_next;
+			mg->unreadable_next = (i + 1) % TIER_MIG_UNREADABLE;
+		}
 	}
-	mg->unreadable[mg->unreadable_next] = v;
-	mg->unreadable_next = (mg->unreadable_next + 1) % TIER_MIG_UNREADABLE;
+	mg->unreadable[i].vext = v;
+	mg->unreadable[i].pext = src->pext.p;
+	mg->unreadable[i].tier = src->tier;
+}
+
+void tier_mig_tier_recovered(struct tier_pool *pool, u32 tier)
+{
+	struct tier_mig *mg = pool->mig;
+	u32 i = 0;
+
+	spin_lock_irq(&pool->lock);
+	while (i < mg->nr_unreadable) {
+		if (mg->unreadable[i].tier == tier)
+			tier_mig_unreadable_drop(mg, i);
+		else
+			i++;
+	}
+	spin_unlock_irq(&pool->lock);
 }
 
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
@@ -597,10 +647,10 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 		if (job->status)
 			mg->errors++;
 		if (job->src_unreadable)
-			tier_mig_note_unreadable(mg, job->vext.v, true);
+			tier_mig_note_unreadable(mg, job->vext.v, &job->src);
 	} else {
 		if (mg->nr_unreadable)
-			tier_mig_note_unreadable(mg, job->vext.v, false);
+			tier_mig_note_unreadable(mg, job->vext.v, NULL);
 		tier_switch_extent(pool, job);
 		if (job->loc.tier < job->src.tier)
 			mg->promotions++;
@@ -810,7 +860,7 @@ static bool tier_mig_swap_valid(struct tier_pool *pool,
 
 	return tier_mw_decode(word, &loc) && !(word & TIER_MW_BUSY) &&
 	       !(loc.flags & TIER_EXT_F_PINNED) && loc.tier == w->from &&
-	       !tier_mig_unreadable(pool->mig, w->vext) &&
+	       !tier_mig_unreadable(pool->mig, w->vext, &loc) &&
 	       tier_policy_move_allowed(pool->mig->offline, pool->mig->noalloc,
 					w->from, w->to);
 }
@@ -1004,7 +1054,7 @@ static bool tier_mig_next_auto(struct tier_pool *pool,
 
 		word = READ_ONCE(pool->map.words[v]);
 		if (!tier_mw_decode(word, &loc) || (word & TIER_MW_BUSY) ||
-		    tier_mig_unreadable(mg, v))
+		    tier_mig_unreadable(mg, v, &loc))
 			continue;
 		if (tier_policy_classify(cfg, &mg->plan, tier_vext(v), &loc,
 					 tier_mw_heat(word),

@@ -273,6 +273,16 @@ bool tier_mig_pop_result(struct tier_pool *pool, struct tier_move_result *res);
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job);
 
 /**
+ * tier_mig_tier_recovered() - @tier passed a recovery probe: the extents on
+ * it whose copies failed reading them may be tried again by automatic moves.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ *
+ * Context: process; takes pool->lock.
+ */
+void tier_mig_tier_recovered(struct tier_pool *pool, u32 tier);
+
+/**
  * tier_mig_stats() - add the migration counters to @st.
  * @pool: the pool.
  * @st:   out.

@@ -1081,10 +1081,12 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	r = tier_nl_tier_index(info, pool, &tier);
 	if (!r) {
 		r = tier_tier_recover(pool, tier);
-		if (r)
+		if (r) {
 			NL_SET_ERR_MSG(info->extack, TIER_MSG_PROBE);
-		else
+		} else {
+			tier_mig_tier_recovered(pool, tier);
 			tier_request_commit(pool);
+		}
 	}
 	mutex_unlock(&tier_pools_mutex);
 	return r;

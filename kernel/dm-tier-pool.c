@@ -310,11 +310,18 @@ static void tier_pool_commit_done(struct tier_pool *pool, ktime_t start)
 
 void tier_pool_acked_lost(struct tier_pool *pool, u32 tier, const char *why)
 {
-	if (!test_and_clear_bit(tier, &pool->acked_dirty))
+	if (!test_bit(tier, &pool->acked_dirty))
 		return;
+	/*
+	 * The loss is published before the bit goes (test_and_clear_bit() is
+	 * fully ordered): a flush that finds the bit gone must find
+	 * writes_lost set, or a caller preempted between the two would let
+	 * that flush succeed.
+	 */
 	atomic_set(&pool->writes_lost, 1);
-	DMERR_LIMIT(TIER_MSG_ACKED_LOST, tier_pool_log_name(pool), tier,
-		    pool->tier_name[tier], why);
+	if (test_and_clear_bit(tier, &pool->acked_dirty))
+		DMERR_LIMIT(TIER_MSG_ACKED_LOST, tier_pool_log_name(pool), tier,
+			    pool->tier_name[tier], why);
 }
 
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
@@ -674,14 +681,27 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 
 int tier_tier_recover(struct tier_pool *pool, u32 tier)
 {
+	bool acked;
 	int r;
 
-	/* Serialised with commits, which flush and read the same bits. */
+	/*
+	 * Serialised with commits, which flush and read the same bits; the
+	 * probe takes acked_dirty as any flush does (tier_pool_flush_tiers()),
+	 * else a bit its flush covered would stay and turn into a loss, and
+	 * a spurious EIO, at the tier's next outage.
+	 */
 	mutex_lock(&pool->md_lock);
 	clear_bit(tier, &pool->flush_dirty);
+	smp_mb__after_atomic(); /* pairs with tier_note_acked() */
+	acked = test_and_clear_bit(tier, &pool->acked_dirty);
 	r = tier_md_flush_tier(pool->meta, tier);
 	if (r) {
 		set_bit(tier, &pool->flush_dirty);
+		if (acked) {
+			set_bit(tier, &pool->acked_dirty);
+			tier_pool_acked_lost(pool, tier,
+					     "failed its probe flush");
+		}
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
 		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);

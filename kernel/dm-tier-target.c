@@ -455,11 +455,14 @@ static int tier_end_io(struct dm_target *ti, struct bio *bio,
 	 * Before the completion goes up: a later flush covers it, and until
 	 * one did, losing the tier loses an acknowledged write in place. Not
 	 * a job's write (flushed before its extent was published, failed if
-	 * that flush failed) nor a FUA one (durable on its own).
+	 * that flush failed), a FUA one, or one to a tier with no volatile
+	 * write cache (durable on their own; the block layer drops FUA
+	 * there).
 	 */
 	if (op_is_write(bio_op(bio))) {
 		if (!*error && bio_op(bio) != REQ_OP_DISCARD && !tb->job &&
-		    !(bio->bi_opf & REQ_FUA))
+		    !(bio->bi_opf & REQ_FUA) &&
+		    bdev_write_cache(tb->pool->tier_bdev[tb->tier]))
 			tier_note_acked(tb->pool, tb->tier);
 		tier_mark_written(tb->pool, tb->tier);
 	}

@@ -20,6 +20,10 @@
 #   lost     a write in place to tier 1 that no flush covered, then tier 1
 #            down and offline: the first flush after fails (EIO), once;
 #            recovered, the write reads back
+#   covered  a write in place, tier 1 degraded and recovered (the probe
+#            flush covers the write), then down and offline: no EIO
+#   nocache  tier 1's shim set to "write through", a write in place, tier 1
+#            down and offline: no EIO (the write was durable at completion)
 #   (bad1 also migrates 8-15 to tier 0 one copy at a time: 10 and 13
 #   fail, the rest moves, the request ends failed; then back to tier 1)
 # Every step is bounded; no warning, no hang.
@@ -62,6 +66,17 @@ shim_load() { # shim table-text
 	dmsetup resume "$1"
 }
 range_of() { awk -v v="$1" '$1 == v { print $3, $4 }' /tmp/map; }
+# Tier 1 down (dm-flakey) and offline after 17 failed 4 KiB reads, in one
+# loop: seconds, not the 30 s after which heat alone is committed (and
+# tier 1 flushed).
+tier1_offline() { # step
+	local i
+	shim_load te1 "0 $(blockdev --getsz "$DMT_NVME1") flakey $DMT_NVME1 0 0 3600"
+	for i in $(seq 17); do
+		dd if=$D of=/dev/null bs=4k skip=$((8 * 256 + i)) count=1 iflag=direct status=none 2>/dev/null || true
+	done
+	expect_eq "$(tier_stat $DEV state 1)" offline "$1: tier 1 after 17 failed reads"
+}
 
 guest_main() {
 	local i sums=() got want t0 el max errs
@@ -192,11 +207,7 @@ guest_main() {
 	head -c 4096 <(rand_bytes) >/tmp/w11
 	dd if=/tmp/w11 of=$D bs=4k seek=$((11 * 256 + 7)) count=1 oflag=direct status=none ||
 		fail "lost: the write in place to vext 11"
-	shim_load te1 "0 $(blockdev --getsz "$DMT_NVME1") flakey $DMT_NVME1 0 0 3600"
-	for i in $(seq 17); do
-		dd if=$D of=/dev/null bs=4k skip=$((8 * 256 + i)) count=1 iflag=direct status=none 2>/dev/null || true
-	done
-	expect_eq "$(tier_stat $DEV state 1)" offline "lost: tier 1 after 17 failed reads"
+	tier1_offline lost
 	# That write may be lost with the tier: the first flush after it went
 	# offline says so (EIO), once; the next one succeeds (the old code
 	# completed both: an fsync that promised data no flush covered).
@@ -214,6 +225,47 @@ guest_main() {
 	bounded 30 "lost: flush after recovery" dd if=/dev/null of=$D conv=fsync status=none ||
 		fail "lost: a flush after the recovery failed"
 	echo "lost: the first flush after tier 1 went offline holding a write in place failed (EIO), the next succeeded"
+
+	# ---- covered
+	# An outage that loses nothing costs no flush anything: a write in
+	# place, tier 1 degraded by one failed read, `tierctl recover` (its
+	# probe flush covers the write), then tier 1 down and offline: the
+	# flush after succeeds (the probe used to leave the write marked, and
+	# the outage turned the mark into a loss: EIO, and XFS shuts down).
+	dmsetup suspend $DEV && dmsetup resume $DEV
+	dd if=/tmp/w11 of=$D bs=4k seek=$((11 * 256 + 8)) count=1 oflag=direct status=none ||
+		fail "covered: the write in place to vext 11"
+	shim_load te1 "$(shim_table "$DMT_NVME1" "$(range_of 13)")"
+	! dd if=$D of=/dev/null bs=4k skip=$((13 * 256)) count=1 iflag=direct status=none 2>/dev/null ||
+		fail "covered: a read of vext 13 succeeded over dm-error"
+	expect_eq "$(tier_stat $DEV state 1)" degraded "covered: tier 1 after one failed read"
+	shim_load te1 "$(shim_table "$DMT_NVME1")"
+	bounded 30 "covered: recover" tierctl recover $DEV 1 >/dev/null
+	tier1_offline covered
+	bounded 30 "covered: flush" dd if=/dev/null of=$D conv=fsync status=none ||
+		fail "covered: a flush failed after an outage that lost nothing (the recovery's probe flush covered the write)"
+	shim_load te1 "$(shim_table "$DMT_NVME1")"
+	bounded 30 "covered: recover after the outage" tierctl recover $DEV 1 >/dev/null
+	echo "covered: an outage after a recovery's probe flush covered the write: the flush after succeeded"
+
+	# ---- nocache
+	# A tier with no volatile write cache: a write is durable when it
+	# completes, so the tier's outage loses nothing either (the block
+	# layer drops FUA and flushes there; the write used to stay marked).
+	dmsetup suspend $DEV && dmsetup resume $DEV
+	echo "write through" >"/sys/block/$(basename "$(readlink -f /dev/mapper/te1)")/queue/write_cache"
+	dd if=/tmp/w11 of=$D bs=4k seek=$((11 * 256 + 9)) count=1 oflag=direct status=none ||
+		fail "nocache: the write in place to vext 11"
+	tier1_offline nocache
+	bounded 30 "nocache: flush" dd if=/dev/null of=$D conv=fsync status=none ||
+		fail "nocache: a flush failed after the outage of a tier with no write cache"
+	shim_load te1 "$(shim_table "$DMT_NVME1")"
+	bounded 30 "nocache: recover" tierctl recover $DEV 1 >/dev/null
+	for i in 8 9; do
+		dd if=$D of=/tmp/r11 bs=4k skip=$((11 * 256 + i)) count=1 iflag=direct status=none
+		cmp -s /tmp/r11 /tmp/w11 || fail "nocache: block $i of vext 11"
+	done
+	echo "nocache: the outage of a tier with no write cache after a write in place: the flush after succeeded"
 	no_kernel_warning "tier errors"
 	tierctl remove $DEV
 	dmsetup remove --retry te0 te1
