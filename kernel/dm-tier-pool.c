@@ -324,6 +324,33 @@ void tier_pool_acked_lost(struct tier_pool *pool, u32 tier, const char *why)
 			    pool->tier_name[tier], why);
 }
 
+/*
+ * Before a flush of @tier: its written and acknowledged marks are taken
+ * (the flush covers what set them). Return: whether it held acknowledged
+ * writes, for tier_pool_flush_undo().
+ */
+static bool tier_pool_flush_begin(struct tier_pool *pool, u32 tier)
+{
+	clear_bit(tier, &pool->flush_dirty);
+	smp_mb__after_atomic(); /* pairs with tier_note_acked() */
+	return test_and_clear_bit(tier, &pool->acked_dirty);
+}
+
+/*
+ * That flush failed: the marks back; with @why, the acknowledged writes
+ * (@acked) count as lost (tier_pool_acked_lost()).
+ */
+static void tier_pool_flush_undo(struct tier_pool *pool, u32 tier, bool acked,
+				 const char *why)
+{
+	set_bit(tier, &pool->flush_dirty);
+	if (!acked)
+		return;
+	set_bit(tier, &pool->acked_dirty);
+	if (why)
+		tier_pool_acked_lost(pool, tier, why);
+}
+
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 {
 	unsigned long failed = 0;
@@ -341,18 +368,11 @@ unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask)
 		}
 		if (!test_bit(i, &pool->flush_dirty))
 			continue;
-		clear_bit(i, &pool->flush_dirty);
-		/* Pairs with tier_note_acked(): the writes this flush covers. */
-		smp_mb__after_atomic();
-		acked = test_and_clear_bit(i, &pool->acked_dirty);
+		acked = tier_pool_flush_begin(pool, i);
 		r = tier_md_flush_tier(pool->meta, i);
 		if (!r)
 			continue;
-		set_bit(i, &pool->flush_dirty);
-		if (acked) {
-			set_bit(i, &pool->acked_dirty);
-			tier_pool_acked_lost(pool, i, "failed a flush");
-		}
+		tier_pool_flush_undo(pool, i, acked, "failed a flush");
 		failed |= BIT(i);
 		/* A failed flush is a failed I/O to the tier: counted too. */
 		atomic64_inc(&pool->io_errors[i]);
@@ -505,20 +525,13 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
-	acked0 = false;
-	if (!pool->meta_ext) {
-		clear_bit(0, &pool->flush_dirty);
-		smp_mb__after_atomic(); /* as in tier_pool_flush_tiers() */
-		acked0 = test_and_clear_bit(0, &pool->acked_dirty);
-	}
+	acked0 = !pool->meta_ext && tier_pool_flush_begin(pool, 0);
 	tier_map_set_clock(&pool->map, tier_clock_now(pool));
 	r = tier_md_commit(pool->meta, &pool->map, &pool->lock, used);
 	if (r) {
-		if (!pool->meta_ext)
-			set_bit(0, &pool->flush_dirty);
 		/* Tier 0 holds the metadata: the mode reports the failure. */
-		if (acked0)
-			set_bit(0, &pool->acked_dirty);
+		if (!pool->meta_ext)
+			tier_pool_flush_undo(pool, 0, acked0, NULL);
 		spin_lock_irqsave(&pool->lock, flags);
 		for (i = 0; i < pool->nr_tiers; i++)
 			tier_alloc_commit_end(&pool->alloc[i], false);
@@ -686,22 +699,16 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 
 	/*
 	 * Serialised with commits, which flush and read the same bits; the
-	 * probe takes acked_dirty as any flush does (tier_pool_flush_tiers()),
+	 * probe takes acked_dirty as any flush does (tier_pool_flush_begin()),
 	 * else a bit its flush covered would stay and turn into a loss, and
 	 * a spurious EIO, at the tier's next outage.
 	 */
 	mutex_lock(&pool->md_lock);
-	clear_bit(tier, &pool->flush_dirty);
-	smp_mb__after_atomic(); /* pairs with tier_note_acked() */
-	acked = test_and_clear_bit(tier, &pool->acked_dirty);
+	acked = tier_pool_flush_begin(pool, tier);
 	r = tier_md_flush_tier(pool->meta, tier);
 	if (r) {
-		set_bit(tier, &pool->flush_dirty);
-		if (acked) {
-			set_bit(tier, &pool->acked_dirty);
-			tier_pool_acked_lost(pool, tier,
-					     "failed its probe flush");
-		}
+		tier_pool_flush_undo(pool, tier, acked,
+				     "failed its probe flush");
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
 		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);
