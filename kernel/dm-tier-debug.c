@@ -61,6 +61,11 @@ module_param(dbg_zero_refuse, uint, 0644);
 MODULE_PARM_DESC(dbg_zero_refuse,
 		 "debug: the next N zeroings sent as WRITE ZEROES end refused");
 
+static unsigned int dbg_commit_delay_ms;
+module_param(dbg_commit_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_commit_delay_ms,
+		 "debug: a commit sleeps between used counts and map copy");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -164,6 +169,11 @@ void tier_dbg_worker_delay(void)
 void tier_dbg_fill_delay(void)
 {
 	tier_dbg_sleep(&dbg_fill_delay_ms);
+}
+
+void tier_dbg_commit_delay(void)
+{
+	tier_dbg_sleep(&dbg_commit_delay_ms);
 }
 
 void tier_dbg_parked(void)

@@ -138,6 +138,16 @@ void tier_dbg_worker_delay(void);
 void tier_dbg_fill_delay(void);
 
 /**
+ * tier_dbg_commit_delay() - sleep dbg_commit_delay_ms in a commit after it
+ * read the used counts and before it writes the map blocks: a change of
+ * the map that is not serialised with commits (pool->md_lock) lands in
+ * that window (VM test 085).
+ *
+ * Context: process, pool->md_lock held, may sleep.
+ */
+void tier_dbg_commit_delay(void);
+
+/**
  * tier_dbg_parked() - a bio was parked behind a job: count it in dbg_parks.
  *
  * Context: under a pool's lock.
@@ -198,6 +208,10 @@ static inline void tier_dbg_event_delay(void)
 }
 
 static inline void tier_dbg_worker_delay(void)
+{
+}
+
+static inline void tier_dbg_commit_delay(void)
 {
 }
 

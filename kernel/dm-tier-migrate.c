@@ -987,6 +987,14 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		return false;
 	if (m->state == TIER_MOVE_QUEUED)
 		m->state = TIER_MOVE_RUNNING;
+	/*
+	 * Never past the map: a shrink's resume swaps in a shorter one, and
+	 * a request queued over the old size (refused while suspended, and
+	 * a shrink waits for the queue, yet not trusted here) ends at the
+	 * new end.
+	 */
+	if (m->last >= pool->virt_extents)
+		m->last = pool->virt_extents - 1;
 	if (m->kind == TIER_MOVE_EVACUATE)
 		return tier_mig_next_evac(pool, m, w);
 	while (m->state == TIER_MOVE_RUNNING && !m->err && m->next <= m->last) {

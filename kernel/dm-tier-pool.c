@@ -523,6 +523,13 @@ static int tier_pool_commit_durable(struct tier_pool *pool,
 		used[i] = pool->mapped[i];
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
+	/*
+	 * The counts above must still match the map this commit copies: the
+	 * other writers of the map are the worker (on this ordered queue, or
+	 * stopped while suspended) and tier_forget_tier_range(), whose
+	 * batches hold md_lock.
+	 */
+	tier_dbg_commit_delay();
 
 	/* The superblock's PREFLUSH covers tier 0's writes up to now. */
 	acked0 = !pool->meta_ext && tier_pool_flush_begin(pool, 0);
@@ -587,9 +594,9 @@ int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
 }
 
 /*
- * Commits run in the worker, the only thread that changes the map, so
+ * Commits run in the worker, the only thread that publishes mappings, so
  * nothing is published between a commit's tier flush and its capture of
- * the map.
+ * the map (forget-tier only unmaps, each batch under md_lock).
  */
 void tier_request_commit(struct tier_pool *pool)
 {
@@ -772,7 +779,7 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier)
 }
 
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, u64 *lo, u64 *hi)
+			   u64 last, u64 *busy, u64 *lo, u64 *hi, bool *stopped)
 {
 	u64 v = first, done = 0, n;
 	struct tier_loc old;
@@ -780,7 +787,21 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 	int r;
 
 	*busy = 0;
+	*stopped = false;
 	while (v <= last) {
+		/*
+		 * Each batch between two commits: a commit reads the used
+		 * counts before it copies the map blocks, and an unmap in
+		 * between wrote a superblock whose counts disagree with its
+		 * map (activation refuses it). And none once the device is
+		 * suspended: its postsuspend commit is the last before resume.
+		 */
+		mutex_lock(&pool->md_lock);
+		if (READ_ONCE(pool->suspended)) {
+			mutex_unlock(&pool->md_lock);
+			*stopped = true;
+			break;
+		}
 		spin_lock_irqsave(&pool->lock, flags);
 		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
 			r = tier_map_clear_on_tier(&pool->map, tier_vext(v),
@@ -798,6 +819,7 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 			*hi = v;
 		}
 		spin_unlock_irqrestore(&pool->lock, flags);
+		mutex_unlock(&pool->md_lock);
 		cond_resched();
 	}
 	return done;

@@ -1078,12 +1078,18 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier);
  * @busy:  out; extents of @tier left alone because a job owns them.
  * @lo:    out; the first extent unmapped (when the return is not 0).
  * @hi:    out; the last extent unmapped (when the return is not 0).
+ * @stopped: out; the device was suspended: the range was left unfinished.
  *
- * Context: process, may sleep between batches; takes pool->lock.
+ * Each batch holds pool->md_lock, so no commit runs between its reading of
+ * the used counts and its copy of the map (they would disagree on disk).
+ *
+ * Context: process, may sleep; takes pool->md_lock, then pool->lock, per
+ * batch; neither held by the caller.
  * Return: the number of extents unmapped.
  */
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, u64 *lo, u64 *hi);
+			   u64 last, u64 *busy, u64 *lo, u64 *hi,
+			   bool *stopped);
 
 /**
  * tier_pool_rebind() - tier @tier's member is now @dev: the same label

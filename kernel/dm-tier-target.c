@@ -2455,6 +2455,15 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		*err = "metadata is not read-write: nothing can change";
 		return -EROFS;
 	}
+	/*
+	 * A resume may change the size or the tier list under it: one queued
+	 * in a shrink's preresume walked the old, larger map, and its flag
+	 * could land on a renumbered tier.
+	 */
+	if (READ_ONCE(pool->suspended)) {
+		*err = "the device is suspended; resume it first";
+		return -EBUSY;
+	}
 	*mapped = READ_ONCE(pool->mapped[tier]);
 	if (stop) {
 		tier_mig_evacuate_stop(pool, tier);
@@ -2535,11 +2544,15 @@ static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 /* ---- forget-tier --------------------------------------------------------- */
 
 #define TIER_FORGET_CHUNK 65536 /* extents per memory-tier invalidation */
+#define TIER_MSG_FORGET_SUSPENDED \
+	"the device was suspended meanwhile: what was forgotten is committed at resume; run it again then"
 
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err)
 {
 	u64 first, last, n, busy, lo = 0, hi = 0, all_busy = 0, seq;
+	const char *note = "";
+	bool stopped = false;
 
 	*done = 0;
 	if (tier >= pool->nr_tiers) {
@@ -2569,19 +2582,28 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		*err = "the device is suspended; resume it first";
 		return -EBUSY;
 	}
-	for (first = 0; first < pool->virt_extents; first = last + 1) {
+	for (first = 0; first < pool->virt_extents && !stopped;
+	     first = last + 1) {
 		last = min(first + TIER_FORGET_CHUNK, pool->virt_extents) - 1;
 		n = tier_forget_tier_range(pool, tier, first, last, &busy, &lo,
-					   &hi);
+					   &hi, &stopped);
 		/* After the map changed: a fill that raced it cannot publish. */
 		if (n)
 			tier_memtier_discard(pool, lo, hi);
 		*done += n;
 		all_busy += busy;
 	}
+	if (stopped)
+		note = " (suspended meanwhile: not all)";
+	else if (all_busy)
+		note = " (some were being moved: not yet)";
 	DMWARN("%s: tier %u (%s) forgotten: %llu extents now read as zeroes%s",
 	       tier_pool_log_name(pool), tier, pool->tier_name[tier], *done,
-	       all_busy ? " (some were being moved: not yet)" : "");
+	       note);
+	if (stopped) {
+		*err = TIER_MSG_FORGET_SUSPENDED;
+		return -EBUSY;
+	}
 	/* Like the commit message: what changed is durable on return. */
 	seq = READ_ONCE(pool->change_seq);
 	tier_request_commit(pool);

@@ -94,7 +94,7 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
  * Return: 0; -EINVAL (no such tier, the only tier, tier 0 holding the
  * metadata, an offline tier; @pref not a tier, the tier itself, offline or
  * evacuating); -EROFS (metadata not rw); -ENOSPC (no room
- * elsewhere); -EBUSY (the move queue is full).
+ * elsewhere); -EBUSY (the move queue is full, or the device is suspended).
  */
 int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		  u32 *id, u64 *mapped, u64 *missing, const char **err);

@@ -784,6 +784,15 @@ int tier_label_check_sb(const struct tier_label *l, const struct tier_sb *sb,
 		    l->meta_start != sb->meta_start)
 			return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
 					    0);
+		/*
+		 * The map copies inside the label's area, which the label
+		 * check keeps within the device (on tier 0 the superblock's
+		 * own check keeps them before the data).
+		 */
+		if (sb->map_start[1] + sb->map_blocks * TIER_BLOCK_SECTORS >
+		    l->meta_start + l->meta_blocks * TIER_BLOCK_SECTORS)
+			return tier_err_set(err, TIER_E_LABEL_SB_MISMATCH, idx,
+					    sb->map_blocks);
 		return 0;
 	}
 	if (expect_index >= sb->nr_tiers)

@@ -1582,6 +1582,18 @@ static void tier_label_check_sb_test(CASE_CTX)
 	l->member_uuid[3] ^= 1;
 	expect_err(test, tier_label_check_sb(l, sb, TIER_META_DEV, &err), &err,
 		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "metadata member uuid");
+	/* Map copies past the label's metadata area (a wrong, checksummed sb). */
+	tier_fresh_label(f, TIER_META_DEV, l);
+	sb->map_blocks++;
+	expect_err(test, tier_label_check_sb(l, sb, TIER_META_DEV, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "map past the area");
+	CASE_EQ(err.value, sb->map_blocks);
+	sb->map_blocks--;
+	sb->map_start[1] += TIER_BLOCK_SECTORS;
+	expect_err(test, tier_label_check_sb(l, sb, TIER_META_DEV, &err), &err,
+		   -EUCLEAN, TIER_E_LABEL_SB_MISMATCH, "copy 1 past the area");
+	sb->map_start[1] -= TIER_BLOCK_SECTORS;
+	CASE_EQ(tier_label_check_sb(l, sb, TIER_META_DEV, &err), 0);
 	tier_fresh_label(f, 1, l);
 	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), 0);
 	l->flags = 0;
