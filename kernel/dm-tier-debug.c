@@ -66,6 +66,11 @@ module_param(dbg_commit_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_commit_delay_ms,
 		 "debug: a commit sleeps between used counts and map copy");
 
+static unsigned int dbg_commit_delays;
+module_param(dbg_commit_delays, uint, 0644);
+MODULE_PARM_DESC(dbg_commit_delays,
+		 "debug: commits that began that sleep (writable, to reset)");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -173,6 +178,9 @@ void tier_dbg_fill_delay(void)
 
 void tier_dbg_commit_delay(void)
 {
+	/* Told before the sleep: a test waits for it to act in the window. */
+	if (READ_ONCE(dbg_commit_delay_ms))
+		WRITE_ONCE(dbg_commit_delays, READ_ONCE(dbg_commit_delays) + 1);
 	tier_dbg_sleep(&dbg_commit_delay_ms);
 }
 

@@ -141,7 +141,8 @@ void tier_dbg_fill_delay(void);
  * tier_dbg_commit_delay() - sleep dbg_commit_delay_ms in a commit after it
  * read the used counts and before it writes the map blocks: a change of
  * the map that is not serialised with commits (pool->md_lock) lands in
- * that window (VM test 085).
+ * that window (VM test 085). Counts each such sleep in dbg_commit_delays
+ * as it begins.
  *
  * Context: process, pool->md_lock held, may sleep.
  */

@@ -2545,7 +2545,7 @@ static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 
 #define TIER_FORGET_CHUNK 65536 /* extents per memory-tier invalidation */
 #define TIER_MSG_FORGET_SUSPENDED \
-	"the device was suspended meanwhile: what was forgotten is committed at resume; run it again then"
+	"the device was suspended meanwhile: what was forgotten is committed by the suspend; run it again after the resume"
 
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err)

@@ -7,7 +7,8 @@
 # each under a dm-linear shim that can turn into the error target, 1 MiB
 # extents, the debug module:
 #   forget    tier 1 degraded with 4 extents on it; a commit reads the used
-#             counts and waits in dbg_commit_delay_ms; forget-tier 1 comes
+#             counts and waits in dbg_commit_delay_ms (dbg_commit_delays
+#             says when it is there); forget-tier 1 comes
 #             meanwhile; once that commit is on disk, tier 0 fails (a power
 #             cut before the forget's own commit). The superblock on disk
 #             must agree with its map: forget-tier used to unmap between
@@ -53,23 +54,26 @@ step_forget() {
 	wait_for 10 '[ "$(tier1_state)" = degraded ]' || fail "tier 1 is $(tier1_state) after a failed read"
 
 	# A first write makes the map dirty; the commit of it stops in the
-	# window between its count and its copy of the map.
-	dbg_param dbg_commit_delay_ms 3000
+	# window between its count and its copy of the map (8 s: room for the
+	# forget to come, and for the cut below on a loaded host).
+	dbg_param dbg_commit_delay_ms 8000
+	dbg_param dbg_commit_delays 0
 	dd if=/tmp/data of=$D bs=1M count=1 seek=20 oflag=direct status=none
 	dmsetup message $DEV 0 commit &
 	commit_pid=$!
-	sleep 1
+	wait_for 30 '[ "$(cat /sys/module/dm_tier/parameters/dbg_commit_delays)" -ge 1 ]' ||
+		fail "the commit did not reach its window"
 	dmsetup message $DEV 0 forget-tier 1 2>/tmp/forget.err &
 	forget_pid=$!
-	wait_bounded 30 "the commit" $commit_pid || fail "the commit message failed"
-	# That commit is on disk; the forget's own one waits in the window
-	# (3 s): tier 0 fails now, a power cut before it.
+	wait_bounded 60 "the commit" $commit_pid || fail "the commit message failed"
+	# That commit is on disk; the forget's own one waits in the window:
+	# tier 0 fails now, a power cut before it.
 	shim_error t0L "$DMT_NVME0"
 	rc=0
 	wait_bounded 60 "forget-tier" $forget_pid || rc=$?
 	[ "$rc" != 0 ] || fail "forget-tier succeeded although its commit could not be written"
 	dbg_param dbg_commit_delay_ms 0
-	dmsetup remove $DEV || dmsetup remove --force $DEV
+	dmsetup remove --retry $DEV
 	shim_linear t0L "$DMT_NVME0"
 	shim_linear t1L "$DMT_NVME1"
 
