@@ -1265,6 +1265,7 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are used by two targets of this table"
 #define TIER_MSG_READ_ONLY \
 	"the device is activated read-only: nothing can change"
+#define TIER_MSG_SUSPENDED "the device is suspended; resume it first"
 #define TIER_MSG_ACTIVE_RO \
 	"The tier devices are active read-only; remove that device before loading a read-write table"
 #define TIER_MSG_ACTIVE_RW \
@@ -2461,7 +2462,7 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 	 * could land on a renumbered tier.
 	 */
 	if (READ_ONCE(pool->suspended)) {
-		*err = "the device is suspended; resume it first";
+		*err = TIER_MSG_SUSPENDED;
 		return -EBUSY;
 	}
 	*mapped = READ_ONCE(pool->mapped[tier]);
@@ -2579,7 +2580,7 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		return -EROFS;
 	}
 	if (READ_ONCE(pool->suspended)) {
-		*err = "the device is suspended; resume it first";
+		*err = TIER_MSG_SUSPENDED;
 		return -EBUSY;
 	}
 	for (first = 0; first < pool->virt_extents && !stopped;

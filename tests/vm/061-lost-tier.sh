@@ -25,12 +25,6 @@ D=/dev/mapper/$DEV
 MNT=/mnt/$DEV
 EB=$((1 << 20))
 
-shim_linear() { dmsetup load t1L --table "0 $(blockdev --getsz "$DMT_NVME1") linear $DMT_NVME1 0"; dmsetup resume t1L; }
-shim_error() {
-	dmsetup suspend --noflush --nolockfs t1L
-	dmsetup load t1L --table "0 $(blockdev --getsz "$DMT_NVME1") error"
-	dmsetup resume t1L
-}
 tier1_state() { jfield $DEV '["tiers"][1]["state"]'; }
 # A value out of a JSON document on stdin: jget '["lost"]["lost_bytes"]'.
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
@@ -173,7 +167,7 @@ guest_main() {
 	expect_eq "$(tier_mapped $DEV 1)" "$(($(runs_bytes "$before") / EB))" "tier 1 mapped after the refusals"
 
 	# ---- the failure
-	shim_error
+	shim_error t1L "$DMT_NVME1"
 	echo 3 >/proc/sys/vm/drop_caches
 	cat $MNT/d/c1 >/dev/null 2>&1 && fail "a cold file reads although tier 1 fails"
 	wait_for 10 '[ "$(tier1_state)" = degraded ]' || fail "tier 1 is $(tier1_state) after a failed read"
@@ -223,7 +217,7 @@ guest_main() {
 
 	# ---- again: remove, the device back, activate
 	tierctl remove $DEV
-	shim_linear
+	shim_linear t1L "$DMT_NVME1"
 	tierctl activate $DEV >/dev/null || fail "activate after evacuate"
 	expect_eq "$(tier1_state)" ok "tier 1 after activation"
 	tier_eval $DEV

@@ -26,15 +26,6 @@
 DEV=cr
 D=/dev/mapper/$DEV
 
-shim_linear() { # shim disk
-	dmsetup load "$1" --table "0 $(blockdev --getsz "$2") linear $2 0"
-	dmsetup resume "$1"
-}
-shim_error() { # shim disk
-	dmsetup suspend --noflush --nolockfs "$1"
-	dmsetup load "$1" --table "0 $(blockdev --getsz "$2") error"
-	dmsetup resume "$1"
-}
 tier1_state() { jfield $DEV '["tiers"][1]["state"]'; }
 
 step_forget() {

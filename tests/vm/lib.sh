@@ -389,6 +389,19 @@ shims_restore() {
 	for p; do dmsetup resume "${p%%:*}"; done
 }
 
+# One dm-linear shim SHIM over the whole of DISK: shim_error turns it into
+# the error target (a dead disk: no flush, no filesystem freeze on the way),
+# shim_linear maps DISK through it again.
+shim_error() { # shim disk
+	dmsetup suspend --noflush --nolockfs "$1"
+	dmsetup load "$1" --table "0 $(blockdev --getsz "$2") error"
+	dmsetup resume "$1"
+}
+shim_linear() { # shim disk
+	dmsetup load "$1" --table "0 $(blockdev --getsz "$2") linear $2 0"
+	dmsetup resume "$1"
+}
+
 # ---- races (tests 050-053; guest side) ------------------------------------
 # These tests boot the debug module (DMT_DEBUG_MODULE=1: `make modules
 # DM_TIER_DEBUG=1`, knobs in kernel/dm-tier-debug.h).
