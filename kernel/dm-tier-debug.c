@@ -71,6 +71,11 @@ module_param(dbg_commit_delays, uint, 0644);
 MODULE_PARM_DESC(dbg_commit_delays,
 		 "debug: commits that began that sleep (writable, to reset)");
 
+static unsigned int dbg_forget_delay_ms;
+module_param(dbg_forget_delay_ms, uint, 0644);
+MODULE_PARM_DESC(dbg_forget_delay_ms,
+		 "debug: forget-tier sleeps after each chunk it unmapped");
+
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);
 
@@ -182,6 +187,11 @@ void tier_dbg_commit_delay(void)
 	if (READ_ONCE(dbg_commit_delay_ms))
 		WRITE_ONCE(dbg_commit_delays, READ_ONCE(dbg_commit_delays) + 1);
 	tier_dbg_sleep(&dbg_commit_delay_ms);
+}
+
+void tier_dbg_forget_delay(void)
+{
+	tier_dbg_sleep(&dbg_forget_delay_ms);
 }
 
 void tier_dbg_parked(void)

@@ -149,6 +149,15 @@ void tier_dbg_fill_delay(void);
 void tier_dbg_commit_delay(void);
 
 /**
+ * tier_dbg_forget_delay() - sleep dbg_forget_delay_ms in forget-tier after
+ * each chunk of extents it unmapped (no lock held): a first write and a
+ * read of an unmapped extent land there (VM test 085 memcopy).
+ *
+ * Context: process, may sleep.
+ */
+void tier_dbg_forget_delay(void);
+
+/**
  * tier_dbg_parked() - a bio was parked behind a job: count it in dbg_parks.
  *
  * Context: under a pool's lock.
@@ -213,6 +222,10 @@ static inline void tier_dbg_worker_delay(void)
 }
 
 static inline void tier_dbg_commit_delay(void)
+{
+}
+
+static inline void tier_dbg_forget_delay(void)
 {
 }
 

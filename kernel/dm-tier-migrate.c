@@ -78,11 +78,15 @@ struct tier_mig {
 	 * or to them pause (tier_policy_move_allowed()). Tick only.
 	 */
 	u32 offline;
-	/* Tiers evacuating at the start of this tick: no move to them. */
+	/*
+	 * Tiers that take no new extents though online at the start of this
+	 * tick (tier_pool_noalloc_mask(): evacuating, held by a loaded table
+	 * without them, forgotten): no move to them.
+	 */
 	u32 noalloc;
 	/*
-	 * A request stopped because its tier is being evacuated: said by the
-	 * tick once it dropped pool->lock, not under it. Tick only.
+	 * A request stopped because its tier takes no new extents: said by
+	 * the tick once it dropped pool->lock, not under it. Tick only.
 	 */
 	bool evac_stopped;
 	u64 evac_stop_vext;
@@ -343,7 +347,11 @@ int tier_mig_evacuate(struct tier_pool *pool, u32 tier, u32 pref, u32 *id,
 		spin_unlock_irq(&pool->lock);
 		return 0;
 	}
-	blocked = tier_pool_offline_mask(pool) | pool->evac;
+	/*
+	 * Nor do held or forgotten tiers take anything: their room is no
+	 * room (the claims would fail until the request ends).
+	 */
+	blocked = tier_pool_offline_mask(pool) | tier_pool_noalloc_mask(pool);
 	for (i = 0; i < pool->nr_tiers; i++) {
 		const struct tier_alloc *a = &pool->alloc[i];
 		/* Extents freed but awaiting a commit are room too. */
@@ -624,6 +632,14 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	 * where the pin's request found it.
 	 */
 	if (!failed && !job->manual && tier_mig_pinned(pool, job->vext))
+		failed = true;
+	/*
+	 * Into a tier that stopped taking extents while the copy was in
+	 * flight (an evacuation began, a table without it was loaded, it was
+	 * forgotten): switching now would put the extent where nothing may
+	 * go, behind an evacuation's walk. Dropped; the source stays.
+	 */
+	if (!failed && (tier_pool_noalloc_mask(pool) & BIT(job->loc.tier)))
 		failed = true;
 	if (job->manual) {
 		/* None after teardown emptied the queue. */
@@ -967,6 +983,9 @@ static bool tier_mig_next_evac(struct tier_pool *pool, struct tier_move *m,
 	return false;
 }
 
+/* Why a request to a tier taking no new extents stopped (log). */
+#define TIER_MSG_NOALLOC "takes no new extents (evacuated, or forgotten)"
+
 /*
  * The next item of the head request, or false; a queued head starts here,
  * and one that is over ends (the next starts at the next call). One request
@@ -1019,6 +1038,7 @@ static bool tier_mig_next_manual(struct tier_pool *pool, struct tier_work *w)
 		 * evacuation, queued behind this request, has run, so
 		 * waiting would block the queue for ever. The request ends
 		 * as if the tier were full (ENOSPC: "try later" to tierd).
+		 * So does one to a forgotten tier.
 		 */
 		if (mg->noalloc & BIT(m->tier)) {
 			m->err = -ENOSPC;
@@ -1292,7 +1312,7 @@ static void tier_mig_tick(struct work_struct *ws)
 	if (smp_load_acquire(&mg->batch_n))
 		goto out;
 	mg->offline = tier_pool_offline_mask(pool);
-	mg->noalloc = READ_ONCE(pool->evac);
+	mg->noalloc = tier_pool_noalloc_mask(pool);
 
 	/* tier_mig_claim() counts each copy in mg->inflight. */
 	while (mg->inflight < mg->pace.max_inflight &&
@@ -1406,7 +1426,7 @@ out:
 	spin_unlock_irq(&pool->lock);
 	if (mg->evac_stopped) {
 		mg->evac_stopped = false;
-		DMWARN("%s: migrate stopped at extent %llu: tier %u is being evacuated",
+		DMWARN("%s: migrate stopped at extent %llu: tier %u " TIER_MSG_NOALLOC,
 		       tier_pool_log_name(pool), mg->evac_stop_vext,
 		       mg->evac_stop_tier);
 	}

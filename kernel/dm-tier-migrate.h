@@ -190,6 +190,10 @@ int tier_mig_cancel(struct tier_pool *pool, u32 id);
 #define TIER_MSG_EVACUATING \
 	"the tier is being evacuated and takes no new extents ('tierctl evacuate NAME TIER --cancel' undoes that)"
 
+/* Refusal of a move to a tier forget-tier declared lost. */
+#define TIER_MSG_FORGOTTEN \
+	"the tier was forgotten (forget-tier) and takes no new extents until 'tierctl recover' succeeds"
+
 /* Refusal of a move to a tier a loaded table removes (remove-tier). */
 #define TIER_MSG_REMOVING \
 	"the tier is being removed (remove-tier) and takes no new extents"

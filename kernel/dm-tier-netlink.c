@@ -876,7 +876,7 @@ static int tier_nl_tier_index(struct genl_info *info, struct tier_pool *pool,
 	return 0;
 }
 
-/* The tier a move goes to: one the device has, not being evacuated. */
+/* The tier a move goes to: one the device has, not evacuated or forgotten. */
 static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 			       u32 *tier)
 {
@@ -888,6 +888,10 @@ static int tier_nl_target_tier(struct genl_info *info, struct tier_pool *pool,
 	if (READ_ONCE(pool->evac) & BIT(*tier)) {
 		/* Like a full tier: no room for new extents there. */
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, TIER_MSG_EVACUATING);
+		return -ENOSPC;
+	}
+	if (test_bit(*tier, &pool->forgotten)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, TIER_MSG_FORGOTTEN);
 		return -ENOSPC;
 	}
 	return 0;

@@ -723,6 +723,17 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 	}
 	atomic_set(&pool->err_run[tier], 0);
 	tier_note_tier_event(pool, tier, TIER_HEV_RECOVERED);
+	/*
+	 * An offline tier's no-new-extents mark, set by a first write while
+	 * it was offline, goes with the outage: else every claim on it
+	 * (migrate, evacuation, demotion) failed "full" until the next
+	 * first write happened to resync the marks. So does a forgotten
+	 * tier's: it is back.
+	 */
+	spin_lock_irq(&pool->lock);
+	clear_bit(tier, &pool->forgotten);
+	tier_pool_sync_noalloc(pool);
+	spin_unlock_irq(&pool->lock);
 	mutex_unlock(&pool->md_lock);
 	/* Writes parked for it (offline_queue_s) go again. */
 	tier_wake_worker(pool);
@@ -735,12 +746,18 @@ void tier_pool_sync_noalloc(struct tier_pool *pool)
 
 	lockdep_assert_held(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++) {
-		if (tier_offline(pool, i) || (pool->evac & BIT(i)) ||
-		    test_bit(i, &pool->noalloc_hold))
+		if (tier_offline(pool, i) ||
+		    (tier_pool_noalloc_mask(pool) & BIT(i)))
 			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
 		else
 			pool->alloc[i].flags &= ~TIER_ALLOC_F_NOALLOC;
 	}
+}
+
+u32 tier_pool_noalloc_mask(struct tier_pool *pool)
+{
+	return READ_ONCE(pool->evac) | (u32)READ_ONCE(pool->noalloc_hold) |
+	       (u32)READ_ONCE(pool->forgotten);
 }
 
 u32 tier_pool_offline_mask(struct tier_pool *pool)
@@ -779,7 +796,9 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier)
 }
 
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, u64 *lo, u64 *hi, bool *stopped)
+			   u64 last, u64 *busy, bool *stopped,
+			   void (*unmapped)(struct tier_pool *pool,
+					    struct tier_vext v))
 {
 	u64 v = first, done = 0, n;
 	struct tier_loc old;
@@ -803,6 +822,9 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 			break;
 		}
 		spin_lock_irqsave(&pool->lock, flags);
+		/* Lost: no new extent goes there from now on. */
+		if (!test_and_set_bit(tier, &pool->forgotten))
+			tier_pool_sync_noalloc(pool);
 		for (n = 0; n < TIER_PIN_BATCH && v <= last; n++, v++) {
 			r = tier_map_clear_on_tier(&pool->map, tier_vext(v),
 						   tier, &old);
@@ -814,9 +836,13 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 			tier_alloc_free_deferred(&pool->alloc[tier], old.pext);
 			pool->mapped[tier]--;
 			WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
-			if (!done++)
-				*lo = v;
-			*hi = v;
+			done++;
+			/*
+			 * Under the lock that maps it again: the worker may
+			 * map a first write here the moment it is dropped,
+			 * and a read must then not find the old contents.
+			 */
+			unmapped(pool, tier_vext(v));
 		}
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mutex_unlock(&pool->md_lock);
@@ -885,6 +911,7 @@ static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
 	clear_bit(tier, &pool->acked_dirty);
 	clear_bit(tier, &pool->near_full);
 	clear_bit(tier, &pool->noalloc_hold);
+	clear_bit(tier, &pool->forgotten);
 	pool->mapped[tier] = 0;
 	for_each_possible_cpu(cpu) {
 		struct tier_pcpu_stats *st = per_cpu_ptr(pool->stats, cpu);
@@ -984,6 +1011,7 @@ static void tier_pool_tiers_shift(struct tier_pool *pool, bool insert, u32 pos,
 	WRITE_ONCE(pool->near_full, shift(READ_ONCE(pool->near_full), pos));
 	WRITE_ONCE(pool->noalloc_hold,
 		   shift(READ_ONCE(pool->noalloc_hold), pos));
+	WRITE_ONCE(pool->forgotten, shift(READ_ONCE(pool->forgotten), pos));
 	WRITE_ONCE(pool->evac, (u32)shift(pool->evac, pos));
 	tier_pool_events_renumber(pool, insert, pos, old_n);
 }

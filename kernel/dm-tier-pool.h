@@ -225,6 +225,13 @@ struct tier_pool {
 	 */
 	unsigned long noalloc_hold;
 	/*
+	 * Tiers forget-tier declared lost, a bit each: they take no new
+	 * extents (tier_pool_sync_noalloc()) until tier-recover succeeds or
+	 * the next activation: new data must not go where the data just
+	 * forgotten was.
+	 */
+	unsigned long forgotten;
+	/*
 	 * The map is dirty while change_seq != durable_seq: change_seq counts
 	 * map changes (bumped before a new mapping becomes visible), and a
 	 * successful commit sets durable_seq to the count it captured.
@@ -549,6 +556,17 @@ u32 tier_pool_offq_fail_all(struct tier_pool *pool);
 u32 tier_pool_offline_mask(struct tier_pool *pool);
 
 /**
+ * tier_pool_noalloc_mask() - the tiers that take no new extents though
+ * they may be online: evacuating or evacuated (pool->evac), held by a
+ * loaded table without them (noalloc_hold), forgotten (forgotten).
+ * @pool: the pool.
+ *
+ * Context: any; a snapshot (pool->lock held for a stable one).
+ * Return: bit i set when tier i takes no new extents for those reasons.
+ */
+u32 tier_pool_noalloc_mask(struct tier_pool *pool);
+
+/**
  * tier_pool_drain() - drain and destroy the workqueue (teardown, step 4:
  * after everything that queues work on it has stopped).
  * @pool: the pool, after tier_pool_disarm().
@@ -871,8 +889,10 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
  * The flush also makes durable what was written to the tier before it
  * failed, so its pending mappings may be committed again. The worker is
  * woken: writes parked for the tier (offline_queue_s) are issued again.
+ * The tiers' no-new-extents marks are resynced (tier_pool_sync_noalloc()).
  *
- * Context: process, may sleep (the flush; takes pool->md_lock).
+ * Context: process, may sleep (the flush; takes pool->md_lock, then
+ * pool->lock).
  * Return: 0, or the flush's error: the tier keeps its state.
  */
 int tier_tier_recover(struct tier_pool *pool, u32 tier);
@@ -895,7 +915,8 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier);
 unsigned long tier_pool_flush_tiers(struct tier_pool *pool, unsigned long mask);
 
 /**
- * tier_pool_sync_noalloc() - offline and evacuating tiers take no new
+ * tier_pool_sync_noalloc() - offline tiers and those of
+ * tier_pool_noalloc_mask() (evacuating, held, forgotten) take no new
  * extents (TIER_ALLOC_F_NOALLOC), the others do again.
  * @pool: the pool.
  *
@@ -1076,9 +1097,10 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier);
  * @first: first virtual extent.
  * @last:  last virtual extent, >= @first, < virt_extents.
  * @busy:  out; extents of @tier left alone because a job owns them.
- * @lo:    out; the first extent unmapped (when the return is not 0).
- * @hi:    out; the last extent unmapped (when the return is not 0).
  * @stopped: out; the device was suspended: the range was left unfinished.
+ * @unmapped: called for each extent unmapped, under pool->lock (IRQs off),
+ *         before the worker can map it again: drops what else holds its
+ *         old contents (the memory tier's copy).
  *
  * Each batch holds pool->md_lock, so no commit runs between its reading of
  * the used counts and its copy of the map (they would disagree on disk).
@@ -1088,8 +1110,9 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier);
  * Return: the number of extents unmapped.
  */
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, u64 *lo, u64 *hi,
-			   bool *stopped);
+			   u64 last, u64 *busy, bool *stopped,
+			   void (*unmapped)(struct tier_pool *pool,
+					    struct tier_vext v));
 
 /**
  * tier_pool_rebind() - tier @tier's member is now @dev: the same label

@@ -2403,6 +2403,12 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 			     TIER_MSG_EVACUATING);
 		return -ENOSPC;
 	}
+	if (test_bit(tier, &pool->forgotten)) {
+		DMWARN_LIMIT("%s: migrate: tier %u: %s",
+			     tier_pool_log_name(pool), tier,
+			     TIER_MSG_FORGOTTEN);
+		return -ENOSPC;
+	}
 	if (READ_ONCE(pool->mode) != TIER_MODE_WRITE) {
 		DMWARN_LIMIT("%s: migrate: metadata is %s, nothing can move",
 			     tier_pool_log_name(pool),
@@ -2544,14 +2550,13 @@ static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 
 /* ---- forget-tier --------------------------------------------------------- */
 
-#define TIER_FORGET_CHUNK 65536 /* extents per memory-tier invalidation */
 #define TIER_MSG_FORGET_SUSPENDED \
 	"the device was suspended meanwhile: what was forgotten is committed by the suspend; run it again after the resume"
 
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err)
 {
-	u64 first, last, n, busy, lo = 0, hi = 0, all_busy = 0, seq;
+	u64 busy, seq;
 	const char *note = "";
 	bool stopped = false;
 
@@ -2583,20 +2588,18 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		*err = TIER_MSG_SUSPENDED;
 		return -EBUSY;
 	}
-	for (first = 0; first < pool->virt_extents && !stopped;
-	     first = last + 1) {
-		last = min(first + TIER_FORGET_CHUNK, pool->virt_extents) - 1;
-		n = tier_forget_tier_range(pool, tier, first, last, &busy, &lo,
-					   &hi, &stopped);
-		/* After the map changed: a fill that raced it cannot publish. */
-		if (n)
-			tier_memtier_discard(pool, lo, hi);
-		*done += n;
-		all_busy += busy;
-	}
+	/*
+	 * Each copy in the memory tier goes with its mapping, under the same
+	 * lock (a fill that raced it cannot publish): not afterwards, when a
+	 * first write may have mapped the extent anew and a read would find
+	 * the forgotten contents.
+	 */
+	*done = tier_forget_tier_range(pool, tier, 0, pool->virt_extents - 1,
+				       &busy, &stopped, tier_memtier_written);
+	tier_dbg_forget_delay();
 	if (stopped)
 		note = " (suspended meanwhile: not all)";
-	else if (all_busy)
+	else if (busy)
 		note = " (some were being moved: not yet)";
 	DMWARN("%s: tier %u (%s) forgotten: %llu extents now read as zeroes%s",
 	       tier_pool_log_name(pool), tier, pool->tier_name[tier], *done,
@@ -2617,7 +2620,7 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 			       "the commit failed: the metadata is not read-write";
 		return READ_ONCE(pool->suspended) ? -EBUSY : -EIO;
 	}
-	if (all_busy) {
+	if (busy) {
 		*err = "extents of the tier were being moved; try again";
 		return -EBUSY;
 	}

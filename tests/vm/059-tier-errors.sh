@@ -16,7 +16,8 @@
 #            errors in a row take tier 1 offline, then at once; tier-0 reads
 #            and fsynced writes go on; a whole-extent write to vext 9 is
 #            redirected to tier 0, a partial write to vext 12 fails (EIO);
-#            back up and `tierctl recover`: ok, every extent verifies
+#            back up and `tierctl recover`: ok, every extent verifies, a
+#            migrate to tier 1 moves (no stale "full" mark)
 #   lost     a write in place to tier 1 that no flush covered, then tier 1
 #            down and offline: the first flush after fails (EIO), once;
 #            recovered, the write reads back
@@ -195,6 +196,14 @@ guest_main() {
 	sums[9]=$(dev_sum /tmp/x)
 	for i in $(seq 0 15); do expect_eq "$(ext_sum $i)" "${sums[i]}" "flakey: vext $i after recovery"; done
 	tier_sane $DEV "after recovery"
+	# Recovered, tier 1 takes extents again: a migrate to it moves (it
+	# ended failed, "tier 1 is full", while the no-new-extents mark that
+	# the fsynced first write set during the outage outlived the
+	# recovery, until some later first write).
+	tierctl migrate $DEV --range 21M:1M --tier 1 --wait >/tmp/mig.out 2>&1 ||
+		{ cat /tmp/mig.out; fail "flakey: a migrate to the recovered tier 1"; }
+	expect_eq "$(tier_stat $DEV mapped 1)" 8 "flakey: extents on tier 1 after the migrate"
+	tierctl migrate $DEV --range 21M:1M --tier 0 --wait >/dev/null || fail "flakey: the migrate back to tier 0"
 
 	# ---- lost
 	# A write in place to vext 11 that no flush covers, then tier 1 goes

@@ -31,6 +31,10 @@
 #            past the last tier refused (CLI and message)
 #   end      xfs_repair -n clean, 'tierctl check' of the inactive members
 #            clean (used = mapped), no kernel warning
+#   held     a new device (160 MiB, 100 on tier 2) with a table without
+#            tier 1 loaded, not resumed (remove-tier's first step): an
+#            evacuation of tier 2 that needs tier 1's room is refused (its
+#            room counted); accepted once the table is cleared
 . "$(dirname "$0")/lib.sh"
 DEV=ev
 D=/dev/mapper/$DEV
@@ -224,7 +228,7 @@ step_stuck() {
 	wait_bounded 60 "stuck: the migrate queued to the evacuating tier" "$mig" || rc=$?
 	[ "$rc" != 0 ] && grep -q "failed (No space left on device)" /tmp/stuck.out ||
 		fail "stuck: the migrate to tier 1 (rc $rc): $(cat /tmp/stuck.out)"
-	dmesg | grep -q "migrate stopped at extent [0-9]*: tier 1 is being evacuated" ||
+	dmesg | grep -q "migrate stopped at extent [0-9]*: tier 1 takes no new extents" ||
 		fail "stuck: no kernel message for the stopped migrate"
 	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"][0][\"done_extents\"]') -ge 2 ]" ||
 		fail "stuck: the evacuation behind it did not run: $(tierctl status $DEV)"
@@ -302,6 +306,45 @@ step_cancel() {
 	check_files $MNT/d /tmp/sums_d
 }
 
+# A table without tier 1 loaded and not resumed (remove-tier's first step)
+# holds tier 1: it takes no extents until that table resumes or is cleared.
+# Its room is then no room for an evacuation of tier 2 (accepted before:
+# the extents that did not fit on tier 0 went for tier 1, whose claims
+# failed until the request ended ENOSPC). Cleared, the same is accepted.
+# A device of its own after 'end', smaller than tiers 0 and 2 together
+# (a table without tier 1 must still hold its virtual size).
+step_held() {
+	local hd=hd tbl size
+	tierctl create $hd --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" \
+		--extent-size 1M --size 160M --force >/dev/null || fail "held: create"
+	tier_set $hd auto_migrate 0
+	rand_bytes 100M >/tmp/held.bin
+	dd if=/tmp/held.bin of=/dev/mapper/$hd bs=1M oflag=direct conv=fsync status=none
+	tierctl migrate $hd --range 0:100M --tier 2 --wait >/dev/null || fail "held: migrate to tier 2"
+	expect_eq "$(tier_mapped $hd 2)" 100 "held: extents on tier 2"
+	# The table's fields 6.. are the tiers (071): drop tier 1's.
+	tbl=$(dmsetup table $hd | awk '{ out = ""; for (i = 1; i <= NF; i++) if (i != 7) out = out (out ? " " : "") $i; print out }' |
+		awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
+	size=$(blockdev --getsz /dev/mapper/$hd)
+	dmsetup load $hd --table "0 $size tier $tbl" || fail "held: loading a table without tier 1"
+	dmsetup info $hd | grep -q "Tables present: *LIVE & INACTIVE" ||
+		fail "held: no inactive table: $(dmsetup info $hd)"
+	echo "held: $(tier_summary $hd)"
+	# Tier 0 (63 MiB, the metadata on it) cannot take 100 extents.
+	expect_eq "$(status_of tier_msg $hd evacuate 2 2>/dev/null)" 1 \
+		"held: message evacuate 2 with only the held tier 1 to take what tier 0 cannot"
+	dmsetup status $hd | awk '{ exit $NF != 0 }' || fail "held: evacuating bits after the refusal: $(dmsetup status $hd)"
+	dmsetup clear $hd || fail "held: dmsetup clear"
+	expect_eq "$(status_of tier_msg $hd evacuate 2)" 0 "held: message evacuate 2 once the table is cleared"
+	tierctl evacuate $hd 2 --cancel >/dev/null || fail "held: evacuate 2 --cancel"
+	wait_for 30 "[ \$(tierctl status $hd --json | jget '[\"moves\"].__len__()') = 0 ]" ||
+		fail "held: the evacuation did not end: $(tierctl status $hd)"
+	dev_cmp /dev/mapper/$hd /tmp/held.bin || fail "held: data after the evacuation"
+	tier_sane $hd held
+	tierctl remove $hd >/dev/null || fail "held: remove"
+	rm -f /tmp/held.bin
+}
+
 step_end() {
 	umount $MNT
 	xfs_repair -n $D >/tmp/repair.out 2>&1 || { cat /tmp/repair.out; fail "end: xfs_repair -n"; }
@@ -316,12 +359,12 @@ guest_main() {
 	local s t0
 	tierctl create $DEV --tier "$DMT_NVME0" --tier "$DMT_NVME1" --tier "$DMT_NVME2" --extent-size 1M >/dev/null
 	tier_set $DEV auto_migrate 0
-	for s in ${DMT_EVAC_STEPS:-refuse evacuate persist undo stuck cancel end}; do
+	for s in ${DMT_EVAC_STEPS:-refuse evacuate persist undo stuck cancel end held}; do
 		t0=$(now_ms)
 		"step_$s"
 		echo "[$s done in $(fmt_ms $(($(now_ms) - t0))) s]"
 	done
-	echo "evacuate: refuse evacuate persist undo stuck cancel end ok"
+	echo "evacuate: refuse evacuate persist undo stuck cancel end held ok"
 }
 run_guest_phase "$@"
 

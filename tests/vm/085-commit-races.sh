@@ -21,7 +21,18 @@
 #             (EBUSY) and nothing is queued at resume: one queued in a
 #             shrink's resume walked the old, larger map (past the new
 #             end); its tier flag could land on a renumbered tier
-# DMT_CR_STEPS="suspended" runs a subset, in the order given.
+#   memcopy   a device of its own with a memory tier (a review of bbe98a6):
+#             extent 0 on tier 1 with a copy in memory, tier 1 degraded,
+#             forget-tier 1 unmaps it and waits (dbg_forget_delay_ms); a
+#             4 KiB FUA write maps it anew on tier 0 and waits for its
+#             commit (dbg_commit_delay_ms); the rest of the extent must
+#             read as zeroes. forget-tier dropped the memory copies only
+#             after its whole range, and the read got the forgotten
+#             contents from the copy. Then, tier 1 working again but not
+#             recovered, a migrate to it is refused (it moved data onto
+#             the tier declared lost); after tierctl recover it moves
+# DMT_CR_STEPS="suspended" runs a subset, in the order given (memcopy
+# removes cr first).
 . "$(dirname "$0")/lib.sh"
 DEV=cr
 D=/dev/mapper/$DEV
@@ -95,19 +106,92 @@ step_suspended() {
 	echo "suspended: evacuate refused with EBUSY, nothing queued"
 }
 
+# cr's end: removed, its metadata clean.
+cr_done() {
+	dmsetup info $DEV >/dev/null 2>&1 || return 0
+	tierctl remove $DEV >/dev/null
+	expect_status 0 "clean" tierctl check /dev/mapper/t0L /dev/mapper/t1L
+}
+
+step_memcopy() {
+	local dev=mc d=/dev/mapper/mc wpid fpid zero old got
+	cr_done
+	tierctl create $dev --tier /dev/mapper/t0L --tier /dev/mapper/t1L \
+		--tier "numa:$DMT_NUMA_NODE:8M" --extent-size 1M --mem-promote-hits 1 \
+		--force >/dev/null || fail "memcopy: create"
+	tier_set $dev auto_migrate 0
+	tier_set $dev commit_interval_ms 60000
+	rand_bytes 2M >/tmp/mc
+	dd if=/tmp/mc of=$d bs=1M oflag=direct conv=fsync status=none
+	tier_msg $dev migrate 0 4096 1 || fail "memcopy: migrate 0-2 MiB to tier 1"
+	tier_wait $dev 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 2 ]' ||
+		fail "memcopy: migrate to tier 1: $(tier_summary $dev)"
+	tier_msg $dev commit || fail "memcopy: commit after the migration"
+	# Reads copy extent 0 into the memory tier.
+	wait_for 30 'dd if=$d of=/dev/null bs=1M count=1 iflag=direct status=none &&
+		[ "$(mem_counts $dev | cut -d" " -f1)" -ge 1 ]' ||
+		fail "memcopy: no copy of extent 0 in memory: $(mem_counts $dev)"
+	echo "memcopy: memory tier (copies hits misses fills evictions invalidations): $(mem_counts $dev)"
+	# Tier 1 fails; a write in place to extent 1 marks it degraded.
+	shim_error t1L "$DMT_NVME1"
+	dd if=/dev/zero of=$d bs=4k seek=256 count=1 oflag=direct status=none 2>/dev/null &&
+		fail "memcopy: a write to tier 1 worked on the error target"
+	wait_for 10 '[ "$(jfield $dev "[\"tiers\"][1][\"state\"]")" = degraded ]' ||
+		fail "memcopy: tier 1 is not degraded after a failed write"
+
+	dbg_param dbg_forget_delay_ms 10000
+	dmsetup message $dev 0 forget-tier 1 2>/dev/null &
+	fpid=$!
+	wait_for 20 '[ "$(tier_mapped $dev 1)" = 0 ]' || fail "memcopy: forget-tier unmapped nothing"
+	# The FUA write maps extent 0 on tier 0, then waits for a commit.
+	dbg_param dbg_commit_delay_ms 8000
+	dbg_param dbg_commit_delays 0
+	dd if=/tmp/mc of=$d bs=4k count=1 oflag=direct,dsync status=none &
+	wpid=$!
+	wait_for 30 '[ "$(cat /sys/module/dm_tier/parameters/dbg_commit_delays)" -ge 1 ]' ||
+		fail "memcopy: the FUA write's commit did not come"
+	zero=$(head -c $((1020 << 10)) /dev/zero | md5sum)
+	old=$(dd if=/tmp/mc bs=4k skip=1 count=255 status=none | md5sum)
+	got=$(dd if=$d bs=4k skip=1 count=255 iflag=direct status=none | md5sum)
+	[ "$got" != "$old" ] || fail "memcopy: extent 0 around a new write after forget-tier: the forgotten contents (its memory copy)"
+	expect_eq "$got" "$zero" "memcopy: extent 0 around a new write after forget-tier"
+	wait_bounded 60 "the FUA write" $wpid || fail "memcopy: the FUA write failed"
+	wait_bounded 60 "forget-tier" $fpid || true
+	dbg_param dbg_commit_delay_ms 0
+	dbg_param dbg_forget_delay_ms 0
+	expect_eq "$(dd if=$d bs=4k skip=1 count=255 iflag=direct status=none | md5sum)" "$zero" \
+		"memcopy: extent 0 around the new write, once written"
+	cmp <(dd if=$d bs=4k count=1 iflag=direct status=none) <(head -c 4096 /tmp/mc) ||
+		fail "memcopy: the new write"
+	# Forgotten, tier 1 takes no new extent until a recover, though it
+	# works again (a migrate to it used to move data onto the lost tier;
+	# so did demotions and first writes that spilled there).
+	shim_linear t1L "$DMT_NVME1"
+	expect_eq "$(status_of tier_msg $dev migrate 0 2048 1 2>/dev/null)" 1 "memcopy: a migrate to the forgotten tier 1"
+	sleep 1
+	expect_eq "$(tier_mapped $dev 1)" 0 "memcopy: extents on the forgotten tier 1"
+	bounded 30 "memcopy: recover" tierctl recover $dev 1 >/dev/null || fail "memcopy: recover of tier 1"
+	tier_msg $dev migrate 0 2048 1 || fail "memcopy: a migrate to the recovered tier 1"
+	tier_wait $dev 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 1 ]' ||
+		fail "memcopy: the migrate to the recovered tier 1: $(tier_summary $dev)"
+	cmp <(dd if=$d bs=4k count=1 iflag=direct status=none) <(head -c 4096 /tmp/mc) ||
+		fail "memcopy: the new write, moved to tier 1"
+	tierctl remove $dev >/dev/null
+	echo "memcopy: after forget-tier, a new write's extent reads zeroes around it, not the memory copy; the tier takes nothing until recovered"
+}
+
 guest_main() {
 	dmsetup create t0L --table "0 $(blockdev --getsz "$DMT_NVME0") linear $DMT_NVME0 0"
 	dmsetup create t1L --table "0 $(blockdev --getsz "$DMT_NVME1") linear $DMT_NVME1 0"
 	tierctl create $DEV --tier /dev/mapper/t0L --tier /dev/mapper/t1L --extent-size 1M --force >/dev/null
 	local step
-	for step in ${DMT_CR_STEPS:-forget suspended}; do
+	for step in ${DMT_CR_STEPS:-forget suspended memcopy}; do
 		"step_$step"
 	done
-	tierctl remove $DEV >/dev/null
-	expect_status 0 "clean" tierctl check /dev/mapper/t0L /dev/mapper/t1L
+	cr_done
 	no_kernel_warning commit-races
 }
 run_guest_phase "$@"
 
 export DMT_DEBUG_MODULE=1
-vm --fresh --nvme 64M --nvme 128M -- "$0" main
+vm --fresh --nvme 64M --nvme 128M --numa-node 64M -- "$0" main
