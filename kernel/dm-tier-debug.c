@@ -74,7 +74,7 @@ MODULE_PARM_DESC(dbg_commit_delays,
 static unsigned int dbg_forget_delay_ms;
 module_param(dbg_forget_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_forget_delay_ms,
-		 "debug: forget-tier sleeps after each chunk it unmapped");
+		 "debug: forget-tier sleeps after its walk, before its commit");
 
 static atomic_t tier_dbg_quiescing = ATOMIC_INIT(0);
 static atomic_t tier_dbg_job_calls = ATOMIC_INIT(0);

@@ -150,8 +150,9 @@ void tier_dbg_commit_delay(void);
 
 /**
  * tier_dbg_forget_delay() - sleep dbg_forget_delay_ms in forget-tier after
- * each chunk of extents it unmapped (no lock held): a first write and a
- * read of an unmapped extent land there (VM test 085 memcopy).
+ * its walk unmapped the tier's extents, before its commit (no lock held):
+ * a first write and a read of an unmapped extent land there (VM test 085
+ * memcopy).
  *
  * Context: process, may sleep.
  */

@@ -379,8 +379,13 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	int r;
 
 	word = READ_ONCE(pool->map.words[v.v]);
+	/*
+	 * Not from an offline tier, as map() and migration do not read one:
+	 * each try would count an error, and on a hung path (NVMe-oF) the
+	 * read would hold its I/O epoch, so every quiesce, until it ends.
+	 */
 	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL ||
-	    !tier_mw_decode(word, &loc))
+	    !tier_mw_decode(word, &loc) || tier_offline(pool, loc.tier))
 		return;
 	tier_mem_heat_in(pool, &h);
 	spin_lock_irq(&mt->lock);
@@ -413,6 +418,8 @@ static void tier_mem_fill(struct tier_memtier *mt, struct tier_vext v)
 	r = mapped ? tier_mem_read_home(mt, frame, &loc) : -ENOENT;
 	if (r && counted && r != -ENOMEM)
 		tier_note_io_error(pool, loc.tier, errno_to_blk_status(r));
+	else if (!r)
+		tier_note_io_ok(pool, loc.tier); /* ends a run of errors */
 
 	spin_lock_irq(&mt->lock);
 	mapped = READ_ONCE(pool->map.words[v.v]) & TIER_MW_MAPPED;

@@ -617,7 +617,7 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
 	struct tier_mig *mg = pool->mig;
 	bool failed = job->status != BLK_STS_OK;
-	bool idle, refill;
+	bool idle, refill, nospc;
 
 	spin_lock_irq(&pool->lock);
 	mg->inflight--;
@@ -639,7 +639,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 	 * forgotten): switching now would put the extent where nothing may
 	 * go, behind an evacuation's walk. Dropped; the source stays.
 	 */
-	if (!failed && (tier_pool_noalloc_mask(pool) & BIT(job->loc.tier)))
+	nospc = !failed && (tier_pool_noalloc_mask(pool) & BIT(job->loc.tier));
+	if (nospc)
 		failed = true;
 	if (job->manual) {
 		/* None after teardown emptied the queue. */
@@ -653,6 +654,8 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 				m->copy_errors++; /* the rest is still tried */
 			else if (job->status && !m->err)
 				m->err = -EIO; /* the destination fails: stop */
+			else if (nospc && !m->err)
+				m->err = -ENOSPC; /* not "done": not moved */
 		}
 		tier_mig_manual_check(pool);
 	}
