@@ -742,12 +742,11 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 
 void tier_pool_sync_noalloc(struct tier_pool *pool)
 {
-	u32 i;
+	u32 i, noalloc = tier_pool_noalloc_mask(pool);
 
 	lockdep_assert_held(&pool->lock);
 	for (i = 0; i < pool->nr_tiers; i++) {
-		if (tier_offline(pool, i) ||
-		    (tier_pool_noalloc_mask(pool) & BIT(i)))
+		if (tier_offline(pool, i) || (noalloc & BIT(i)))
 			pool->alloc[i].flags |= TIER_ALLOC_F_NOALLOC;
 		else
 			pool->alloc[i].flags &= ~TIER_ALLOC_F_NOALLOC;
