@@ -363,8 +363,11 @@ static int tier_md_load_labels(struct tier_md *md, struct tier_label *labels,
 	return md->meta_ext ? tier_md_load_meta_label(md, labels, error) : 0;
 }
 
+#define TIER_MSG_NEEDS_RO \
+	"Metadata has features this module can only read: load the table read-only, or a newer module"
+
 static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
-			   char **error)
+			   bool read_only, char **error)
 {
 	struct tier_sb sb[2];
 	struct tier_err err[2] = {}, perr = {};
@@ -399,8 +402,9 @@ static int tier_md_load_sb(struct tier_md *md, sector_t meta_start,
 		*error = "Superblock is corrupt or unknown (see dmesg)";
 		return slot;
 	}
-	if (tier_sb_needs_ro(&sb[slot])) {
-		*error = "Metadata has features this module can only read";
+	/* Unknown ro_compat features: reading is safe, writing is not. */
+	if (tier_sb_needs_ro(&sb[slot]) && !read_only) {
+		*error = TIER_MSG_NEEDS_RO;
 		return -EOPNOTSUPP;
 	}
 	md->sb = sb[slot];
@@ -490,7 +494,8 @@ static void tier_md_compare_inactive(struct tier_md *md, struct tier_map *map)
 }
 
 int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
-		 struct tier_map *map, struct tier_alloc *alloc, char **error)
+		 struct tier_map *map, struct tier_alloc *alloc, bool read_only,
+		 char **error)
 {
 	struct tier_label *labels;
 	struct tier_err err = {};
@@ -519,7 +524,7 @@ int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
 		meta_start = labels[TIER_META_DEV].meta_start;
 	else
 		tier_label_meta_area(&labels[0], &meta_start, NULL);
-	r = tier_md_load_sb(md, meta_start, error);
+	r = tier_md_load_sb(md, meta_start, read_only, error);
 	if (r)
 		goto out;
 	if (md->meta_ext && tier_label_check_sb(&labels[TIER_META_DEV], &md->sb,

@@ -64,6 +64,8 @@ void tier_md_destroy(struct tier_md *md);
  * @tbl:   the parsed table (extent size, reserve).
  * @map:   out; initialised and loaded from the active copy.
  * @alloc: out; nr_tiers allocators, initialised from the map.
+ * @read_only: the pool will never write: metadata with ro_compat features
+ *         this module does not know is accepted (docs/FORMAT.md).
  * @error: out; a static message for ti->error on failure.
  *
  * Every check that fails is also logged with the device and block it
@@ -75,7 +77,8 @@ void tier_md_destroy(struct tier_md *md);
  * Return: 0 or a negative errno.
  */
 int tier_md_load(struct tier_md *md, const struct tier_table *tbl,
-		 struct tier_map *map, struct tier_alloc *alloc, char **error);
+		 struct tier_map *map, struct tier_alloc *alloc, bool read_only,
+		 char **error);
 
 /**
  * tier_md_commit() - make @map durable: phases 1 and 2 of the commit.

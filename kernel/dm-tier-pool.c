@@ -573,24 +573,21 @@ int tier_pool_commit(struct tier_pool *pool)
 	return tier_pool_do_commit(pool, &failed);
 }
 
-int tier_pool_sync_durable(struct tier_pool *pool, bool *frees)
+int tier_pool_sync_durable(struct tier_pool *pool, bool *frees,
+			   unsigned long *failed)
 {
-	unsigned long failed;
-	int r = 0;
-
 	lockdep_assert_held(&pool->md_lock);
 	*frees = false;
+	*failed = 0;
 	/* A read-only activation writes nothing, flushes included. */
 	if (pool->read_only)
 		return tier_map_dirty(pool) ? -EROFS : 0;
-	if (tier_map_dirty(pool) || READ_ONCE(pool->frees_deferred)) {
-		r = tier_pool_commit_durable(pool, &failed, frees);
-	} else {
-		if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
-			return -EIO;
-		failed = tier_pool_flush(pool, ~0UL);
-	}
-	return r ?: failed ? -EIO : 0;
+	if (tier_map_dirty(pool) || READ_ONCE(pool->frees_deferred))
+		return tier_pool_commit_durable(pool, failed, frees);
+	if (READ_ONCE(pool->mode) == TIER_MODE_FAIL)
+		return -EIO;
+	*failed = tier_pool_flush(pool, ~0UL);
+	return 0;
 }
 
 /*
@@ -1639,7 +1636,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 				   struct dm_dev *const *devs,
 				   struct dm_dev *meta_dev,
 				   struct mapped_device *md, work_func_t worker,
-				   char **error)
+				   bool read_only, char **error)
 {
 	const char *names[TIER_MAX_TIERS];
 	struct tier_pool *pool;
@@ -1664,6 +1661,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	hash_init(pool->busy_index);
 	INIT_LIST_HEAD(&pool->targets);
 	pool->md = md;
+	pool->read_only = read_only;
 	init_waitqueue_head(&pool->drain_wait);
 	INIT_WORK(&pool->worker, worker);
 	INIT_DELAYED_WORK(&pool->commit_work, tier_commit_work);
@@ -1724,7 +1722,8 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 		goto bad;
 	}
 	mutex_lock(&pool->md_lock);
-	r = tier_md_load(pool->meta, tbl, &pool->map, pool->alloc, error);
+	r = tier_md_load(pool->meta, tbl, &pool->map, pool->alloc, read_only,
+			 error);
 	mutex_unlock(&pool->md_lock);
 	if (r)
 		goto bad;

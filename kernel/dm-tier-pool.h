@@ -512,6 +512,8 @@ void tier_pool_jobs_exit(void);
  * @meta:   the table's metadata_dev, or NULL (the metadata is on tier 0).
  * @md:     the mapped device the table belongs to.
  * @worker: the work function of pool->worker (the target's worker).
+ * @read_only: the table is read-only: the pool never writes (and metadata
+ *          with ro_compat features this module does not know loads).
  * @error:  out; a static message for ti->error on failure.
  *
  * The pool is suspended (no periodic commit) until the caller resumes it;
@@ -524,7 +526,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 				   struct dm_dev *const *devs,
 				   struct dm_dev *meta,
 				   struct mapped_device *md, work_func_t worker,
-				   char **error);
+				   bool read_only, char **error);
 
 /**
  * tier_pool_disarm() - disarm and cancel the periodic commit for good
@@ -1158,17 +1160,23 @@ int tier_pool_commit(struct tier_pool *pool);
  * tier_pool_sync_durable() - what a PREFLUSH needs: commit when the map is
  * dirty, else flush the tiers written since their last flush; what waits
  * for it may complete on return.
- * @pool:  the pool.
- * @frees: out: the commit that just reached the disk freed extents: call
- *         tier_pool_release_frees() before dropping md_lock, after
- *         submitting what waited for the commit.
+ * @pool:   the pool.
+ * @frees:  out: the commit that just reached the disk freed extents: call
+ *          tier_pool_release_frees() before dropping md_lock, after
+ *          submitting what waited for the commit.
+ * @failed: out: the data tiers whose flush failed during this call (they
+ *          went offline). Only a PREFLUSH fails for them, once (later ones
+ *          skip the offline tier): a FUA write or a first write waiting for
+ *          the commit promises only itself, so a failing tier it does not
+ *          use is none of its business.
  *
  * Context: as tier_pool_commit(), md_lock held.
- * Return: 0; -EIO when the commit failed or a tier's flush failed during
- * this call (the PREFLUSH that finds a tier failing reports it once; later
- * ones skip the offline tier); *frees may be true with -EIO from a flush.
+ * Return: 0 when the map is durable (the commit, if one was needed, is on
+ * disk); -EIO when the commit failed or the pool is in fail mode; -EROFS
+ * when the pool is activated read-only and the map is dirty.
  */
-int tier_pool_sync_durable(struct tier_pool *pool, bool *frees);
+int tier_pool_sync_durable(struct tier_pool *pool, bool *frees,
+			   unsigned long *failed);
 
 /**
  * tier_pool_release_frees() - the second half of a commit that freed

@@ -1016,6 +1016,7 @@ static void tier_process_discard(struct tier_pool *pool, struct bio *bio)
 static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 {
 	blk_status_t status = BLK_STS_OK, flush_status = BLK_STS_OK;
+	unsigned long failed;
 	bool frees = false;
 	struct bio *bio;
 	int r = 0;
@@ -1024,34 +1025,39 @@ static void tier_finish_batch(struct tier_pool *pool, struct tier_batch *batch)
 		return;
 	batch->need_commit = false;
 	mutex_lock(&pool->md_lock);
-	r = tier_pool_sync_durable(pool, &frees);
+	r = tier_pool_sync_durable(pool, &frees, &failed);
 	if (r)
 		status = BLK_STS_IOERR;
 
 	/*
-	 * A flush also fails when acknowledged writes were lost since the
-	 * last one that said so (a tier failed its flush, or went offline,
-	 * holding them): what the fsync promises is not all on disk. Only a
-	 * batch with a flush takes the news; a FUA write promises itself.
+	 * A flush also fails when a data tier failed its flush just now, or
+	 * acknowledged writes were lost since the last one that said so (a
+	 * tier failed its flush, or went offline, holding them): what the
+	 * fsync promises is not all on disk. Only a batch with a flush takes
+	 * the news; a FUA write promises itself.
 	 */
 	if (!bio_list_empty(&batch->flushes) &&
-	    tier_pool_take_writes_lost(pool))
+	    (tier_pool_take_writes_lost(pool) || failed))
 		flush_status = BLK_STS_IOERR;
 	while ((bio = bio_list_pop(&batch->flushes))) {
 		bio->bi_status = status ?: flush_status;
 		bio_endio(bio);
 	}
+	/* Not yet sent: a failure here is not their tier's I/O error. */
 	while ((bio = bio_list_pop(&batch->submit))) {
-		if (status) {
-			bio->bi_status = status;
+		if (status || (failed & BIT(tier_bio(bio)->tier))) {
+			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 		} else {
 			tier_submit(pool, bio);
 		}
 	}
 	while ((bio = bio_list_pop(&batch->complete))) {
-		if (status)
+		if (status) {
+			/* Their write landed; the commit is what failed. */
+			tier_bio(bio)->issued = false;
 			bio->bi_status = status;
+		}
 		bio_endio(bio);
 	}
 	if (frees)
@@ -1102,8 +1108,11 @@ static void tier_flush_done(struct tier_pool *pool, struct list_head *done)
 		    !tier_flush_before_publish(pool, job->loc.tier))
 			continue;
 		job->status = BLK_STS_IOERR;
-		if (job->bio)
+		/* Counted against the tier once, by the flush. */
+		if (job->bio) {
+			tier_bio(job->bio)->issued = false;
 			job->bio->bi_status = BLK_STS_IOERR;
+		}
 	}
 }
 
@@ -1246,10 +1255,9 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 
 	pool = tier_pool_create(&tc->tbl, tc->tier_dev, tc->meta_dev,
 				dm_table_get_md(tc->ti->table), tier_worker,
-				error);
+				!tier_compat_table_writable(tc->ti), error);
 	if (IS_ERR(pool))
 		return pool;
-	pool->read_only = !tier_compat_table_writable(tc->ti);
 	r = tier_mig_init(pool, error);
 	if (r) {
 		tier_dev_stop(pool);

@@ -5,7 +5,8 @@
 # Metadata-device errors in the middle of a commit (issue 15). Tier 0 sits
 # on a dm-linear shim whose superblock sectors can be swapped for dm-error:
 # the map blocks of a commit are written, its superblock write fails.
-#   ro     a flush after a new extent fails, the mode is ro; data committed
+#   ro     a FUA first write's commit fails: EIO, the mode is ro, tier 0
+#          counts no I/O error; a flush fails too; data committed
 #          before reads back (tier 0 and tier 1); a write in place works, a
 #          new extent is refused; dmsetup suspend/resume and a second failed
 #          flush keep ro (no escalation)
@@ -31,7 +32,7 @@ sum_of() { dev_sum $D "$2" "$1"; }
 
 
 guest_main() {
-	local table sum_a sum_b watch_pid t0
+	local table sum_a sum_b watch_pid t0 errs0
 	A=$DMT_NVME0
 	SZ=$(blockdev --getsz "$A")
 	shim_ok | dmsetup create shim
@@ -53,8 +54,14 @@ guest_main() {
 	shim_swap shim_bad
 	dd if=<(rand_bytes) iflag=fullblock of=/tmp/b bs=1M count=1 status=none
 	dd if=/tmp/b of=$D bs=1M seek=16 oflag=direct status=none || fail "ro: the write before the flush failed"
-	! flush || fail "ro: a flush succeeded with the superblock unwritable"
+	# A FUA first write: its data lands, its commit fails. The EIO is the
+	# commit's, not tier 0's I/O error (the old code counted it there).
+	errs0=$(jfield $DEV '["tiers"][0]["io_errors"]')
+	! dd if=/tmp/b of=$D bs=1M seek=17 oflag=direct,dsync status=none 2>/dev/null ||
+		fail "ro: a FUA first write succeeded though its commit failed"
 	expect_eq "$(mode)" ro "mode after a failed commit"
+	expect_eq "$(jfield $DEV '["tiers"][0]["io_errors"]')" "$errs0" "tier 0's I/O errors after a failed commit"
+	! flush || fail "ro: a flush succeeded with the superblock unwritable"
 	expect_eq "$(sum_of 0 8)" "$sum_a" "ro: data committed before (tiers 0 and 1)"
 	dd if=<(rand_bytes) iflag=fullblock of=$D bs=64k count=1 seek=1 oflag=direct status=none ||
 		fail "ro: a write in place failed"

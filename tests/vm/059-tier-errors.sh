@@ -25,6 +25,8 @@
 #            flush covers the write), then down and offline: no EIO
 #   nocache  tier 1's shim set to "write through", a write in place, tier 1
 #            down and offline: no EIO (the write was durable at completion)
+#   fua      a FUA write to tier 0 held for a commit whose flush of tier 1
+#            fails (tier 1 down, offline): sent, succeeds, reads back
 #   (bad1 also migrates 8-15 to tier 0 one copy at a time: 10 and 13
 #   fail, the rest moves, the request ends failed; then back to tier 1)
 # Every step is bounded; no warning, no hang.
@@ -275,6 +277,32 @@ guest_main() {
 		cmp -s /tmp/r11 /tmp/w11 || fail "nocache: block $i of vext 11"
 	done
 	echo "nocache: the outage of a tier with no write cache after a write in place: the flush after succeeded"
+
+	# ---- fua
+	# A FUA write to tier 0 held for a commit whose flush of tier 1 fails:
+	# the commit succeeds, so the write is sent and succeeds (the old code
+	# failed everything that waited for that commit with EIO, and never
+	# sent the FUA write). Periodic commits off, so the FUA write's is the
+	# one that flushes tier 1.
+	echo "write back" >"/sys/block/$(basename "$(readlink -f /dev/mapper/te1)")/queue/write_cache"
+	tier_set $DEV commit_interval_ms 60000
+	bounded 30 "fua: flush" dd if=/dev/null of=$D conv=fsync status=none || fail "fua: the first flush"
+	shim_load te1 "0 $(blockdev --getsz "$DMT_NVME1") flakey $DMT_NVME1 0 0 3600"
+	# A failed write in place leaves tier 1 to flush (degraded, not offline).
+	! dd if=/tmp/w11 of=$D bs=4k seek=$((12 * 256)) count=1 oflag=direct status=none 2>/dev/null ||
+		fail "fua: a write to tier 1 succeeded while it was down"
+	expect_eq "$(tier_stat $DEV state 1)" degraded "fua: tier 1 after a failed write"
+	# A new extent on tier 0 leaves the map to commit.
+	dd if=/tmp/w11 of=$D bs=4k seek=$((25 * 256)) count=1 oflag=direct status=none ||
+		fail "fua: a first write to tier 0"
+	bounded 30 "fua: FUA write" dd if=/tmp/w11 of=$D bs=4k seek=$((3 * 256)) count=1 oflag=direct,dsync status=none ||
+		fail "fua: a FUA write to tier 0 failed because the commit it waited for could not flush tier 1"
+	expect_eq "$(tier_stat $DEV state 1)" offline "fua: tier 1 after its failed flush"
+	dd if=$D of=/tmp/r3 bs=4k skip=$((3 * 256)) count=1 iflag=direct status=none
+	cmp -s /tmp/r3 /tmp/w11 || fail "fua: the FUA write does not read back"
+	shim_load te1 "$(shim_table "$DMT_NVME1")"
+	bounded 30 "fua: recover" tierctl recover $DEV 1 >/dev/null
+	echo "fua: a FUA write to tier 0 whose commit could not flush tier 1 succeeded"
 	no_kernel_warning "tier errors"
 	tierctl remove $DEV
 	dmsetup remove --retry te0 te1

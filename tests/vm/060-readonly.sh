@@ -24,6 +24,9 @@
 #   rw        activated read-write: a read-only table (second device,
 #             reload, `tierctl activate --readonly`) is refused; writes and
 #             commits work again
+#   rocompat  tier 0's newest superblock given an unknown ro_compat bit: a
+#             read-only table loads and reads back, a read-write one is
+#             refused with a message saying to load it read-only
 # The checks of the ro phase are collected and reported together, so that
 # on a module without read-only activation the test shows every difference
 # (commits, moves, accepted messages and writes, changed hashes) at once.
@@ -188,6 +191,53 @@ step_rw() {
 	echo "rw: read-only tables refused, writes and commits work"
 }
 
+# Set bit 0 of ro_compat in tier 0's newest superblock slot and reseal it
+# (docs/FORMAT.md: CRC-32C seeded ~0 over bytes 4..4095, not inverted).
+set_ro_compat() { # disk
+	python3 - "$1" <<-'EOF'
+		import os, sys
+		tbl = []
+		for i in range(256):
+		    c = i
+		    for _ in range(8):
+		        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+		    tbl.append(c)
+		fd = os.open(sys.argv[1], os.O_RDWR)
+		def block(s):
+		    return bytearray(os.pread(fd, 4096, (8 + 8 * s) * 512))
+		gen = [int.from_bytes(block(s)[0x20:0x28], "little") for s in (0, 1)]
+		slot = 1 if gen[1] > gen[0] else 0
+		b = block(slot)
+		b[0x78] |= 1
+		crc = 0xFFFFFFFF
+		for x in b[4:]:
+		    crc = (crc >> 8) ^ tbl[(crc ^ x) & 0xFF]
+		b[0:4] = crc.to_bytes(4, "little")
+		os.pwrite(fd, bytes(b), (8 + 8 * slot) * 512)
+		os.fsync(fd)
+		print("slot", slot, "of generation", gen[slot], "now has ro_compat bit 0")
+	EOF
+}
+
+# Metadata a newer module wrote with a ro_compat feature this one does not
+# know: read-only, it activates and reads back; read-write it is refused
+# (the old code refused both, though docs/FORMAT.md promises reading).
+step_rocompat() {
+	local tbl
+	tierctl activate $DEV >/dev/null || fail "rocompat: activation"
+	tbl=$(dmsetup table $DEV)
+	tierctl remove $DEV >/dev/null
+	set_ro_compat "$DMT_NVME0" || fail "rocompat: could not set the bit"
+	dmsetup create $DEV --readonly --table "$tbl" ||
+		fail "rocompat: a read-only table over metadata with an unknown ro_compat feature was refused"
+	dev_cmp $D /tmp/data || fail "rocompat: read-only, the data differs"
+	dmsetup remove $DEV
+	expect_status 1 'failed' dmsetup create $DEV --table "$tbl"
+	dmesg | grep -q 'Metadata has features this module can only read: load the table read-only' ||
+		fail "rocompat: no message for a read-write table"
+	echo "rocompat: an unknown ro_compat feature activates read-only and is refused read-write"
+}
+
 guest_main() {
 	step_setup
 	step_ro
@@ -199,6 +249,7 @@ guest_main() {
 		fail "read-only activation: ${#BAD[@]} check(s) failed: $(printf '%s; ' "${BAD[@]}")"
 	fi
 	step_rw
+	step_rocompat
 	echo "read-only activation writes nothing; one mode at a time"
 }
 run_guest_phase "$@"
