@@ -971,7 +971,7 @@ u64 tier_sb_max_virt(const struct tier_sb *sb, enum tier_resize_bound *bound)
 	u32 i;
 
 	for (i = 0; i < sb->nr_tiers && i < TIER_MAX_TIERS; i++)
-		cap += sb->tier[i].nr_extents; /* each <= 2^48 */
+		cap += sb->tier[i].nr_extents; /* each <= 2^32 */
 	limit = tier_max_virt_extents(sb->extent_shift);
 	max = room;
 	if (cap < max) {
@@ -1002,8 +1002,9 @@ int tier_sb_tier_grown(const struct tier_sb *sb, u32 tier, sector_t dev_sectors,
 		return -ENOSPC;
 	if (dev_sectors < t->data_start)
 		return -EINVAL;
+	/* A tier holds at most 2^32 extents; the rest of the device idles. */
 	nr = min_t(u64, (dev_sectors - t->data_start) >> sb->extent_shift,
-		   TIER_MAX_PEXTS);
+		   TIER_MAX_TIER_EXTENTS);
 	if (nr <= t->nr_extents)
 		return 0;
 	rec->nr_extents = nr;

@@ -1033,7 +1033,9 @@ u64 tier_sb_max_virt(const struct tier_sb *sb, enum tier_resize_bound *bound);
  * @dev_sectors: the device's size now.
  * @rec:         out: @sb's record with nr_extents and dev_sectors of the
  *               grown device when it has room for at least one more
- *               extent (at most TIER_MAX_PEXTS); else the record as is.
+ *               extent (at most TIER_MAX_TIER_EXTENTS, what
+ *               tier_sb_resize() and the kernel's load accept: a larger
+ *               device keeps the rest unused); else the record as is.
  *
  * The data area never moves and never shrinks: a device smaller than the
  * recorded dev_sectors is refused, not truncated.

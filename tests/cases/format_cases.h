@@ -2597,6 +2597,7 @@ static void tier_resize_test(CASE_CTX)
 	struct tier_sb_tier rec;
 	enum tier_resize_bound bound;
 	struct tier_err err = { 0 };
+	sector_t huge;
 	u32 i;
 
 	/* The fixture: 7165 extents, map room 29 * 254 = 7366. */
@@ -2665,6 +2666,28 @@ static void tier_resize_test(CASE_CTX)
 	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), -EUCLEAN);
 	l->nr_extents = 1023;
 	CASE_EQ(tier_label_check_sb(l, sb, 1, &err), -EUCLEAN);
+
+	/*
+	 * Grown past 2^32 extents: the record stops at TIER_MAX_TIER_EXTENTS
+	 * (it said 2^48, which tier_sb_resize() and the superblock's decode
+	 * refuse: every later reload failed); the resized superblock decodes.
+	 */
+	for (i = 0; i < sb->nr_tiers; i++)
+		recs[i] = sb->tier[i];
+	huge = sb->tier[1].data_start +
+	       ((TIER_MAX_TIER_EXTENTS + 5) << sb->extent_shift);
+	CASE_EQ(tier_sb_tier_grown(sb, 1, huge, &recs[1]), 1);
+	CASE_EQ(recs[1].nr_extents, TIER_MAX_TIER_EXTENTS);
+	memcpy(n, sb, sizeof(*n));
+	CASE_EQ(tier_sb_resize(n, recs, sb->virt_extents, &err), 0);
+	CASE_EQ(n->tier[1].nr_extents, TIER_MAX_TIER_EXTENTS);
+	n->generation++;
+	tier_sb_encode(n, blk);
+	CASE_EQ(tier_sb_decode(blk, tier_sb_slot(n->generation), dec, &err), 0);
+	CASE_EQ(dec->tier[1].nr_extents, TIER_MAX_TIER_EXTENTS);
+	/* At the cap already: a device growing further changes nothing. */
+	CASE_EQ(tier_sb_tier_grown(n, 1, huge + (8ULL << 30), &rec), 0);
+	CASE_EQ(rec.nr_extents, TIER_MAX_TIER_EXTENTS);
 }
 
 /* create --max-size: the map has room for the virtual size asked. */
