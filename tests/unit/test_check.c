@@ -975,6 +975,102 @@ static void check_resize_hint_test(CASE_CTX)
 	CASE_EQ(md->nr_errors, 1);
 }
 
+/* The fixture with its metadata on a separate 64 MiB device (index NR). */
+struct meta_img {
+	char path[NR + 1][64];
+	int fd[NR + 1];
+	struct tier_fresh *f;
+};
+
+static void meta_img_close(void *arg)
+{
+	struct meta_img *im = arg;
+	u32 i;
+
+	for (i = 0; i <= NR; i++) {
+		if (im->fd[i] >= 0)
+			close(im->fd[i]);
+		unlink(im->path[i]);
+	}
+}
+
+static struct meta_img *meta_img_make(CASE_CTX)
+{
+	struct meta_img *im = case_alloc(test, sizeof(*im));
+	struct tl_err err = { "" };
+	int fds[TIER_MAX_DEVS];
+	const char *paths[TIER_MAX_DEVS];
+	u32 i, idx;
+
+	im->f = fixture(test, true);
+	for (i = 0; i < TIER_MAX_DEVS; i++) {
+		fds[i] = -1;
+		paths[i] = "?";
+	}
+	for (i = 0; i <= NR; i++)
+		im->fd[i] = -1;
+	case_defer(test, meta_img_close, im);
+	for (i = 0; i <= NR; i++) {
+		idx = i < NR ? i : TIER_META_DEV;
+		snprintf(im->path[i], sizeof(im->path[i]), "/tmp/tl-check-XXXXXX");
+		im->fd[i] = mkstemp(im->path[i]);
+		CASE_ASSERT_TRUE(im->fd[i] >= 0);
+		CASE_ASSERT_EQ(ftruncate(im->fd[i],
+					 (i < NR ? im->f->lo.tier[i].dev_sectors :
+						   im->f->lo.meta_dev_sectors) << 9),
+			       0);
+		fds[idx] = im->fd[i];
+		paths[idx] = im->path[i];
+	}
+	CASE_ASSERT_EQ_MSG(tl_create_write(im->f, fds, paths, &err), TL_OK,
+			   "%s", err.msg);
+	return im;
+}
+
+/*
+ * A metadata device smaller than its label's dev_sectors, though still
+ * holding the metadata area: the kernel refuses it ("The metadata device
+ * shrank since its creation"), so check must report an error (it compared
+ * the size with the end of the metadata area only, and said clean), which
+ * repair leaves alone (a device smaller than at creation).
+ */
+static void check_meta_dev_shrunk_test(CASE_CTX)
+{
+	struct meta_img *im = meta_img_make(test);
+	const char *paths[NR + 1];
+	u64 sectors[NR + 1], area;
+	struct tl_err err = { "" };
+	struct tl_md *md;
+	u32 i;
+
+	for (i = 0; i <= NR; i++) {
+		paths[i] = im->path[i];
+		sectors[i] = i < NR ? im->f->lo.tier[i].dev_sectors :
+				      im->f->lo.meta_dev_sectors;
+	}
+	md = md_check_fds(test, paths, im->fd, sectors, NR + 1);
+	show(md);
+	CASE_EQ(md->nr_errors, 0);
+	CASE_EQ(md->nr_warnings, 0);
+	CASE_TRUE(md->meta_ext);
+	CASE_EQ(md->devof[TIER_META_DEV], NR);
+
+	/* Half the size: the metadata area still fits, the label's not. */
+	area = md->sb.meta_start + (2 + 2 * md->sb.map_blocks) * TIER_BLOCK_SECTORS;
+	sectors[NR] = im->f->lo.meta_dev_sectors / 2;
+	CASE_ASSERT_TRUE(sectors[NR] > area);
+	md = md_check_fds(test, paths, im->fd, sectors, NR + 1);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_ASSERT_TRUE(md->nr_problems >= 1);
+	CASE_EQ(md->problems[0].dev, NR);
+	CASE_STREQ(md->problems[0].structure, "device");
+	CASE_NOT_NULL(strstr(md->problems[0].what, "the device was created with"));
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
+	CASE_EQ(md->problems[0].fix[0], '\0');
+}
+
 /*
  * A power cut in 'replace-tier NAME 0 NEWDEV' after the switch: NEWDEV's
  * label says tier 0 and its superblock is the newest; the old tier 0 still
@@ -1080,6 +1176,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_settings_test),
 	CASE_RUN(check_tier_list_hints_test),
 	CASE_RUN(check_resize_hint_test),
+	CASE_RUN(check_meta_dev_shrunk_test),
 	CASE_RUN(check_replace_tier0_cut_test),
 	{}
 };

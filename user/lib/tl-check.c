@@ -583,10 +583,18 @@ static void check_labels_sb(struct tl_md *md)
 				idx);
 			continue;
 		}
+		/*
+		 * The kernel compares a metadata device with its label's
+		 * dev_sectors (tier_md_load_meta_label()), not with the end
+		 * of the metadata area: it must hold both.
+		 */
 		need = idx == TIER_META_DEV ?
 			       md->sb.meta_start +
 				       (2 + 2 * md->sb.map_blocks) * TIER_BLOCK_SECTORS :
 			       md->sb.tier[idx].dev_sectors;
+		if (idx == TIER_META_DEV && !md->dev[d].label_ret &&
+		    md->dev[d].label.dev_sectors > need)
+			need = md->dev[d].label.dev_sectors;
 		if (md->dev[d].sectors < need) {
 			problem(md, TL_SEV_ERROR, d, "device",
 				"%llu sectors, but the device was created with %llu (it shrank, or it is the wrong device)",
