@@ -58,7 +58,10 @@
 #define TIER_MAPW_FLAGS_MASK	(0xffULL << TIER_MAPW_FLAGS_SHIFT)
 #define TIER_MAPW_PEXT_MASK	(TIER_MAX_PEXTS - 1)
 
-/* Extent flags (map word bits 48..55); undefined bits are preserved. */
+/*
+ * Extent flags (map word bits 48..55); a map entry with an undefined bit is
+ * refused at load (TIER_E_MAP_ENTRY_FLAGS, tier_map_load_block()).
+ */
 #define TIER_EXT_F_PINNED	0x01	/* migration must not move it */
 #define TIER_EXT_F_MEMRES	0x02	/* keep a copy resident in the memory tier */
 

@@ -595,14 +595,29 @@ static void check_label_gone_test(CASE_CTX)
 }
 
 
-/* Heat and flags the kernel keeps or ignores: warnings, left alone. */
+static void map_destroy(void *arg)
+{
+	tier_map_destroy(arg);
+}
+
+/*
+ * Heat and entry flags the kernel keeps or ignores: a warning, left alone.
+ * An undefined extent flag (0x80): tier_map_load_block() refuses the block
+ * (-EOPNOTSUPP, MAP_ENTRY_FLAGS), so it is an error (it was a warning: the
+ * device checked clean and did not activate), which repair clears, keeping
+ * the mapping and the rest.
+ */
 static void check_heat_flags_test(CASE_CTX)
 {
 	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
 	struct img *im = img_make(test, true);
-	struct tier_map_entry e;
-	struct tl_md *md;
+	struct tier_map *m = case_alloc(test, sizeof(*m));
+	struct tier_err terr = { 0 };
 	struct tl_err err = { "" };
+	struct tier_map_entry e, got;
+	struct tier_loc loc;
+	struct tl_md *md;
+	u32 i;
 
 	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
 	tier_map_block_get(blk, 0, &e);
@@ -612,16 +627,54 @@ static void check_heat_flags_test(CASE_CTX)
 	tier_map_block_set(blk, 0, &e);
 	tier_map_block_seal(blk);
 	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+
+	/* The kernel's verdict on that block. */
+	CASE_ASSERT_EQ(tier_map_init(m, im->sb[1].virt_extents, TIER_MAP_F_HEAT),
+		       0);
+	case_defer(test, map_destroy, m);
+	CASE_EQ(tier_map_block_check(blk, &im->sb[1], 0, 0, &terr), 0);
+	CASE_EQ(tier_map_load_block(m, &im->sb[1], 0, 0, blk, &terr),
+		-EOPNOTSUPP);
+	CASE_EQ(terr.code, TIER_E_MAP_ENTRY_FLAGS);
+
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_ASSERT_EQ(md->nr_problems, 2);
+	CASE_EQ(md->problems[0].sev, TL_SEV_ERROR);
+	CASE_NOT_NULL(strstr(md->problems[0].what,
+			     "1 entries with undefined extent flags (0x80; defined: 0x3): the kernel refuses the map"));
+	CASE_EQ(md->problems[0].block, 0);
+	CASE_EQ(md->problems[0].slot, 0);
+	CASE_EQ(md->problems[0].vext, 0);
+	CASE_EQ(md->problems[1].sev, TL_SEV_WARN);
+	CASE_NOT_NULL(strstr(md->problems[1].what,
+			     "1 entries with reserved entry flags set, 1 accessed after the last commit"));
+
+	/* Repair clears the undefined bit only: the warning stays. */
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 1);
+	CASE_EQ(md->nr_losses, 0);
+	CASE_NOT_NULL(strstr(md->problems[0].fix,
+			     "undefined extent flags cleared in 1 entries"));
+	CASE_EQ(md->problems[1].fix[0], '\0');
+	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
 	md = md_check(test, im, NR, NULL);
 	show(md);
 	CASE_EQ(md->nr_errors, 0);
 	CASE_EQ(md->nr_warnings, 1);
-	CASE_NOT_NULL(strstr(md->problems[0].what,
-			     "1 entries with reserved entry flags set, 1 with undefined extent flags, 1 accessed after the last commit"));
-	CASE_EQ(md->problems[0].block, 0);
-	CASE_EQ(md->problems[0].slot, 0);
-	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
-	CASE_EQ(md->nr_writes, 0);
+	for (i = 0; i < NR; i++)
+		CASE_EQ(md->used[i], used_want[i]);
+	tier_map_block_get(md->map[md->sb.active_copy], 0, &got);
+	CASE_ASSERT_TRUE(tier_map_word_decode(got.word, &loc));
+	CASE_EQ(got.word, e.word & ~(0x80ULL << 48));
+	CASE_EQ(got.flags, 1);
+	CASE_EQ(got.atime, 10 * 86400);
+	CASE_EQ(got.heat, e.heat);
+	CASE_EQ(tier_map_load_block(m, &md->sb, md->sb.active_copy, 0,
+				    md->map[md->sb.active_copy], &terr),
+		0);
 }
 
 /* ---- dump and restore ------------------------------------------------------ */
@@ -786,6 +839,22 @@ static void check_restore_bad_test(CASE_CTX)
 	d.ext[1].pext = d.ext[0].pext;
 	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
 	CASE_NOT_NULL(strstr(err.msg, "mapped twice"));
+	tl_dump_free(&d);
+	d.ext = NULL;
+	/*
+	 * Undefined extent flags (bits 50..55 of the word): the kernel
+	 * refuses the map (restore accepted up to 0xff); the defined ones
+	 * restore (the dump has extents with 0x1 and 0x2).
+	 */
+	CASE_ASSERT_EQ(tl_dump_parse(text, len, &d, &err), TL_OK);
+	d.ext[0].flags = 0x80;
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+	CASE_NOT_NULL(strstr(err.msg, "extent flags 0x80, of which 0x80 are not defined"));
+	d.ext[0].flags = TIER_EXT_F_PINNED | 0x04;
+	CASE_EQ(tl_restore_plan(&d, false, NULL, &f, &err), TL_USAGE);
+	d.ext[0].flags = TIER_EXT_F_PINNED | TIER_EXT_F_MEMRES;
+	CASE_EQ_MSG(tl_restore_plan(&d, false, NULL, &f, &err), TL_OK, "%s",
+		    err.msg);
 	tl_dump_free(&d);
 	d.ext = NULL;
 	/* A tier with more extents than its device holds. */

@@ -898,7 +898,8 @@ static void check_heat(struct tl_md *md)
 	struct tl_problem *p;
 
 	for (i = 0; i < md->nr_blocks; i++) {
-		u32 eflags = 0, undef = 0, future = 0;
+		u32 eflags = 0, undef = 0, future = 0, bits = 0;
+		s64 first = -1;
 
 		if (md->blk_ret[a][i])
 			continue;
@@ -910,15 +911,30 @@ static void check_heat(struct tl_md *md)
 			if (!tier_map_word_decode(e.word, &loc))
 				continue;
 			eflags += e.flags != 0;
-			undef += (loc.flags & ~(u32)(TIER_EXT_F_PINNED |
-						     TIER_EXT_F_MEMRES)) != 0;
 			future += e.atime > age + 86400;
+			/* What tier_map_load_block() refuses. */
+			if (!(loc.flags & ~TIER_MW_EXT_FLAGS))
+				continue;
+			if (first < 0)
+				first = i * TIER_MAP_ENTRIES + k;
+			bits |= loc.flags & ~TIER_MW_EXT_FLAGS;
+			undef++;
 		}
-		if (!eflags && !undef && !future)
+		if (undef) {
+			p = problem(md, TL_SEV_ERROR, md->meta_dev, "extent",
+				    "map copy %u block %llu: %u entries with undefined extent flags (%#x; defined: %#x): the kernel refuses the map",
+				    a, (unsigned long long)i, undef, bits,
+				    (u32)TIER_MW_EXT_FLAGS);
+			p->slot = a;
+			p->block = i;
+			p->vext = first;
+			p->sector = tier_map_block_sector(&md->sb, a, i);
+		}
+		if (!eflags && !future)
 			continue;
 		p = problem(md, TL_SEV_WARN, md->meta_dev, "extent",
-			    "map copy %u block %llu: %u entries with reserved entry flags set, %u with undefined extent flags, %u accessed after the last commit (the kernel ignores or keeps these)",
-			    a, (unsigned long long)i, eflags, undef, future);
+			    "map copy %u block %llu: %u entries with reserved entry flags set, %u accessed after the last commit (the kernel ignores or keeps these)",
+			    a, (unsigned long long)i, eflags, future);
 		p->slot = a;
 		p->block = i;
 		p->sector = tier_map_block_sector(&md->sb, a, i);
@@ -1124,6 +1140,44 @@ static void fix_problems(struct tl_md *md, const char *structure, int dev,
 	}
 }
 
+/* Clear the extent flags of @blk's entries that tier_map_load_block()
+ * refuses; the number of entries changed. */
+static u32 clear_undef_flags(u8 *blk)
+{
+	struct tier_map_entry e;
+	struct tier_loc loc;
+	u32 k, n = 0;
+
+	for (k = 0; k < TIER_MAP_ENTRIES; k++) {
+		tier_map_block_get(blk, k, &e);
+		if (!tier_map_word_decode(e.word, &loc) ||
+		    !(loc.flags & ~TIER_MW_EXT_FLAGS))
+			continue;
+		loc.flags &= TIER_MW_EXT_FLAGS;
+		e.word = tier_map_word_encode(&loc);
+		tier_map_block_set(blk, k, &e);
+		n++;
+	}
+	return n;
+}
+
+/* The fix of check_heat()'s error for block @i of copy @c (its warning
+ * about entry flags and access times stays: the kernel tolerates those). */
+static void fix_undef_flags(struct tl_md *md, u32 c, u64 i, u32 n)
+{
+	u32 j;
+
+	for (j = 0; j < md->nr_problems; j++) {
+		struct tl_problem *p = &md->problems[j];
+
+		if (p->sev != TL_SEV_ERROR || strcmp(p->structure, "extent") ||
+		    p->slot != (int)c || p->block != (s64)i || p->fix[0])
+			continue;
+		set_fix(p, "undefined extent flags cleared in %u entries (the mappings kept)",
+			n);
+	}
+}
+
 static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 {
 	u32 a = md->sb.active_copy, b = a ^ 1;
@@ -1188,6 +1242,20 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 	r = scan_alloc(md, false, NULL, NULL);
 	if (r)
 		return r;
+	/*
+	 * Undefined extent flags, which the kernel refuses: a flag a newer
+	 * module defines comes with a ro_compat or incompat bit (docs/
+	 * FORMAT.md), and with an unknown one set nothing is repaired
+	 * (sb_fatal), so these are noise: cleared, the mappings kept.
+	 */
+	for (i = 0; i < md->nr_blocks; i++) {
+		u32 n = clear_undef_flags(map_blk(md, a, i));
+
+		if (!n)
+			continue;
+		changed[i] = true;
+		fix_undef_flags(md, a, i, n);
+	}
 	for (i = 0; i < md->nr_blocks; i++) {
 		if (!changed[i])
 			continue;

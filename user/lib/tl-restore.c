@@ -512,8 +512,17 @@ int tl_restore_plan(const struct tl_dump *d, bool keep_ids, const char *name,
 	for (i = 0; i < d->nr_ext; i++) {
 		const struct tl_dump_ext *x = &d->ext[i];
 
+		/* What tier_map_load_block() refuses (MAP_ENTRY_FLAGS). */
+		if (x->flags & ~TIER_MW_EXT_FLAGS) {
+			rc = tl_fail(err, TL_USAGE,
+				     "dump: extent %llu has extent flags %#x, of which %#x are not defined (defined: %#x): the kernel refuses such a map; clear them in the dump",
+				     (unsigned long long)x->vext, x->flags,
+				     x->flags & ~TIER_MW_EXT_FLAGS,
+				     (u32)TIER_MW_EXT_FLAGS);
+			goto out;
+		}
 		if (x->vext >= d->virt_extents || x->tier >= d->nr_tiers ||
-		    x->pext >= d->tier[x->tier].nr_extents || x->flags > 0xff ||
+		    x->pext >= d->tier[x->tier].nr_extents ||
 		    x->heat > U16_MAX || x->atime > U32_MAX ||
 		    (i && d->ext[i - 1].vext == x->vext) ||
 		    test_bit(x->pext, used[x->tier])) {
