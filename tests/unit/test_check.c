@@ -10,6 +10,8 @@
  * with the severity the kernel's load rules give it (computed with the
  * core's own decoders), and repair must leave a clean device, except for
  * what it must not touch (newer versions and features).
+ *
+ * unit-ldflags: -Wl,--wrap=tl_pread_full
  */
 #include "case-cmocka.h"
 #include "../cases/format_cases.h"
@@ -25,6 +27,29 @@
 #include "table.h"
 
 #define NR 3
+
+/*
+ * A bad sector: every tl_pread_full() of fd fail_fd (-1: none) that covers
+ * byte fail_off fails with EIO, as the kernel's read would.
+ */
+static int fail_fd = -1;
+static u64 fail_off;
+
+int __real_tl_pread_full(int fd, void *buf, size_t len, u64 off);
+int __wrap_tl_pread_full(int fd, void *buf, size_t len, u64 off);
+
+int __wrap_tl_pread_full(int fd, void *buf, size_t len, u64 off)
+{
+	if (fd >= 0 && fd == fail_fd && off <= fail_off && fail_off < off + len)
+		return -EIO;
+	return __real_tl_pread_full(fd, buf, len, off);
+}
+
+static void fail_clear(void *arg)
+{
+	(void)arg;
+	fail_fd = -1;
+}
 
 struct img {
 	char path[NR][64];
@@ -246,7 +271,7 @@ static u32 check_repair(CASE_CTX, struct img *im, enum want want,
 		/* Every problem names a device or says none was found. */
 		CASE_TRUE(md->problems[t].what[0]);
 	}
-	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	if (want == W_CLEAN)
 		CASE_EQ_MSG(md->nr_writes, 0, "%s: writes on a clean device", what);
 	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
@@ -305,7 +330,7 @@ static void check_missing_test(CASE_CTX)
 	struct tl_err err = { "" };
 
 	CASE_GT(md->nr_errors, 0);
-	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	CASE_NOT_NULL(strstr(md->problems[0].what, "no member device"));
 	CASE_EQ(md->problems[0].fix[0], '\0');
 }
@@ -528,6 +553,85 @@ static void check_both_slots_test(CASE_CTX)
 	expect_clean(test, im, "both slots rebuilt");
 }
 
+/*
+ * A superblock slot that cannot be read (either one: slot 1 holds the
+ * newest commit, generation 3; slot 0 would hold the next). The kernel
+ * refuses the device (tier_md_load_sb() stops at the read error), so check
+ * reports an error (it said "the kernel passes over it", a warning, exit
+ * 0); and the slot may hold a newer commit than the readable one, which
+ * repair would roll back by writing the readable slot's generation + 1
+ * there: without --force it plans nothing at all, with --force it writes
+ * over the slot.
+ */
+static void check_sb_unreadable_test(CASE_CTX)
+{
+	struct tl_err err = { "" };
+	struct img *im;
+	struct tl_md *md;
+	u64 sector, gen;
+	u32 bad, i, n;
+
+	case_defer(test, fail_clear, NULL);
+	for (bad = 0; bad < 2; bad++) {
+		im = img_make(test, true);
+		sector = tier_sb_sector(8, bad);
+		fail_fd = im->fd[0];
+		fail_off = sector << 9;
+		md = md_check(test, im, NR, NULL);
+		show(md);
+		CASE_EQ_MSG(md->nr_errors, 1, "slot %u", bad);
+		CASE_EQ(md->sb_slot, 1 - bad);
+		gen = md->sb.generation;
+		for (i = n = 0; i < md->nr_problems; i++) {
+			const struct tl_problem *p = &md->problems[i];
+
+			if (strcmp(p->structure, "superblock"))
+				continue;
+			n++;
+			CASE_EQ(p->sev, TL_SEV_ERROR);
+			CASE_EQ(p->slot, bad);
+			CASE_EQ(p->sector, sector);
+			CASE_NOT_NULL(strstr(p->what, "read error"));
+			CASE_NOT_NULL(strstr(p->what, "the kernel refuses"));
+			CASE_NOT_NULL(strstr(p->what, "cannot be known"));
+			CASE_NOT_NULL(strstr(p->what, "'tierctl repair --force'"));
+		}
+		CASE_EQ(n, 1);
+
+		/* Without --force: no write at all, the error stays. */
+		CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+		for (i = 0; i < md->nr_writes; i++)
+			CASE_FALSE_MSG(md->writes[i].dev == 0 &&
+					       md->writes[i].sector == sector,
+				       "slot %u written over: %s", bad,
+				       md->writes[i].what);
+		CASE_EQ_MSG(md->nr_writes, 0, "slot %u", bad);
+		CASE_NOT_NULL(md->repair_refused);
+		for (i = 0; i < md->nr_problems; i++)
+			if (md->problems[i].sev == TL_SEV_ERROR)
+				CASE_EQ(md->problems[i].fix[0], '\0');
+
+		/* --force: the slot is written over, the device clean. */
+		md = md_check(test, im, NR, NULL);
+		CASE_ASSERT_EQ(tl_md_plan_repair(md, true, &err), TL_OK);
+		for (i = n = 0; i < md->nr_writes; i++)
+			n += md->writes[i].dev == 0 &&
+			     md->writes[i].sector == sector;
+		CASE_EQ(n, 1);
+		for (i = 0; i < md->nr_problems; i++)
+			if (!strcmp(md->problems[i].structure, "superblock"))
+				CASE_NOT_NULL(strstr(md->problems[i].fix,
+						     "--force"));
+		CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+		fail_fd = -1;
+		expect_clean(test, im, bad ? "newest slot forced" :
+					     "older slot forced");
+		md = md_check(test, im, NR, NULL);
+		CASE_EQ(md->sb.generation, gen + 1);
+		CASE_EQ(md->sb_slot, bad);
+	}
+}
+
 /* One physical extent mapped twice (in both copies): one mapping goes. */
 static void check_double_use_test(CASE_CTX)
 {
@@ -653,7 +757,7 @@ static void check_heat_flags_test(CASE_CTX)
 			     "1 entries with reserved entry flags set, 1 accessed after the last commit"));
 
 	/* Repair clears the undefined bit only: the warning stays. */
-	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	CASE_EQ(md->nr_writes, 1);
 	CASE_EQ(md->nr_losses, 0);
 	CASE_NOT_NULL(strstr(md->problems[0].fix,
@@ -1135,7 +1239,7 @@ static void check_meta_dev_shrunk_test(CASE_CTX)
 	CASE_EQ(md->problems[0].dev, NR);
 	CASE_STREQ(md->problems[0].structure, "device");
 	CASE_NOT_NULL(strstr(md->problems[0].what, "the device was created with"));
-	CASE_ASSERT_EQ(tl_md_plan_repair(md, &err), TL_OK);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	CASE_EQ(md->nr_writes, 0);
 	CASE_EQ(md->problems[0].fix[0], '\0');
 }
@@ -1235,6 +1339,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN_PARAMS(check_entry_test, entry),
 	CASE_RUN(check_used_count_test),
 	CASE_RUN(check_both_slots_test),
+	CASE_RUN(check_sb_unreadable_test),
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),

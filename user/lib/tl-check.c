@@ -391,6 +391,15 @@ static bool rebuild_sb(struct tl_md *md, struct tier_sb *sb)
 	return true;
 }
 
+/*
+ * A superblock slot that cannot be read: the kernel refuses the device
+ * (tier_md_load_sb() stops at the first read error), and the slot may hold
+ * the newest commit, which the other slot's generation + 1, what repair
+ * writes there, would roll back.
+ */
+#define SLOT_UNREADABLE \
+	"the kernel refuses a device with an unreadable superblock slot, and whether it held the newer commit cannot be known; copy the device (ddrescue) and check the copy, or 'tierctl repair --force' writes over the slot (losing that commit if it was one)"
+
 static void load_sb(struct tl_md *md, sector_t meta_start)
 {
 	void *blk = tl_block_alloc(1);
@@ -406,6 +415,7 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 		md->slot_ret[s] = read_blocks(md->dev[md->meta_dev].fd, blk, 1,
 					      tier_sb_sector(meta_start, s));
 		md->slot_zero[s] = false;
+		md->slot_unreadable[s] = md->slot_ret[s] != 0;
 		if (!md->slot_ret[s]) {
 			md->slot_zero[s] = all_zero(blk, TIER_BLOCK_SIZE);
 			md->slot_ret[s] = tier_sb_decode(blk, s, &md->slot_sb[s],
@@ -435,8 +445,18 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 		md->sb_slot = pick;
 		md->sb = md->slot_sb[pick];
 		s = 1 - pick;
-		if (md->slot_ret[s] && md->slot_err[s].code != TIER_E_SB_UUID_MISMATCH &&
-		    !(md->slot_zero[s] && md->sb.generation == 1)) {
+		if (md->slot_unreadable[s]) {
+			/* tier_md_load_sb() stops at the first read error. */
+			p = problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
+				    "slot %d: %s; %s", s,
+				    err_text(&md->slot_err[s], md->slot_ret[s],
+					     why, sizeof(why)),
+				    SLOT_UNREADABLE);
+			p->slot = s;
+			p->sector = tier_sb_sector(meta_start, s);
+		} else if (md->slot_ret[s] &&
+			   md->slot_err[s].code != TIER_E_SB_UUID_MISMATCH &&
+			   !(md->slot_zero[s] && md->sb.generation == 1)) {
 			p = problem(md, TL_SEV_WARN, md->meta_dev, "superblock",
 				    "slot %d: %s; the kernel passes over it and uses slot %d (generation %llu)",
 				    s, err_text(&md->slot_err[s], md->slot_ret[s],
@@ -465,9 +485,11 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 		if (!md->slot_ret[s])
 			continue;
 		p = problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
-			    "slot %d: %s", s,
+			    "slot %d: %s%s%s", s,
 			    err_text(&md->slot_err[s], md->slot_ret[s], why,
-				     sizeof(why)));
+				     sizeof(why)),
+			    md->slot_unreadable[s] ? "; " : "",
+			    md->slot_unreadable[s] ? SLOT_UNREADABLE : "");
 		p->slot = s;
 		p->sector = tier_sb_sector(meta_start, s);
 	}
@@ -1330,6 +1352,10 @@ static int plan_sb(struct tl_md *md, u8 *tmp)
 	tier_sb_encode(&n, tmp);
 	if (tier_sb_decode(tmp, tier_sb_slot(n.generation), &n, NULL))
 		return -EUCLEAN;
+	for (s = 0; s < 2; s++)
+		if (md->slot_unreadable[s])
+			fix_problems(md, "superblock", -2, s, -2,
+				     "written over (--force) with the superblock below: a newer commit it held, if any, is lost");
 	fix_problems(md, "superblock", -2, -2, -2,
 		     "superblock rewritten: generation %llu in slot %u, used counts of the map",
 		     (unsigned long long)n.generation, tier_sb_slot(n.generation));
@@ -1404,7 +1430,7 @@ static int plan_labels(struct tl_md *md, u8 *tmp)
 	return 0;
 }
 
-int tl_md_plan_repair(struct tl_md *md, struct tl_err *err)
+int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err)
 {
 	bool *changed = NULL;
 	u8 *tmp = tl_block_alloc(1);
@@ -1412,6 +1438,17 @@ int tl_md_plan_repair(struct tl_md *md, struct tl_err *err)
 
 	if (!md->have_group || md->sb_fatal || !md->map[0])
 		goto out;
+	/*
+	 * Nothing at all, not only no superblock: if the unreadable slot held
+	 * the newest commit, the copy it made active is the one check calls
+	 * inactive (its blocks newer than the superblock), which plan_map()
+	 * would rewrite from the older copy.
+	 */
+	if (!force && (md->slot_unreadable[0] || md->slot_unreadable[1])) {
+		md->repair_refused =
+			"a superblock slot is unreadable: repair writes over it only with --force";
+		goto out;
+	}
 	changed = calloc(md->nr_blocks ? md->nr_blocks : 1, sizeof(bool));
 	if (!tmp || !changed) {
 		r = -ENOMEM;
@@ -1561,6 +1598,8 @@ void tl_md_print_plan(const struct tl_md *md, bool written,
 	if (md->nr_losses)
 		print_text("up to %u extent mapping%s cannot be recovered (their data is lost)\n",
 			   md->nr_losses, md->nr_losses == 1 ? "" : "s");
+	if (md->repair_refused)
+		print_str("refused", "nothing planned: %s\n", md->repair_refused);
 	print_u64("unrepairable", NULL, left);
 	if (left)
 		print_text("%u error%s cannot be repaired (no repair line above)\n",

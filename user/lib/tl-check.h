@@ -8,9 +8,10 @@
  *
  * Severity follows the kernel's load rules (tier_md_load() in
  * kernel/dm-tier-metadata.c): what makes the kernel refuse the device is an
- * error (damage); what it passes over (a superblock slot tier_sb_pick()
- * skips, the inactive map copy, which it never reads and rewrites whole at
- * its first commit) is a warning.
+ * error (damage; an unreadable superblock slot too); what it passes over (a
+ * superblock slot that does not decode, which tier_sb_pick() skips, the
+ * inactive map copy, which it never loads and rewrites at its first
+ * commit) is a warning.
  */
 #ifndef DM_TIER_TL_CHECK_H
 #define DM_TIER_TL_CHECK_H
@@ -72,7 +73,7 @@ struct tl_problem {
 	s64 block;
 	s64 sector;
 	s64 vext;
-	char what[200];
+	char what[320];
 	char fix[160];
 };
 
@@ -99,6 +100,11 @@ struct tl_write {
  * @have_group:  a valid label named the device.
  * @meta_dev:    device array index of the metadata holder, or -1.
  * @slot_ret, @slot_err, @slot_sb, @slot_zero: both superblock slots.
+ * @slot_unreadable: a slot's read failed (not its decode): the kernel
+ *               refuses the device, and whether the slot held the newest
+ *               commit cannot be known, so repair writes over it only when
+ *               forced.
+ * @repair_refused: tl_md_plan_repair() planned nothing, and why.
  * @slot_settings_ret: tier_settings_decode() of each valid slot.
  * @sb_slot:     slot tier_sb_pick() chose, or -1.
  * @sb_fatal:    no superblock can be used (and repair must not invent one:
@@ -129,6 +135,8 @@ struct tl_md {
 	struct tier_err slot_err[2];
 	struct tier_sb slot_sb[2];
 	bool slot_zero[2];
+	bool slot_unreadable[2];
+	const char *repair_refused;
 	int slot_settings_ret[2];
 	int sb_slot;
 	bool sb_fatal;
@@ -167,9 +175,12 @@ bool tl_md_dumpable(const struct tl_md *md);
  * tl_md_plan_repair() - decide the writes that rebuild what can be rebuilt
  * (see docs/tierctl.md "check, dump, restore, repair"). Fills @md->writes;
  * problems that stay are those without a fix.
+ * @force: write over a superblock slot that cannot be read (the commit it
+ *         may hold is lost); without it, such a slot makes the plan empty
+ *         (@md->repair_refused says why).
  * Return: TL_OK or TL_FAIL (out of memory).
  */
-int tl_md_plan_repair(struct tl_md *md, struct tl_err *err);
+int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err);
 
 /**
  * tl_md_write() - perform the planned writes in order (map blocks, then

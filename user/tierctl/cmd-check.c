@@ -231,7 +231,7 @@ static int refuse_active(const char *cmd, const struct tl_md *md)
 }
 
 struct offline_opts {
-	bool json, yes, strict;
+	bool json, yes, strict, force;
 	struct members ms;
 };
 
@@ -242,6 +242,7 @@ static int parse(const char *cmd, int argc, char **argv, bool repair,
 		{ "json", no_argument, NULL, 'j' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -250,7 +251,7 @@ static int parse(const char *cmd, int argc, char **argv, bool repair,
 	memset(o, 0, sizeof(*o));
 	o->json = tierctl_json;
 	opts_reset();
-	while ((c = next_opt(cmd, argc, argv, "jys", longopts)) != -1) {
+	while ((c = next_opt(cmd, argc, argv, "jysf", longopts)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -264,6 +265,11 @@ static int parse(const char *cmd, int argc, char **argv, bool repair,
 			if (strcmp(cmd, "check"))
 				return usage_error("%s: --strict is an option of check", cmd);
 			o->strict = true;
+			break;
+		case 'f':
+			if (!repair)
+				return usage_error("%s: --force is an option of repair", cmd);
+			o->force = true;
 			break;
 		case 'h':
 			return -1;
@@ -363,7 +369,7 @@ int cmd_repair(int argc, char **argv)
 	rc = prepare("repair", argc, argv, true, &o, &md);
 	if (rc)
 		goto out;
-	rc = tl_md_plan_repair(&md, &err);
+	rc = tl_md_plan_repair(&md, o.force, &err);
 	if (rc) {
 		rc = report(rc, &err);
 		goto out;

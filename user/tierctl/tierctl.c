@@ -108,7 +108,7 @@ static const struct tierctl_cmd commands[] = {
 	  "restore FILE DEV... [--metadata-dev DEV] [--keep-uuid] [--name NAME]\n"
 	  "         [--force] [--json]",
 	  "write a dump (tierctl dump --json) as fresh metadata to member devices" },
-	{ "repair", cmd_repair, "repair NAME|DEV... [--yes] [--json]",
+	{ "repair", cmd_repair, "repair NAME|DEV... [--yes] [--force] [--json]",
 	  "rebuild damaged metadata of an inactive device from the valid\n"
 	  "      copies and the labels; without --yes only shows what it would write" },
 	{ "version", cmd_version, "version [--json]",
