@@ -1244,6 +1244,85 @@ static void check_meta_dev_shrunk_test(CASE_CTX)
 	CASE_EQ(md->problems[0].fix[0], '\0');
 }
 
+static bool has_problem(const struct tl_md *md, const char *text)
+{
+	u32 i;
+
+	for (i = 0; i < md->nr_problems; i++)
+		if (strstr(md->problems[i].what, text))
+			return true;
+	return false;
+}
+
+/*
+ * Crafted sizes. A valid superblock (resealed) whose map copies are 2^40
+ * blocks, far past the metadata device: check allocated the map from it
+ * before comparing it with the labels ("out of memory for the map", or an
+ * allocator abort). A label whose metadata area is 1 block with both slots
+ * gone: rebuilding a superblock from it underflowed (meta_blocks - 2) into
+ * the same. Both are reported, repair leaves them alone.
+ */
+static void check_crafted_sizes_test(CASE_CTX)
+{
+	struct meta_img *mim = meta_img_make(test);
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tl_err err = { "" };
+	const char *paths[NR + 1];
+	u64 sectors[NR + 1], sector;
+	struct tier_label l;
+	struct tier_sb sb;
+	struct img *im;
+	struct tl_md *md;
+	u32 i;
+
+	for (i = 0; i <= NR; i++) {
+		paths[i] = mim->path[i];
+		sectors[i] = i < NR ? mim->f->lo.tier[i].dev_sectors :
+				      mim->f->lo.meta_dev_sectors;
+	}
+	md = md_check_fds(test, paths, mim->fd, sectors, NR + 1);
+	CASE_EQ(md->nr_errors, 0);
+	sector = tier_sb_sector(md->sb.meta_start, md->sb_slot);
+	CASE_ASSERT_EQ(tl_pread_full(mim->fd[NR], blk, TIER_BLOCK_SIZE,
+				     sector << 9), 0);
+	CASE_ASSERT_EQ(tier_sb_decode(blk, md->sb_slot, &sb, NULL), 0);
+	sb.map_blocks = 1ULL << 40;
+	sb.map_start[1] = sb.map_start[0] + sb.map_blocks * TIER_BLOCK_SECTORS;
+	tier_sb_encode(&sb, blk);
+	CASE_ASSERT_EQ(tier_sb_decode(blk, md->sb_slot, &sb, NULL), 0);
+	CASE_ASSERT_EQ(tl_pwrite_full(mim->fd[NR], blk, TIER_BLOCK_SIZE,
+				      sector << 9), 0);
+	md = md_check_fds(test, paths, mim->fd, sectors, NR + 1);
+	show(md);
+	CASE_GT(md->nr_errors, 0);
+	CASE_TRUE(has_problem(md, "gives map copies of 1099511627776 blocks"));
+	CASE_TRUE(has_problem(md, "past the end of the device"));
+	CASE_TRUE(md->sb_fatal);
+	CASE_FALSE(tl_md_dumpable(md));
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
+
+	/* Metadata on tier 0: both slots zeroed, its label's area 1 block. */
+	im = img_make(test, true);
+	memset(blk, 0, TIER_BLOCK_SIZE);
+	pw(test, im, 0, 8, blk);
+	pw(test, im, 0, 16, blk);
+	pr(test, im, 0, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	l.meta_blocks = 1;
+	tier_label_encode(&l, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	pw(test, im, 0, 0, blk);
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_GT(md->nr_errors, 0);
+	CASE_TRUE(has_problem(md, "the labels needed to rebuild it are missing or damaged"));
+	CASE_TRUE(md->sb_fatal);
+	CASE_FALSE(md->sb_rebuilt);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
+}
+
 /*
  * A power cut in 'replace-tier NAME 0 NEWDEV' after the switch: NEWDEV's
  * label says tier 0 and its superblock is the newest; the old tier 0 still
@@ -1351,6 +1430,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_tier_list_hints_test),
 	CASE_RUN(check_resize_hint_test),
 	CASE_RUN(check_meta_dev_shrunk_test),
+	CASE_RUN(check_crafted_sizes_test),
 	CASE_RUN(check_replace_tier0_cut_test),
 	{}
 };

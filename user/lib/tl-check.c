@@ -359,6 +359,9 @@ static bool rebuild_sb(struct tl_md *md, struct tier_sb *sb)
 	if (md->meta_dev < 0 || md->dev[md->meta_dev].label_ret || !ref)
 		return false;
 	ml = &md->dev[md->meta_dev].label;
+	/* Two slots and two copies of at least one block (or it underflows). */
+	if (ml->meta_blocks < 4)
+		return false;
 	memset(sb, 0, sizeof(*sb));
 	memcpy(sb->uuid, md->uuid, TIER_UUID_LEN);
 	sb->generation = 1;
@@ -688,6 +691,36 @@ static int read_map(struct tl_md *md, struct tl_err *err)
 	return TL_OK;
 }
 
+/*
+ * Whether both map copies lie on the metadata holder as it is now: a
+ * crafted or foreign superblock (or label) may give any map size, which
+ * read_map() would allocate before the labels are compared with it.
+ * Reports the error when not.
+ */
+static bool map_on_device(struct tl_md *md)
+{
+	u64 len = md->sb.map_blocks * TIER_BLOCK_SECTORS;
+	u64 sectors = md->dev[md->meta_dev].sectors;
+	struct tl_problem *p;
+
+	if (md->sb.map_blocks <= sectors / TIER_BLOCK_SECTORS &&
+	    md->sb.map_start[0] <= sectors - len &&
+	    md->sb.map_start[1] <= sectors - len)
+		return true;
+	p = problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
+		    "%s gives map copies of %llu blocks at sectors %llu and %llu, past the end of the device (%llu sectors): the kernel refuses it (it is not this device's metadata, or the device shrank); repair leaves it alone",
+		    md->sb_rebuilt ? "the label" : "the superblock",
+		    (unsigned long long)md->sb.map_blocks,
+		    (unsigned long long)md->sb.map_start[0],
+		    (unsigned long long)md->sb.map_start[1],
+		    (unsigned long long)sectors);
+	if (!md->sb_rebuilt) {
+		p->slot = md->sb_slot;
+		p->sector = tier_sb_sector(md->sb.meta_start, md->sb_slot);
+	}
+	return false;
+}
+
 static void check_blocks(struct tl_md *md)
 {
 	u64 i;
@@ -986,6 +1019,16 @@ int tl_md_load(struct tl_md *md, struct tl_err *err)
 	load_sb(md, meta_start);
 	if (md->sb_fatal) {
 		report_dups(md);
+		return TL_OK;
+	}
+	if (!map_on_device(md)) {
+		/* The labels against it still say what is wrong. */
+		if (md->sb_rebuilt)
+			report_dups(md);
+		else
+			apply_sb_list(md);
+		check_labels_sb(md);
+		md->sb_fatal = true;
 		return TL_OK;
 	}
 	rc = read_map(md, err);
