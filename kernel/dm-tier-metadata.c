@@ -690,7 +690,10 @@ static int tier_md_commit_sb(struct tier_md *md, struct tier_map *map,
 	nsb.active_copy = copy;
 	for (i = 0; i < nsb.nr_tiers; i++)
 		nsb.tier[i].used_extents = used[i];
+	/* Changed under the map lock, not md_lock: see tier_md_set_settings(). */
+	spin_lock_irqsave(map_lock, flags);
 	nsb.settings = md->settings;
+	spin_unlock_irqrestore(map_lock, flags);
 
 	/*
 	 * Phase 1: the map blocks. The data tiers were flushed by the caller;
@@ -787,7 +790,9 @@ static int tier_md_commit_move(struct tier_md *md, struct tier_map *map,
 	nsb.active_copy = copy;
 	for (i = 0; i < nsb.nr_tiers; i++)
 		nsb.tier[i].used_extents = used[i];
+	spin_lock_irqsave(map_lock, flags);
 	nsb.settings = md->settings;
+	spin_unlock_irqrestore(map_lock, flags);
 
 	r = tier_md_write_copy_full(md, map, map_lock, &nsb, copy, bdev);
 	if (!r)

@@ -213,8 +213,8 @@ int tier_md_commit_resize(struct tier_md *md, struct tier_map *map,
  * @md: a loaded handle.
  * @s:  out.
  *
- * Context: caller holds pool->md_lock, or the handle is not shared yet
- * (loading).
+ * Context: under the map lock the commits are given (pool->lock), or the
+ * handle is not shared yet (loading).
  */
 void tier_md_get_settings(const struct tier_md *md, struct tier_settings *s);
 
@@ -225,7 +225,12 @@ void tier_md_get_settings(const struct tier_md *md, struct tier_settings *s);
  * @md: a loaded handle.
  * @s:  the settings; count 0 removes the record and its feature bit.
  *
- * Context: caller holds pool->md_lock (no commit meanwhile).
+ * A commit copies the record under the map lock it is given, once, not
+ * under md_lock: a change of settings never waits for a commit (which may
+ * wait on a hung tier for as long as its path hangs). A change after the
+ * copy goes with the next commit.
+ *
+ * Context: under the map lock the commits are given (pool->lock).
  */
 void tier_md_set_settings(struct tier_md *md, const struct tier_settings *s);
 

@@ -9,7 +9,10 @@
  * The contract is tools/netlink/dm-tier.yaml (include/uapi/linux/dm-tier.h
  * is generated from it). Every operation looks its device up by dm name
  * under tier_pools_mutex and acts while holding it, so the pool cannot go
- * away meanwhile; it calls the same functions as the dm messages.
+ * away meanwhile; it calls the same functions as the dm messages. What may
+ * wait on a tier's I/O (tier-recover's probe, tier-forget, evacuate's
+ * flag) runs with the pool pinned (tier_pool_pin()) and the mutex dropped.
+ * The family has parallel_ops: genl_mutex is not held.
  * Notifications are recorded as pending bits by tier_event() in any
  * context and sent here from process context (pool->ev_work).
  */
@@ -1064,13 +1067,19 @@ out:
 
 /* ---- tier-recover -------------------------------------------------------- */
 
-#define TIER_MSG_PROBE \
-	"The tier failed its probe flush: reconnect or repair it, then retry"
-
+/*
+ * The probe flush waits as long as the tier's path hangs (a suspended dm
+ * device, an NVMe-oF controller reconnecting): it runs with the pool
+ * pinned and tier_pools_mutex dropped, or every table load, resume and
+ * removal of every dm-tier device, and every request of this family,
+ * waited behind it, the re-bind that would bring the tier back included.
+ */
 static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
+	const char *err = NULL;
 	struct tier_pool *pool;
+	dev_t dev;
 	u32 tier;
 	int r;
 
@@ -1083,21 +1092,34 @@ static int tier_nl_tier_recover_doit(struct sk_buff *skb,
 	 * stalled) until the evacuation is stopped.
 	 */
 	r = tier_nl_tier_index(info, pool, &tier);
-	if (!r) {
-		r = tier_tier_recover(pool, tier);
-		if (r) {
-			NL_SET_ERR_MSG(info->extack, TIER_MSG_PROBE);
-		} else {
-			tier_mig_tier_recovered(pool, tier);
-			tier_request_commit(pool);
-		}
+	if (r) {
+		mutex_unlock(&tier_pools_mutex);
+		return r;
 	}
+	/* Checked again under md_lock: a reload may renumber meanwhile. */
+	dev = pool->tier_dev_id[tier];
+	tier_pool_pin(pool);
+	mutex_unlock(&tier_pools_mutex);
+
+	r = tier_tier_recover(pool, tier, dev, tier_mig_tier_recovered, &err);
+	if (r)
+		tier_nl_err_attr(info->extack, NULL, err);
+	else
+		tier_request_commit(pool);
+
+	mutex_lock(&tier_pools_mutex);
+	tier_pool_unpin(pool);
 	mutex_unlock(&tier_pools_mutex);
 	return r;
 }
 
 /* ---- tier-forget --------------------------------------------------------- */
 
+/*
+ * The walk takes md_lock per batch and then waits for a commit: either may
+ * wait on a hung tier, so it runs pinned, without tier_pools_mutex, as the
+ * probe of tier-recover; tier_forget_tier() checks the tier list itself.
+ */
 static int tier_nl_tier_forget_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *err = NULL;
@@ -1110,16 +1132,21 @@ static int tier_nl_tier_forget_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	tier = nla_get_u32(info->attrs[DM_TIER_A_DEV_TARGET_TIER]);
+	tier_pool_pin(pool);
+	mutex_unlock(&tier_pools_mutex);
+
 	r = tier_forget_tier(pool, tier, &done, &err);
+
+	mutex_lock(&tier_pools_mutex);
 	if (r) {
 		struct nlattr *bad = info->attrs[DM_TIER_A_DEV_TARGET_TIER];
 
 		/* The tier is the bad attribute when it was refused. */
 		tier_nl_err_attr(info->extack, r == -EINVAL ? bad : NULL, err);
-		goto out;
+	} else {
+		r = tier_nl_reply_done(info, pool, done);
 	}
-	r = tier_nl_reply_done(info, pool, done);
-out:
+	tier_pool_unpin(pool); /* last: the pool may go at once */
 	mutex_unlock(&tier_pools_mutex);
 	return r;
 }
@@ -1157,7 +1184,17 @@ static int tier_nl_evacuate_doit(struct sk_buff *skb, struct genl_info *info)
 		tier_nl_err_attr(info->extack, r == -EINVAL ? bad : NULL, err);
 		goto out;
 	}
+	/*
+	 * The flag waits for md_lock, behind a commit that may wait on a
+	 * hung tier: pinned, without tier_pools_mutex. It records the
+	 * evacuation state of the moment, whatever ran in between.
+	 */
+	tier_pool_pin(pool);
+	mutex_unlock(&tier_pools_mutex);
+	tier_evacuate_persist(pool);
+	mutex_lock(&tier_pools_mutex);
 	r = tier_nl_reply_done_id(info, pool, mapped, id);
+	tier_pool_unpin(pool); /* last: the pool may go at once */
 out:
 	mutex_unlock(&tier_pools_mutex);
 	return r;
@@ -1476,11 +1513,18 @@ static const struct genl_multicast_group tier_nl_mcgrps[] = {
 	{ .name = DM_TIER_MCGRP_MONITOR, .flags = TIER_COMPAT_MCAST_SYS_ADMIN },
 };
 
-/* resv_start_op 0: every operation validates strictly. */
+/*
+ * resv_start_op 0: every operation validates strictly. parallel_ops: no
+ * operation relies on genl_mutex (each takes tier_pools_mutex, dumps keep
+ * their place in cb->args), and one that waits on a hung tier (a probe
+ * flush) must not hold it: every family without parallel_ops, and the
+ * family lookups of every genetlink user on the host, would wait too.
+ */
 static struct genl_family tier_nl_family __ro_after_init = {
 	.name = DM_TIER_FAMILY_NAME,
 	.version = DM_TIER_FAMILY_VERSION,
 	.module = THIS_MODULE,
+	.parallel_ops = true,
 	.ops = tier_nl_ops,
 	.n_ops = ARRAY_SIZE(tier_nl_ops),
 	.mcgrps = tier_nl_mcgrps,

@@ -9,7 +9,11 @@
  * dm-tier-main.c. Events reach it through the pool's event sink
  * (tier_pool_set_event_ops()), which it sets at registration.
  *
- * Locking: every operation holds tier_pools_mutex while it acts on a pool.
+ * Locking: every operation holds tier_pools_mutex while it acts on a pool,
+ * except what may wait on a tier's I/O (tier-recover's probe flush,
+ * tier-forget, evacuate's superblock flag): that runs with the pool pinned
+ * (tier_pool_pin()) and the mutex dropped. The family has parallel_ops:
+ * genl_mutex is not held either.
  * Not built without CONFIG_NET (the UML KUnit kernel): events are then
  * dropped, since nobody sets the sink.
  */

@@ -21,10 +21,41 @@
 
 /* The pools (see dm-tier-pool.h). */
 LIST_HEAD(tier_pools);
-DEFINE_MUTEX(tier_pools_mutex); /* the list, refcounts, pool->ti, names */
+DEFINE_MUTEX(tier_pools_mutex); /* the list, refcounts, pins, ti, names */
 static struct kmem_cache *tier_job_cache;
 /* The event sink; set before any pool exists, cleared after the last. */
 static const struct tier_event_ops *tier_ev_ops;
+
+/* ---- pins ---------------------------------------------------------------- */
+
+void tier_pool_pin(struct tier_pool *pool)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	pool->pins++;
+}
+
+void tier_pool_unpin(struct tier_pool *pool)
+{
+	lockdep_assert_held(&tier_pools_mutex);
+	/*
+	 * Off the list (ref 0): its teardown waits, or reads pins under the
+	 * mutex after this and does not. complete() is safe against the
+	 * waiter freeing the pool the moment it returns.
+	 */
+	if (!--pool->pins && !pool->ref)
+		complete(&pool->unpinned);
+}
+
+void tier_pool_wait_unpinned(struct tier_pool *pool)
+{
+	unsigned int pins;
+
+	mutex_lock(&tier_pools_mutex);
+	pins = pool->pins;
+	mutex_unlock(&tier_pools_mutex);
+	if (pins)
+		wait_for_completion(&pool->unpinned);
+}
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -696,7 +727,14 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 				     TIER_HEV_IO_ERROR);
 }
 
-int tier_tier_recover(struct tier_pool *pool, u32 tier)
+#define TIER_MSG_PROBE \
+	"The tier failed its probe flush: reconnect or repair it, then retry"
+#define TIER_MSG_RECOVER_MOVED \
+	"the tier list changed or the tier was re-bound meanwhile (a table reload): check the tier, then retry"
+
+int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
+		      void (*recovered)(struct tier_pool *pool, u32 tier),
+		      const char **err)
 {
 	bool acked;
 	int r;
@@ -708,6 +746,20 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 	 * a spurious EIO, at the tier's next outage.
 	 */
 	mutex_lock(&pool->md_lock);
+	/*
+	 * The tier list changes under md_lock (and only at a resume): the
+	 * tier the caller named is checked again here, where it holds.
+	 */
+	if (READ_ONCE(pool->suspended)) {
+		mutex_unlock(&pool->md_lock);
+		*err = TIER_MSG_SUSPENDED;
+		return -EBUSY;
+	}
+	if (tier >= pool->nr_tiers || pool->tier_dev_id[tier] != dev) {
+		mutex_unlock(&pool->md_lock);
+		*err = TIER_MSG_RECOVER_MOVED;
+		return -EBUSY;
+	}
 	acked = tier_pool_flush_begin(pool, tier);
 	r = tier_md_flush_tier(pool->meta, tier);
 	if (r) {
@@ -716,6 +768,7 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 		mutex_unlock(&pool->md_lock);
 		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
 		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);
+		*err = TIER_MSG_PROBE;
 		return r;
 	}
 	atomic_set(&pool->err_run[tier], 0);
@@ -731,6 +784,7 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier)
 	clear_bit(tier, &pool->forgotten);
 	tier_pool_sync_noalloc(pool);
 	spin_unlock_irq(&pool->lock);
+	recovered(pool, tier);
 	mutex_unlock(&pool->md_lock);
 	/* Writes parked for it (offline_queue_s) go again. */
 	tier_wake_worker(pool);
@@ -792,7 +846,7 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier)
 }
 
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, bool *stopped,
+			   u64 last, unsigned int gen, u64 *busy, bool *stopped,
 			   void (*unmapped)(struct tier_pool *pool,
 					    struct tier_vext v))
 {
@@ -809,10 +863,16 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 		 * counts before it copies the map blocks, and an unmap in
 		 * between wrote a superblock whose counts disagree with its
 		 * map (activation refuses it). And none once the device is
-		 * suspended: its postsuspend commit is the last before resume.
+		 * suspended: its postsuspend commit is the last before resume,
+		 * and the resume may renumber the tiers or shrink the map (a
+		 * caller without tier_pools_mutex does not keep it out). Nor
+		 * once the tier is ok again: a tier-recover meanwhile said it
+		 * is not lost.
 		 */
 		mutex_lock(&pool->md_lock);
-		if (READ_ONCE(pool->suspended)) {
+		if (READ_ONCE(pool->suspended) ||
+		    READ_ONCE(pool->suspend_gen) != gen ||
+		    tier_tier_ok(pool, tier)) {
 			mutex_unlock(&pool->md_lock);
 			*stopped = true;
 			break;
@@ -1670,6 +1730,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	INIT_DELAYED_WORK(&pool->age_work, tier_age_work);
 	INIT_WORK(&pool->ev_work, tier_pool_ev_work);
 	pool->ref = 1;
+	init_completion(&pool->unpinned);
 	/* Like a new mapped device: suspended until its first resume. */
 	pool->suspended = true;
 	pool->nr_tiers = tbl->nr_tiers;

@@ -13,9 +13,14 @@
  * (tier_pool_set_event_ops()).
  *
  * Locking (see docs/ARCHITECTURE.md "Locking"):
- *  - tier_pools_mutex: the global list of pools, refcounts, pool->ti, the
- *    cached names, the active table's settings; ctr/dtr/resume, the "set"
- *    message, netlink operations and the event work. Never held across I/O.
+ *  - tier_pools_mutex: the global list of pools, refcounts and pins,
+ *    pool->ti, the cached names, the active table's settings;
+ *    ctr/dtr/resume, the "set" message, netlink operations and the event
+ *    work. Never held across I/O nor while waiting for pool->md_lock
+ *    (whose holder may wait on a hung tier): what must, runs with the pool
+ *    pinned (tier_pool_pin()); the exceptions are the resume's re-bind and
+ *    the tier-list and resize commits of preresume, with the device
+ *    suspended (docs/ARCHITECTURE.md "Locking").
  *  - pool->md_lock (mutex): loading and committing metadata; taken by the
  *    worker, the periodic commit and postsuspend, never on the I/O path.
  *  - pool->lock (spinlock, irq-safe): map and allocator updates, bio lists,
@@ -34,6 +39,7 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/device-mapper.h>
 #include <linux/dm-ioctl.h>
 #include <linux/hashtable.h>
@@ -120,6 +126,15 @@ struct tier_pcpu_stats {
 struct tier_pool {
 	struct list_head list; /* tier_pools; tier_pools_mutex */
 	unsigned int ref; /* tables using it; tier_pools_mutex */
+	/*
+	 * Netlink operations at work on the pool without tier_pools_mutex
+	 * (tier_pool_pin(): a probe flush, forget-tier, an evacuation's
+	 * flag), counted under tier_pools_mutex; the last table's teardown
+	 * waits for @unpinned before it stops and frees the pool
+	 * (tier_pool_wait_unpinned()).
+	 */
+	unsigned int pins;
+	struct completion unpinned;
 	/*
 	 * The one mapped device whose tables may use the pool (reloads), set
 	 * by the first table; valid while the pool lives, since its tables
@@ -328,6 +343,13 @@ struct tier_pool {
 	unsigned int commit_interval_ms;
 	bool periodic; /* periodic commits armed; pool->lock */
 	bool suspended; /* postsuspend..resume: no commit; pool->lock */
+	/*
+	 * Postsuspends so far (pool->lock; READ_ONCE): the tier list, the
+	 * size and the tiers' devices change only at a resume, after one.
+	 * Work done without tier_pools_mutex over several holds of md_lock
+	 * (forget-tier's walk) stops when it changed.
+	 */
+	unsigned int suspend_gen;
 	struct dm_target *ti; /* the active table's target */
 
 	/*
@@ -359,16 +381,60 @@ struct tier_pool {
 	struct tier_memtier *mem;
 };
 
+/* Refusals of what a suspended device cannot do now (EBUSY). */
+#define TIER_MSG_SUSPENDED "the device is suspended; resume it first"
+
 #define TIER_JOB_RETRY_MS 10 /* worker retry after no job could be had */
 #define TIER_HEAT_COMMIT_S 30 /* heat alone is committed at most this often */
 
 /*
  * The pools, newest first (tier_pool.id decreasing). Netlink operations
- * look pools up under tier_pools_mutex and act while holding it; a pool
- * leaves the list (and is freed) only under it.
+ * look pools up under tier_pools_mutex and act while holding it, except
+ * what may wait for I/O: that runs with the pool pinned (tier_pool_pin())
+ * and the mutex dropped. A pool leaves the list only under it, and is
+ * freed once no operation has it pinned.
  */
 extern struct mutex tier_pools_mutex;
 extern struct list_head tier_pools;
+
+/**
+ * tier_pool_pin() - keep @pool (its memory, workqueues, metadata and
+ * migration state) from being stopped and freed while a netlink operation
+ * works on it without tier_pools_mutex: a tier-recover's probe flush,
+ * forget-tier's walk and commit, an evacuation's flag, which may wait on a
+ * hung path or behind a commit that does. tier_pools_mutex is never held
+ * across such a wait: every dm-tier table load, resume and removal on the
+ * host, and every netlink request, would wait too. What the operation
+ * needs of the pool's identity (the tier list, the size, the tiers'
+ * devices, the active table) may change meanwhile: it checks again under
+ * the lock that covers it (pool->md_lock for the tier list, @suspend_gen).
+ * @pool: a pool found on tier_pools.
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ */
+void tier_pool_pin(struct tier_pool *pool);
+
+/**
+ * tier_pool_unpin() - undo tier_pool_pin(); wakes the teardown that waits
+ * for the last pin (tier_pool_wait_unpinned()).
+ * @pool: the pool; not to be touched after this call: when this was its
+ *        last pin and its last table is gone, the teardown waiting for it
+ *        frees it at once (it does not take tier_pools_mutex again).
+ *
+ * Context: process; caller holds tier_pools_mutex.
+ */
+void tier_pool_unpin(struct tier_pool *pool);
+
+/**
+ * tier_pool_wait_unpinned() - wait until no netlink operation has @pool
+ * pinned. The pool is off tier_pools (its last table dropped it), so no
+ * new pin comes.
+ * @pool: the pool.
+ *
+ * Context: process, may sleep; caller does not hold tier_pools_mutex
+ * (tier_pool_unpin() takes it).
+ */
+void tier_pool_wait_unpinned(struct tier_pool *pool);
 
 /**
  * tier_pool_log_name() - how kernel messages name the device: its
@@ -885,19 +951,35 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
 /**
  * tier_tier_recover() - probe a tier with a cache flush and, when it
  * succeeds, declare it ok again (tier-recovered when it was not).
- * @pool: the pool.
- * @tier: the tier, < nr_tiers.
+ * @pool: the pool, pinned (tier_pool_pin()) or held by a live table.
+ * @tier: the tier, as the caller found it under tier_pools_mutex.
+ * @dev:  its device then (pool->tier_dev_id[@tier]): a table reload that
+ *        changed the tier list or re-bound the tier meanwhile is refused,
+ *        not probed under another tier's number.
+ * @recovered: called under pool->md_lock (the tier list holds) when the
+ *        probe succeeded: what the layers above keep per tier
+ *        (tier_mig_tier_recovered()).
+ * @err:  out on failure; a static message (extack).
  *
  * The flush also makes durable what was written to the tier before it
  * failed, so its pending mappings may be committed again. The worker is
  * woken: writes parked for the tier (offline_queue_s) are issued again.
  * The tiers' no-new-extents marks are resynced (tier_pool_sync_noalloc()).
+ * The flush may wait as long as the tier's path hangs (a suspended dm
+ * device, an NVMe-oF controller reconnecting): md_lock is held, so the
+ * pool's commits and its suspend wait too, nothing else. A suspended
+ * device is refused (EBUSY): its resume may re-bind the tier under
+ * tier_pools_mutex, which then must not wait for this flush.
  *
- * Context: process, may sleep (the flush; takes pool->md_lock, then
- * pool->lock).
- * Return: 0, or the flush's error: the tier keeps its state.
+ * Context: process, may sleep; caller does not hold tier_pools_mutex
+ * (the flush may wait on a hung path); takes pool->md_lock, then
+ * pool->lock.
+ * Return: 0; -EBUSY (device suspended, or the tier changed); or the
+ * flush's error: the tier keeps its state.
  */
-int tier_tier_recover(struct tier_pool *pool, u32 tier);
+int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
+		      void (*recovered)(struct tier_pool *pool, u32 tier),
+		      const char **err);
 
 /**
  * tier_pool_flush_tiers() - flush the tiers of @mask written since their
@@ -1098,21 +1180,28 @@ bool tier_tier_ok(struct tier_pool *pool, u32 tier);
  * @tier:  the lost tier, < nr_tiers.
  * @first: first virtual extent.
  * @last:  last virtual extent, >= @first, < virt_extents.
+ * @gen:   pool->suspend_gen when the caller checked @tier, @first, @last
+ *         (and that the device was not suspended).
  * @busy:  out; extents of @tier left alone because a job owns them.
- * @stopped: out; the device was suspended: the range was left unfinished.
+ * @stopped: out; the device was suspended since @gen (a resume may have
+ *         changed the tier list or the size), or @tier is ok again (a
+ *         tier-recover meanwhile): the range was left unfinished.
  * @unmapped: called for each extent unmapped, under pool->lock (IRQs off),
  *         before the worker can map it again: drops what else holds its
  *         old contents (the memory tier's copy).
  *
  * Each batch holds pool->md_lock, so no commit runs between its reading of
  * the used counts and its copy of the map (they would disagree on disk).
+ * Without tier_pools_mutex (netlink's tier-forget), a table reload may
+ * renumber the tiers or shrink the map between two batches; it suspends
+ * the device first, and each batch checks @gen under md_lock.
  *
  * Context: process, may sleep; takes pool->md_lock, then pool->lock, per
  * batch; neither held by the caller.
  * Return: the number of extents unmapped.
  */
 u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
-			   u64 last, u64 *busy, bool *stopped,
+			   u64 last, unsigned int gen, u64 *busy, bool *stopped,
 			   void (*unmapped)(struct tier_pool *pool,
 					    struct tier_vext v));
 

@@ -1273,7 +1273,6 @@ static struct tier_pool *tier_dev_create(struct tier_c *tc, char **error)
 	"The tier devices are used by two targets of this table"
 #define TIER_MSG_READ_ONLY \
 	"the device is activated read-only: nothing can change"
-#define TIER_MSG_SUSPENDED "the device is suspended; resume it first"
 #define TIER_MSG_ACTIVE_RO \
 	"The tier devices are active read-only; remove that device before loading a read-write table"
 #define TIER_MSG_ACTIVE_RW \
@@ -1425,7 +1424,8 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 /*
  * Drop a table's reference; the last one takes the pool off the list. The
  * caller then frees it with tier_pool_release() after dropping
- * tier_pools_mutex (the event work takes it).
+ * tier_pools_mutex (the event work takes it, and so does a netlink
+ * operation's unpin, which the release waits for).
  * Return: true when that was the last reference.
  */
 static bool tier_pool_put(struct tier_pool *pool, struct tier_c *tc)
@@ -1440,6 +1440,8 @@ static bool tier_pool_put(struct tier_pool *pool, struct tier_c *tc)
 
 static void tier_pool_release(struct tier_pool *pool)
 {
+	/* A netlink operation may still be at work on it (a probe flush). */
+	tier_pool_wait_unpinned(pool);
 	tier_dev_stop(pool);
 	tier_pool_events_close(pool);
 	tier_dev_free(pool);
@@ -1717,9 +1719,9 @@ static void tier_load_settings(struct tier_c *tc)
 	u32 refused = 0;
 	int r;
 
-	mutex_lock(&pool->md_lock);
+	spin_lock_irq(&pool->lock);
 	tier_md_get_settings(pool->meta, &s);
-	mutex_unlock(&pool->md_lock);
+	spin_unlock_irq(&pool->lock);
 	if (!s.count)
 		return;
 	r = tier_table_settings_apply(&tc->tbl, &s, &refused, &err);
@@ -1957,6 +1959,8 @@ static void tier_postsuspend(struct dm_target *ti)
 
 	spin_lock_irq(&pool->lock);
 	WRITE_ONCE(pool->suspended, true);
+	/* The resume may change the tier list: a forget's walk stops. */
+	WRITE_ONCE(pool->suspend_gen, pool->suspend_gen + 1);
 	pool->periodic = false;
 	spin_unlock_irq(&pool->lock);
 	cancel_delayed_work_sync(&pool->commit_work);
@@ -2301,33 +2305,39 @@ static void tier_settings_dirty(struct tier_pool *pool)
 
 /*
  * Record the values of @keys in @tc's table as persisted settings; keys
- * that do not persist (mem_size_mb) are skipped. Under tier_pools_mutex.
+ * that do not persist (mem_size_mb) are skipped. Under tier_pools_mutex;
+ * the record under pool->lock, never md_lock: a commit that waits on a
+ * hung tier holds that, and tier_pools_mutex must not wait for it.
  */
 static void tier_persist_keys(struct tier_c *tc, const char *const *keys,
 			      unsigned int n)
 {
 	struct tier_pool *pool = tc->pool;
+	const char *full = NULL;
 	struct tier_settings s;
 	bool changed = false;
 	unsigned int i;
 	int r;
 
 	lockdep_assert_held(&tier_pools_mutex);
-	mutex_lock(&pool->md_lock);
+	spin_lock_irq(&pool->lock);
 	tier_md_get_settings(pool->meta, &s);
 	for (i = 0; i < n; i++) {
 		r = tier_table_settings_record(&s, &tc->tbl, keys[i]);
 		if (!r)
 			changed = true;
 		else if (r == -ENOSPC)
-			DMWARN_LIMIT("%s: %s: settings record full",
-				     tier_pool_log_name(pool), keys[i]);
+			full = keys[i];
 	}
 	if (changed) {
 		tier_md_set_settings(pool->meta, &s);
-		tier_settings_dirty(pool);
+		/* The next commit writes the record: the pool is dirty. */
+		WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
 	}
-	mutex_unlock(&pool->md_lock);
+	spin_unlock_irq(&pool->lock);
+	if (full)
+		DMWARN_LIMIT("%s: %s: settings record full",
+			     tier_pool_log_name(pool), full);
 }
 
 void tier_pool_persist(struct tier_pool *pool, const char *const *keys,
@@ -2360,10 +2370,11 @@ static int tier_message_reset(struct tier_c *tc)
 		tier_table_settings_reset(&t, &line);
 		tc->tbl = t;
 		tier_apply_settings(tc);
-		mutex_lock(&pool->md_lock);
+		/* As tier_persist_keys(): pool->lock, not md_lock. */
+		spin_lock_irq(&pool->lock);
 		tier_md_set_settings(pool->meta, &none);
-		tier_settings_dirty(pool);
-		mutex_unlock(&pool->md_lock);
+		WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+		spin_unlock_irq(&pool->lock);
 	}
 	mutex_unlock(&tier_pools_mutex);
 	if (r)
@@ -2443,12 +2454,19 @@ static int tier_message_migrate(struct tier_c *tc, char **argv)
 #define TIER_MSG_EVAC_OFFLINE \
 	"the tier is offline: its extents cannot be read (recover it, or forget it if lost for good)"
 
-/* Record the tier's evacuate flag at the next commit. */
-static void tier_evac_persist(struct tier_pool *pool, u32 tier, bool on)
+void tier_evacuate_persist(struct tier_pool *pool)
 {
+	u32 i, evac;
+
 	mutex_lock(&pool->md_lock);
-	tier_md_set_tier_flags(pool->meta, tier, TIER_SB_TIER_F_EVACUATE,
-			       on ? TIER_SB_TIER_F_EVACUATE : 0);
+	/* nr_tiers and the bits' numbering change under md_lock too. */
+	spin_lock_irq(&pool->lock);
+	evac = pool->evac;
+	spin_unlock_irq(&pool->lock);
+	for (i = 0; i < pool->nr_tiers; i++)
+		tier_md_set_tier_flags(pool->meta, i, TIER_SB_TIER_F_EVACUATE,
+				       evac & BIT(i) ? TIER_SB_TIER_F_EVACUATE :
+						       0);
 	mutex_unlock(&pool->md_lock);
 	tier_settings_dirty(pool);
 	tier_request_commit(pool);
@@ -2482,7 +2500,6 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 	*mapped = READ_ONCE(pool->mapped[tier]);
 	if (stop) {
 		tier_mig_evacuate_stop(pool, tier);
-		tier_evac_persist(pool, tier, false);
 		return 0;
 	}
 	if (pool->nr_tiers == 1) {
@@ -2519,10 +2536,7 @@ int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		*err = "the move queue is full; try again when requests ended";
 	else if (r)
 		*err = "cannot queue the evacuation";
-	if (r)
-		return r;
-	tier_evac_persist(pool, tier, true);
-	return 0;
+	return r;
 }
 
 /* "evacuate <tier> [stop | to <tier>]" */
@@ -2547,6 +2561,8 @@ static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 	if (ok && sscanf(argv[1], "%u%c", &tier, &dummy) == 1)
 		r = tier_evacuate(pool, tier, stop, pref, &id, &mapped,
 				  &missing, &err);
+	if (!r)
+		tier_evacuate_persist(pool);
 	if (r == -ENOSPC)
 		DMWARN_LIMIT("%s: evacuate %s: %s (%llu extents missing)",
 			     tier_pool_log_name(pool), argv[1], err, missing);
@@ -2560,16 +2576,35 @@ static int tier_message_evacuate(struct tier_c *tc, unsigned int argc,
 
 #define TIER_MSG_FORGET_SUSPENDED \
 	"the device was suspended meanwhile: what was forgotten is committed by the suspend; run it again after the resume"
+#define TIER_MSG_FORGET_RECOVERED \
+	"the tier was recovered meanwhile (tier-recover): the rest of it was not forgotten"
 
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err)
 {
-	u64 busy, seq;
+	char name[BDEVNAME_SIZE] = "";
+	u64 busy, seq, last;
 	const char *note = "";
-	bool stopped = false;
+	bool stopped = false, suspended;
+	unsigned int gen;
+	u32 nr_tiers;
 
 	*done = 0;
-	if (tier >= pool->nr_tiers) {
+	/*
+	 * What the walk starts from, in one hold of the lock a resume's
+	 * changes take: netlink calls without tier_pools_mutex, so a table
+	 * reload may change the tier list or the size after this; it
+	 * suspends the device first, which the walk checks (@gen).
+	 */
+	spin_lock_irq(&pool->lock);
+	suspended = pool->suspended;
+	gen = pool->suspend_gen;
+	nr_tiers = pool->nr_tiers;
+	last = pool->virt_extents - 1;
+	if (tier < nr_tiers)
+		strscpy(name, pool->tier_name[tier], sizeof(name));
+	spin_unlock_irq(&pool->lock);
+	if (tier >= nr_tiers) {
 		*err = "the device has no such tier";
 		return -EINVAL;
 	}
@@ -2592,7 +2627,7 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		*err = "metadata is not read-write: nothing can change";
 		return -EROFS;
 	}
-	if (READ_ONCE(pool->suspended)) {
+	if (suspended) {
 		*err = TIER_MSG_SUSPENDED;
 		return -EBUSY;
 	}
@@ -2602,18 +2637,27 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 	 * first write may have mapped the extent anew and a read would find
 	 * the forgotten contents.
 	 */
-	*done = tier_forget_tier_range(pool, tier, 0, pool->virt_extents - 1,
-				       &busy, &stopped, tier_memtier_written);
+	*done = tier_forget_tier_range(pool, tier, 0, last, gen, &busy,
+				       &stopped, tier_memtier_written);
 	tier_dbg_forget_delay();
 	if (stopped)
-		note = " (suspended meanwhile: not all)";
+		note = " (suspended or recovered meanwhile: not all)";
 	else if (busy)
 		note = " (some were being moved: not yet)";
 	DMWARN("%s: tier %u (%s) forgotten: %llu extents now read as zeroes%s",
-	       tier_pool_log_name(pool), tier, pool->tier_name[tier], *done,
-	       note);
+	       tier_pool_log_name(pool), tier, name, *done, note);
 	if (stopped) {
-		*err = TIER_MSG_FORGET_SUSPENDED;
+		/*
+		 * Suspended: the suspend commits what was forgotten.
+		 * Recovered: the next commit does (the extents are dirty).
+		 */
+		if (READ_ONCE(pool->suspended) ||
+		    READ_ONCE(pool->suspend_gen) != gen) {
+			*err = TIER_MSG_FORGET_SUSPENDED;
+		} else {
+			*err = TIER_MSG_FORGET_RECOVERED;
+			tier_request_commit(pool);
+		}
 		return -EBUSY;
 	}
 	/* Like the commit message: what changed is durable on return. */

@@ -56,18 +56,24 @@ int tier_pool_set_table(struct tier_pool *pool, const struct tier_table *t);
  * unmapped, read-as-zero extent, and commit (the "forget-tier" message and
  * netlink tier-forget). The physical extents are freed by that commit, as
  * for a discard; copies in the memory tier are dropped.
- * @pool: the pool.
+ * @pool: the pool: held by the live table (a message), or pinned
+ *        (tier_pool_pin(): netlink, without tier_pools_mutex).
  * @tier: the tier; must not be 0 (it holds the metadata) and must not be
- *        "ok" (tier_tier_ok()).
+ *        "ok" (tier_tier_ok()). Checked against the tier list once, under
+ *        pool->lock; the walk stops when the device is suspended
+ *        afterwards (a resume may renumber the tiers) or the tier is
+ *        recovered meanwhile.
  * @done: out; extents unmapped by this call.
  * @err:  out; a static message on failure.
  *
- * Context: process, may sleep (waits for the commit on pool->wq); the
- * caller holds no spinlock and is not on pool->wq.
+ * Context: process, may sleep (takes pool->md_lock per batch, may wait
+ * behind a commit that waits on a hung tier, and waits for its own commit
+ * on pool->wq); the caller holds no lock (not tier_pools_mutex: the wait
+ * may be long) and is not on pool->wq.
  * Return: 0; -EINVAL (no such tier, tier 0, tier ok); -EROFS (activated
- * read-only, or metadata not rw); -EBUSY (suspended, or extents of the
- * tier were being moved: the others were forgotten, try again); -EIO (the
- * commit failed).
+ * read-only, or metadata not rw); -EBUSY (suspended, before or meanwhile;
+ * recovered meanwhile; or extents of the tier were being moved: the
+ * others were forgotten, try again); -EIO (the commit failed).
  */
 int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 		     const char **err);
@@ -75,9 +81,9 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
 /**
  * tier_evacuate() - start (or, with @stop, undo) the evacuation of a tier
  * (the "evacuate" message and netlink evacuate): the tier takes no new
- * extents, the flag TIER_SB_TIER_F_EVACUATE is recorded by the next commit
- * (requested here), and a move request empties the tier. Undo cancels the
- * tier's requests and clears the flag.
+ * extents and a move request empties the tier. Undo cancels the tier's
+ * requests. The superblock flag (TIER_SB_TIER_F_EVACUATE) follows with
+ * tier_evacuate_persist(), which the caller calls after a success.
  * @pool:    the pool.
  * @tier:    the tier.
  * @stop:    undo instead.
@@ -90,7 +96,8 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
  * @missing: out: with -ENOSPC, the extents the other tiers lack room for.
  * @err:     out; a static message on failure.
  *
- * Context: process; takes pool->md_lock and pool->lock.
+ * Context: process; takes pool->lock; the tier list holds (the live
+ * table's message, or tier_pools_mutex held).
  * Return: 0; -EINVAL (no such tier, the only tier, tier 0 holding the
  * metadata, an offline tier; @pref not a tier, the tier itself, offline or
  * evacuating); -EROFS (metadata not rw); -ENOSPC (no room
@@ -98,6 +105,20 @@ int tier_forget_tier(struct tier_pool *pool, u32 tier, u64 *done,
  */
 int tier_evacuate(struct tier_pool *pool, u32 tier, bool stop, u32 pref,
 		  u32 *id, u64 *mapped, u64 *missing, const char **err);
+
+/**
+ * tier_evacuate_persist() - record every tier's evacuate flag as its bit
+ * in pool->evac is now, for the next commit (requested here). Each call
+ * writes the state of the moment under md_lock, where the tier list
+ * holds, so calls that run out of order (two netlink requests, a tier
+ * list change between a request and its call) leave the flags right.
+ * @pool: the pool, held by the live table or pinned (tier_pool_pin()).
+ *
+ * Context: process, may sleep: takes pool->md_lock, which a commit
+ * waiting on a hung tier holds; the caller does not hold
+ * tier_pools_mutex.
+ */
+void tier_evacuate_persist(struct tier_pool *pool);
 
 /**
  * dm_tier_target_register() - register the "tier" target type.
@@ -123,8 +144,11 @@ void dm_tier_target_unregister(void);
  * @keys: table key names.
  * @n:    how many.
  *
- * Context: process, may sleep (takes pool->md_lock); caller holds
- * tier_pools_mutex.
+ * The record is under pool->lock (tier_md_set_settings()), not
+ * pool->md_lock: this never waits for a commit, which may wait on a hung
+ * tier while tier_pools_mutex is held here.
+ *
+ * Context: process; caller holds tier_pools_mutex; takes pool->lock.
  */
 void tier_pool_persist(struct tier_pool *pool, const char *const *keys,
 		       unsigned int n);

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck source=tests/vm/lib.sh disable=SC2016
+# dmt: debug-kernel
+# Netlink requests that wait on a hung tier (a review of f674f8f). Device nh:
+# tier 0 and tier 1 on dm-linear shims nh0 and nh1 over two NVMe drives
+# (their volatile write cache shows through, so a flush reaches the shim),
+# 1 MiB extents, extents 0-3 on tier 1, 4-7 on tier 0; device nb beside it
+# on a third drive; the debug module. A shim suspended with --noflush holds
+# every bio sent to it, flushes too, until it resumes: a tier path that
+# hangs (an NVMe-oF controller reconnecting, queue_if_no_path).
+#   recover   tier 1 degraded; nh1 suspended: `tierctl recover nh --tier 1`
+#             waits in its probe flush. Meanwhile `tierctl list`, `tierctl
+#             status nb`, `dmsetup remove nb` and `dmsetup create nb` (its
+#             constructor and resume) must each end within their bound;
+#             nh1 resumed, the recover succeeds and tier 1 is ok. Before
+#             the fix tier-recover held tier_pools_mutex and genl_mutex
+#             across the flush, and each of them waited for it.
+#   commit    tier 1 degraded; nh0 suspended; a pin makes the worker commit,
+#             which waits writing the map to tier 0 with md_lock held.
+#             `tierctl evacuate-lost nh --tier 1` (tier-forget) and
+#             `tierctl evacuate nh 1 --cancel` (its superblock flag) wait for
+#             md_lock; `tierctl policy nh` (policy-set) and the four above
+#             must each end within their bound. nh0 resumed: both end well,
+#             tier 1 maps nothing, the policy is in the table. Before the
+#             fix tier-forget waited for md_lock holding tier_pools_mutex
+#             (and genl_mutex), and policy-set waited for it itself.
+# On a hang the suspended shim is resumed (the waits end) and the test fails.
+# DMT_NH_STEPS="commit" runs a subset, in the order given.
+. "$(dirname "$0")/lib.sh"
+DEV=nh
+D=/dev/mapper/$DEV
+HELD= # the shim suspended now: resumed before a failure
+
+write_cache() { cat "/sys/block/$(basename "$(readlink -f "/dev/mapper/$1")")/queue/write_cache"; }
+
+# Resume the held shim and fail: what waited on it ends, the VM can stop.
+fail_held() { # message
+	echo w >/proc/sysrq-trigger # the blocked tasks, to the kernel log
+	[ -z "$HELD" ] || dmsetup resume "$HELD"
+	HELD=
+	fail "$1"
+}
+
+# COMMAND must end, with status 0, within S seconds while $HELD is
+# suspended: it does not wait for the request that waits on that shim.
+must_go() { # s what command...
+	local s=$1 what=$2 pid rc=0
+	shift 2
+	"$@" >/tmp/go.out 2>&1 &
+	pid=$!
+	if ! wait_for "$s" "! kill -0 $pid 2>/dev/null"; then
+		fail_held "$what: not done after $s s while $HELD was suspended: it waited behind a request that waits on $HELD"
+	fi
+	wait $pid || rc=$?
+	[ $rc = 0 ] || { cat /tmp/go.out; fail_held "$what: exit status $rc"; }
+}
+
+# Every other dm-tier request and table change on the host: none waits
+# for nh's tier.
+others_go() { # step
+	local tbl
+	must_go 10 "$1: tierctl list" tierctl list
+	grep -qw nb /tmp/go.out || { cat /tmp/go.out; fail_held "$1: tierctl list does not show nb"; }
+	must_go 10 "$1: tierctl status nb" tierctl status nb
+	tbl=$(dmsetup table nb)
+	must_go 20 "$1: dmsetup remove nb" dmsetup remove --retry nb
+	must_go 20 "$1: dmsetup create nb" dmsetup create nb --table "$tbl"
+	must_go 10 "$1: tierctl status nb after its re-creation" tierctl status nb
+}
+
+# A background job still runs (it waits on the held shim).
+still_waits() { # pid what out
+	kill -0 "$1" 2>/dev/null || { cat "$3"; fail_held "$2: ended while $HELD was suspended (it never waited on it?)"; }
+}
+
+# Background job PID waits inside the kernel, in FUNC (its kernel stack
+# names it): its request is in, before the others are tried.
+waits_in() { # pid func what out
+	wait_for 30 "grep -q $2 /proc/$1/stack 2>/dev/null || ! kill -0 $1 2>/dev/null" ||
+		fail_held "$3: not waiting in $2 after 30 s: $(cat "/proc/$1/stack" 2>&1)"
+	still_waits "$1" "$3" "$4"
+}
+
+# Tier 1 degraded: its shim fails for a moment, a read of extent 0 fails.
+tier1_degrade() { # step
+	shim_error nh1 "$DMT_NVME1"
+	! dd if=$D of=/dev/null bs=1M count=1 iflag=direct status=none 2>/dev/null ||
+		fail "$1: a read from tier 1 on the error target succeeded"
+	shim_linear nh1 "$DMT_NVME1"
+	expect_eq "$(tier_stat $DEV state 1)" degraded "$1: tier 1 after a failed read"
+}
+
+step_recover() {
+	local rec
+	tier1_degrade recover
+	dmsetup suspend --noflush --nolockfs nh1
+	HELD=nh1
+	tierctl recover $DEV --tier 1 >/tmp/rec.out 2>&1 &
+	rec=$!
+	# In the probe flush (holding tier_pools_mutex before the fix).
+	waits_in $rec tier_tier_recover "recover: tierctl recover" /tmp/rec.out
+	others_go recover
+	still_waits $rec "recover: tierctl recover" /tmp/rec.out
+	dmsetup resume nh1
+	HELD=
+	wait_bounded 60 "recover: tierctl recover after the resume" $rec ||
+		{ cat /tmp/rec.out; fail "recover: tierctl recover failed after the resume"; }
+	expect_eq "$(tier_stat $DEV state 1)" ok "recover: tier 1 after the recover"
+	tier_sane $DEV recover
+	echo "recover: the probe waited on the suspended tier; list, status, remove and create of nb went on; recovered after the resume"
+}
+
+step_commit() {
+	local c0 fg ev
+	tier1_degrade commit
+	c0=$(tier_stat $DEV commits)
+	dmsetup suspend --noflush --nolockfs nh0
+	HELD=nh0
+	# Pinning mapped extents asks for a commit: the worker's commit writes
+	# the map to tier 0 and waits there, holding md_lock.
+	must_go 10 "commit: tierctl pin" tierctl pin $DEV --range 4M:2M
+	tierctl evacuate-lost $DEV --tier 1 --yes >/tmp/fg.out 2>&1 &
+	fg=$!
+	# Its first batch waits for md_lock (holding tier_pools_mutex before
+	# the fix).
+	waits_in $fg tier_forget_tier_range "commit: tierctl evacuate-lost" /tmp/fg.out
+	tierctl evacuate $DEV 1 --cancel >/tmp/ev.out 2>&1 &
+	ev=$!
+	# In its request: for md_lock (before the fix, for genl_mutex).
+	waits_in $ev genl_rcv_msg "commit: tierctl evacuate --cancel" /tmp/ev.out
+	expect_eq "$(tier_stat $DEV commits)" "$c0" "commit: commits while tier 0 is suspended"
+	must_go 10 "commit: tierctl policy" tierctl policy $DEV high_watermark=80 low_watermark=60
+	others_go commit
+	still_waits $fg "commit: tierctl evacuate-lost" /tmp/fg.out
+	still_waits $ev "commit: tierctl evacuate --cancel" /tmp/ev.out
+	dmsetup resume nh0
+	HELD=
+	wait_bounded 60 "commit: tierctl evacuate-lost after the resume" $fg ||
+		{ cat /tmp/fg.out; fail "commit: evacuate-lost failed after the resume"; }
+	wait_bounded 60 "commit: tierctl evacuate --cancel after the resume" $ev ||
+		{ cat /tmp/ev.out; fail "commit: evacuate --cancel failed after the resume"; }
+	expect_eq "$(tier_stat $DEV mapped 1)" 0 "commit: tier 1 after evacuate-lost"
+	[[ $(dmsetup table $DEV) == *"high_watermark 80 low_watermark 60"* ]] ||
+		fail "commit: the policy is not in the table: $(dmsetup table $DEV)"
+	tier_msg $DEV commit || fail "commit: a commit after the resume"
+	tier_sane $DEV commit
+	echo "commit: forget and the evacuate flag waited for the commit on the suspended tier 0; policy, list, status, remove and create of nb went on"
+}
+
+guest_main() {
+	local s
+	dmsetup create nh0 --table "0 $(blockdev --getsz "$DMT_NVME0") linear $DMT_NVME0 0"
+	dmsetup create nh1 --table "0 $(blockdev --getsz "$DMT_NVME1") linear $DMT_NVME1 0"
+	for s in nh0 nh1; do
+		[ "$(write_cache $s)" = "write back" ] ||
+			fail "$s has no volatile write cache ($(write_cache $s)): a flush would not reach it"
+	done
+	tierctl create $DEV --tier /dev/mapper/nh0 --tier /dev/mapper/nh1 --extent-size 1M --force >/dev/null
+	tier_set $DEV auto_migrate 0
+	tier_set $DEV commit_interval_ms 60000
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 oflag=direct conv=fsync status=none
+	tier_msg $DEV migrate 0 8192 1 || fail "migrate 0-3 MiB to tier 1"
+	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 4 ]' ||
+		fail "migrate to tier 1: $(tier_summary $DEV)"
+	tier_msg $DEV commit || fail "commit after the migration"
+	tierctl create nb --tier "$DMT_NVME2" --extent-size 1M >/dev/null
+	for s in ${DMT_NH_STEPS:-recover commit}; do
+		"step_$s"
+	done
+	tierctl remove nb
+	tierctl remove $DEV
+	dmsetup remove nh0 nh1
+	no_kernel_warning netlink-hang
+}
+run_guest_phase "$@"
+
+export DMT_DEBUG_MODULE=1
+vm --fresh --nvme 128M --nvme 128M --nvme 64M -- "$0" main
