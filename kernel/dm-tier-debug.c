@@ -41,6 +41,11 @@ module_param(dbg_event_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_event_delay_ms,
 		 "debug: the event work sleeps before it sends (ms)");
 
+static unsigned int dbg_event_hold;
+module_param(dbg_event_hold, uint, 0644);
+MODULE_PARM_DESC(dbg_event_hold,
+		 "debug: events wait, unsent, for the next one or teardown");
+
 static unsigned int dbg_worker_delay_ms;
 module_param(dbg_worker_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_worker_delay_ms,
@@ -198,6 +203,11 @@ void tier_dbg_parked(void)
 {
 	/* Racy across pools: a count for tests, which use one. */
 	WRITE_ONCE(dbg_parks, READ_ONCE(dbg_parks) + 1);
+}
+
+bool tier_dbg_event_hold(void)
+{
+	return READ_ONCE(dbg_event_hold);
 }
 
 bool tier_dbg_zero_refused(void)

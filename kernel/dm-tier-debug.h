@@ -24,6 +24,10 @@
  *  - dbg_event_delay_ms: the work that sends a pool's monitor events sleeps
  *    this long before it takes the pending ones, so a test can change the
  *    tier list while an event waits.
+ *  - dbg_event_hold: while not 0, tier_event() records events without
+ *    queueing the work that sends them: they wait for the next event
+ *    raised after it is 0 again, or for the device's teardown, which
+ *    sends what is pending (VM test 086).
  *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
  *    bio goes to is allocated and not awaiting a commit to be freed.
  *  - Every reader checks (WARN_ONCE) that it counted itself before the
@@ -175,6 +179,14 @@ void tier_dbg_parked(void);
  */
 bool tier_dbg_zero_refused(void);
 
+/**
+ * tier_dbg_event_hold() - whether tier_event() is to leave the event work
+ * unqueued (dbg_event_hold): the events stay pending.
+ *
+ * Context: any; never sleeps.
+ */
+bool tier_dbg_event_hold(void);
+
 #else /* !DM_TIER_DEBUG */
 
 static inline void tier_dbg_epoch_window(void)
@@ -239,6 +251,11 @@ static inline void tier_dbg_parked(void)
 }
 
 static inline bool tier_dbg_zero_refused(void)
+{
+	return false;
+}
+
+static inline bool tier_dbg_event_hold(void)
 {
 	return false;
 }

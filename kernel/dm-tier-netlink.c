@@ -1412,12 +1412,17 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	mutex_unlock(&tier_pools_mutex);
 }
 
-/* The pool's events are closed (tier_pool_events_close()): dev-del. */
+/*
+ * The pool's events are closed (tier_pool_events_close()): what was
+ * pending, then dev-del, last. Set with the others, dev-del (event 2) went
+ * out before every event but dev-new, which followed the device's end.
+ */
 static void tier_nl_pool_gone(struct tier_pool *pool)
 {
-	if (pool->announced)
-		set_bit(DM_TIER_EVENT_DEV_DEL * TIER_MAX_TIERS,
-			pool->ev_pending);
+	tier_nl_send_pending(pool);
+	if (!pool->announced)
+		return;
+	set_bit(DM_TIER_EVENT_DEV_DEL * TIER_MAX_TIERS, pool->ev_pending);
 	tier_nl_send_pending(pool);
 }
 

@@ -57,6 +57,7 @@
 
 #include "dm-tier.h"
 #include "dm-tier-copy.h"
+#include "dm-tier-debug.h"
 #include "dm-tier-metadata.h"
 #include "core/alloc.h"
 #include "core/extent_map.h"
@@ -478,7 +479,8 @@ static inline bool tier_map_dirty(struct tier_pool *pool)
  * @tier:  the tier it concerns; 0 for device-wide events.
  *
  * Does nothing before the pool's first resume (dev-new) or once its
- * teardown began. The check and the queueing form one RCU read section:
+ * teardown began. (Debug builds: dbg_event_hold leaves the work unqueued,
+ * the event pending.) The check and the queueing form one RCU read section:
  * tier_pool_events_close() closes events, waits for a grace period, and
  * only then cancels the work, so no caller can queue it after the cancel.
  *
@@ -491,7 +493,8 @@ static inline void tier_event(struct tier_pool *pool, u32 event, u32 tier)
 	rcu_read_lock();
 	if (READ_ONCE(pool->ev_open)) {
 		set_bit(event * TIER_MAX_TIERS + tier, pool->ev_pending);
-		queue_work(system_wq, &pool->ev_work);
+		if (!tier_dbg_event_hold())
+			queue_work(system_wq, &pool->ev_work);
 	}
 	rcu_read_unlock();
 }

@@ -25,8 +25,13 @@
 #             tier 1 maps nothing, the policy is in the table. Before the
 #             fix tier-forget waited for md_lock holding tier_pools_mutex
 #             (and genl_mutex), and policy-set waited for it itself.
+#   evdel     (last: it removes nh) tier 1 recovered; with dbg_event_hold
+#             no event is sent, so the teardown finds tier 1's tier-error
+#             pending: `tierctl watch nh` must see it before dev-del, and
+#             dev-del last. The teardown sent the pending events in event
+#             order, dev-del (2) before tier-error (6).
 # On a hang the suspended shim is resumed (the waits end) and the test fails.
-# DMT_NH_STEPS="commit" runs a subset, in the order given.
+# DMT_NH_STEPS="commit" runs a subset, in the order given (evdel last).
 . "$(dirname "$0")/lib.sh"
 DEV=nh
 D=/dev/mapper/$DEV
@@ -148,6 +153,37 @@ step_commit() {
 	echo "commit: forget and the evacuate flag waited for the commit on the suspended tier 0; policy, list, status, remove and create of nb went on"
 }
 
+# The events of `tierctl watch --json` output FILE, one "event tier" a line
+# (tier "-" when the event names none).
+events_of() { # file
+	jq -r '"\(.event) \(.event_tier // "-")"' "$1"
+}
+
+# Start `tierctl watch nh --json` into FILE; its pid in WATCH.
+watch_start() { # file
+	tierctl watch $DEV --json >"$1" 2>"$1.err" &
+	WATCH=$!
+	wait_for 10 "grep -q watching $1.err" || fail "tierctl watch did not start: $(cat "$1.err")"
+}
+
+step_evdel() {
+	local ev
+	tierctl recover $DEV --tier 1 >/dev/null || fail "evdel: recover tier 1"
+	watch_start /tmp/evdel.json
+	dbg_param dbg_event_hold 1
+	tier1_degrade evdel
+	tierctl remove $DEV
+	dbg_param dbg_event_hold 0
+	sleep 1
+	kill "$WATCH" 2>/dev/null || true
+	wait "$WATCH" 2>/dev/null || true
+	ev=$(events_of /tmp/evdel.json)
+	echo "evdel: events: $(tr '\n' ',' <<<"$ev")"
+	expect_eq "$(tail -n 2 <<<"$ev" | tr '\n' ,)" "tier-error 1,dev-del -," \
+		"evdel: the last two events (tier 1's tier-error, pending at the teardown, then dev-del)"
+	echo "evdel: the event pending at the teardown went out before dev-del"
+}
+
 guest_main() {
 	local s
 	dmsetup create nh0 --table "0 $(blockdev --getsz "$DMT_NVME0") linear $DMT_NVME0 0"
@@ -165,11 +201,11 @@ guest_main() {
 		fail "migrate to tier 1: $(tier_summary $DEV)"
 	tier_msg $DEV commit || fail "commit after the migration"
 	tierctl create nb --tier "$DMT_NVME2" --extent-size 1M >/dev/null
-	for s in ${DMT_NH_STEPS:-recover commit}; do
+	for s in ${DMT_NH_STEPS:-recover commit evdel}; do
 		"step_$s"
 	done
 	tierctl remove nb
-	tierctl remove $DEV
+	[ ! -e $D ] || tierctl remove $DEV
 	dmsetup remove nh0 nh1
 	no_kernel_warning netlink-hang
 }
