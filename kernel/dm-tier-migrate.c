@@ -613,6 +613,14 @@ void tier_mig_tier_recovered(struct tier_pool *pool, u32 tier)
 	spin_unlock_irq(&pool->lock);
 }
 
+bool tier_mig_draining(struct tier_pool *pool, u32 tier)
+{
+	struct tier_mig *mg = pool->mig;
+
+	return mg && tier < TIER_MAX_TIERS &&
+	       READ_ONCE(mg->plan.draining[tier]);
+}
+
 void tier_mig_done(struct tier_pool *pool, struct tier_job *job)
 {
 	struct tier_mig *mg = pool->mig;

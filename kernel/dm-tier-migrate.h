@@ -287,6 +287,18 @@ void tier_mig_done(struct tier_pool *pool, struct tier_job *job);
 void tier_mig_tier_recovered(struct tier_pool *pool, u32 tier);
 
 /**
+ * tier_mig_draining() - whether the migration plan drains @tier now (its
+ * usage crossed the high watermark and has not yet gone below the low one:
+ * watermark-high was raised last for it, not watermark-low). A lockless
+ * read of the tick's state: the answer may be one tick old.
+ * @pool: the pool.
+ * @tier: the tier.
+ *
+ * Context: any; never sleeps.
+ */
+bool tier_mig_draining(struct tier_pool *pool, u32 tier);
+
+/**
  * tier_mig_stats() - add the migration counters to @st.
  * @pool: the pool.
  * @st:   out.

@@ -1365,9 +1365,38 @@ static void tier_nl_send_one(struct tier_pool *pool, u32 event, u32 ev_tier,
 }
 
 /*
- * Send the pending events of @pool, oldest kind first. migration-done is
- * one notification per ended move request (its outcome from the
- * migration engine's result ring), never a coalesced bit.
+ * Both events of a pair pending for one tier (tier-error and
+ * tier-recovered, watermark-high and watermark-low), @event the pair's
+ * first in event order: each was raised at a change of the tier's state,
+ * and the one that matches its state now was raised last. Return the
+ * partner when it is to go out first (@event matches the state now), so
+ * that a listener that keeps the last one it heard has the state; else 0.
+ */
+static u32 tier_nl_pair_first(struct tier_pool *pool, const unsigned long *ev,
+			      u32 event, u32 tier)
+{
+	u32 other;
+
+	if (event == DM_TIER_EVENT_TIER_ERROR)
+		other = DM_TIER_EVENT_TIER_RECOVERED;
+	else if (event == DM_TIER_EVENT_WATERMARK_HIGH)
+		other = DM_TIER_EVENT_WATERMARK_LOW;
+	else
+		return 0;
+	if (!test_bit(other * TIER_MAX_TIERS + tier, ev))
+		return 0;
+	if (event == DM_TIER_EVENT_TIER_ERROR)
+		return tier < pool->nr_tiers && !tier_tier_ok(pool, tier) ?
+			       other :
+			       0;
+	return tier_mig_draining(pool, tier) ? other : 0;
+}
+
+/*
+ * Send the pending events of @pool, oldest kind first, but the pairs of
+ * tier_nl_pair_first(). migration-done is one notification per ended move
+ * request (its outcome from the migration engine's result ring), never a
+ * coalesced bit.
  */
 static void tier_nl_send_pending(struct tier_pool *pool)
 {
@@ -1376,7 +1405,7 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	char name[DM_NAME_LEN];
 	bool listen, results = false;
 	unsigned int bit;
-	u32 event;
+	u32 event, tier, first;
 
 	listen = READ_ONCE(tier_nl_ready) &&
 		 genl_has_listeners(&tier_nl_family, &init_net, 0);
@@ -1398,9 +1427,15 @@ static void tier_nl_send_pending(struct tier_pool *pool)
 	tier_pool_dm_name(pool, name);
 	for_each_set_bit(bit, ev, TIER_EV_BITS) {
 		event = bit / TIER_MAX_TIERS;
+		tier = bit % TIER_MAX_TIERS;
 		if (event != DM_TIER_EVENT_MIGRATION_DONE) {
-			tier_nl_send_one(pool, event, bit % TIER_MAX_TIERS,
-					 NULL);
+			first = tier_nl_pair_first(pool, ev, event, tier);
+			if (first) {
+				/* A later bit: the loop no longer meets it. */
+				__clear_bit(first * TIER_MAX_TIERS + tier, ev);
+				tier_nl_send_one(pool, first, tier, NULL);
+			}
+			tier_nl_send_one(pool, event, tier, NULL);
 			continue;
 		}
 		if (results)

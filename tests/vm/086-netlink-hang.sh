@@ -25,7 +25,15 @@
 #             tier 1 maps nothing, the policy is in the table. Before the
 #             fix tier-forget waited for md_lock holding tier_pools_mutex
 #             (and genl_mutex), and policy-set waited for it itself.
-#   evdel     (last: it removes nh) tier 1 recovered; with dbg_event_hold
+#   evpair    tier 1 recovered and refilled; with dbg_event_hold: tier 1
+#             degraded (tier-error), recovered (tier-recovered), degraded
+#             again (tier-error, the same pending bit); the hold released
+#             and a migrate's migration-done sends them: tier-recovered
+#             then tier-error, so that the last one says what the tier is
+#             (degraded). Sent in event order, tier-error (6) then
+#             tier-recovered (7), they announced a failed tier recovered,
+#             and tierd stopped reconnecting it.
+#   evdel     (last: it removes nh) tier 1 recovered and refilled; with dbg_event_hold
 #             no event is sent, so the teardown finds tier 1's tier-error
 #             pending: `tierctl watch nh` must see it before dev-del, and
 #             dev-del last. The teardown sent the pending events in event
@@ -166,9 +174,46 @@ watch_start() { # file
 	wait_for 10 "grep -q watching $1.err" || fail "tierctl watch did not start: $(cat "$1.err")"
 }
 
+# Tier 1 recovered (forgotten by commit: it takes extents again) and 0-3
+# MiB on it again.
+tier1_refill() { # step
+	tierctl recover $DEV --tier 1 >/dev/null || fail "$1: recover tier 1"
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=4 oflag=direct conv=fsync status=none
+	tier_msg $DEV migrate 0 8192 1 || fail "$1: migrate 0-3 MiB to tier 1"
+	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped1 = 4 ]' ||
+		fail "$1: migrate to tier 1: $(tier_summary $DEV)"
+	tier_msg $DEV commit || fail "$1: commit after the migration"
+}
+
+step_evpair() {
+	local ev
+	tier1_refill evpair
+	watch_start /tmp/evpair.json
+	dbg_param dbg_event_hold 1
+	tier1_degrade evpair
+	tierctl recover $DEV --tier 1 >/dev/null || fail "evpair: recover tier 1"
+	tier1_degrade evpair
+	dbg_param dbg_event_hold 0
+	# Extents 4-7 are on tier 0 already: the request ends at once, and its
+	# migration-done sends what is pending.
+	tier_msg $DEV migrate 8192 8192 0 || fail "evpair: migrate 4-7 MiB to tier 0"
+	wait_for 30 '[ "$(events_of /tmp/evpair.json | grep -cE "^tier-(error|recovered) 1$")" -ge 2 ]' ||
+		fail "evpair: the held events did not come: $(cat /tmp/evpair.json)"
+	sleep 1
+	kill "$WATCH" 2>/dev/null || true
+	wait "$WATCH" 2>/dev/null || true
+	ev=$(events_of /tmp/evpair.json | grep -E '^tier-(error|recovered) 1$' | tail -n 2 | tr '\n' ,)
+	echo "evpair: tier 1's last health events: $ev"
+	expect_eq "$ev" "tier-recovered 1,tier-error 1," \
+		"evpair: tier 1's health events, sent together (the last one must say degraded)"
+	expect_eq "$(jq -r 'select(.event == "tier-error") | .state' /tmp/evpair.json | tail -n 1)" degraded \
+		"evpair: tier 1's state in its tier-error"
+	echo "evpair: tier-recovered, then tier-error: the last event matches the tier's state"
+}
+
 step_evdel() {
 	local ev
-	tierctl recover $DEV --tier 1 >/dev/null || fail "evdel: recover tier 1"
+	tier1_refill evdel
 	watch_start /tmp/evdel.json
 	dbg_param dbg_event_hold 1
 	tier1_degrade evdel
@@ -201,7 +246,7 @@ guest_main() {
 		fail "migrate to tier 1: $(tier_summary $DEV)"
 	tier_msg $DEV commit || fail "commit after the migration"
 	tierctl create nb --tier "$DMT_NVME2" --extent-size 1M >/dev/null
-	for s in ${DMT_NH_STEPS:-recover commit evdel}; do
+	for s in ${DMT_NH_STEPS:-recover commit evpair evdel}; do
 		"step_$s"
 	done
 	tierctl remove nb

@@ -18,6 +18,7 @@
 #include <linux/dm-tier.h>
 
 #include "tierd.h"
+#include "tl-events.h"
 
 #define NL_RETRY_MS 5000 /* module not loaded yet: try again */
 #define RECONCILE_DEF_MS 30000 /* pins and checkpoints without metrics */
@@ -222,7 +223,7 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 				   NULL;
 	char tier[24] = "", req[48] = "";
 	struct tierd_dev *d;
-	int level = LOG_INFO;
+	int level = LOG_INFO, t;
 
 	d = dev_by_name(td, ev->name);
 	if (!d)
@@ -261,8 +262,10 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 		tierd_tier_error(td, d, ev);
 		break;
 	case DM_TIER_EVENT_TIER_RECOVERED:
-		if (ev->has_event_tier && ev->event_tier < TIER_MAX_TIERS)
-			d->recover[ev->event_tier].active = false;
+		/* Not when it failed again since: the attempts go on. */
+		t = tl_ev_recovered_tier(ev);
+		if (t >= 0)
+			d->recover[t].active = false;
 		break;
 	default:
 		break;
