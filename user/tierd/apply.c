@@ -92,6 +92,7 @@ void tierd_dev_forget(struct tierd_dev *d)
 	moves_clear(d);
 	places_clear(d);
 	memset(d->recover, 0, sizeof(d->recover));
+	d->uuid[0] = '\0';
 	d->present = false;
 }
 
@@ -103,6 +104,8 @@ void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd)
 	}
 	if (nd->extent_bytes)
 		d->extent_bytes = nd->extent_bytes;
+	if (nd->uuid[0])
+		snprintf(d->uuid, sizeof(d->uuid), "%s", nd->uuid);
 }
 
 /* ---- policy --------------------------------------------------------------- */

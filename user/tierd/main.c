@@ -57,6 +57,21 @@ static struct tierd_dev *dev_by_name(struct tierd *td, const char *name)
 	return tierd_dev_get(td, name);
 }
 
+#define MSG_STALE_DEV_DEL \
+	"%s: event dev-del of an earlier device of that name (uuid %s; renamed since), not of the one it names now (uuid %s): that one stays"
+
+/* The device tracked with @uuid, under any name, or NULL. */
+static struct tierd_dev *dev_by_uuid(struct tierd *td, const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; uuid[0] && i < td->nr_devs; i++) {
+		if (!strcmp(td->devs[i].uuid, uuid))
+			return &td->devs[i];
+	}
+	return NULL;
+}
+
 /* ---- configuration -------------------------------------------------------- */
 
 /* Load into @c; every problem logged. Returns the number of problems. */
@@ -228,6 +243,20 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 	d = dev_by_name(td, ev->name);
 	if (!d)
 		return;
+	/*
+	 * dev-del names the device as the kernel last saw it: renamed since
+	 * (and another device created under the old name), it is not the
+	 * device tierd tracks under that name, which lives on. The device
+	 * went: forget it under the name it has here, if any.
+	 */
+	if (ev->event == DM_TIER_EVENT_DEV_DEL &&
+	    !tl_ev_same_device(d->uuid, ev)) {
+		log_info(MSG_STALE_DEV_DEL, ev->name, ev->uuid, d->uuid);
+		d = dev_by_uuid(td, ev->uuid);
+		if (d)
+			tierd_dev_forget(d);
+		return;
+	}
 	if (ev->event <= TL_METRICS_MAX_EVENT)
 		d->events.count[ev->event]++;
 	if (ev->event == DM_TIER_EVENT_TIER_ERROR ||

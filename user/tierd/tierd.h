@@ -83,6 +83,12 @@ struct tierd_recover {
 
 struct tierd_dev {
 	char name[128];
+	/*
+	 * The device's uuid, from its last dev-new, listing or notification
+	 * ("" before one): a dev-del under this name with another uuid is of
+	 * an earlier device of that name, renamed since (tl_ev_same_device()).
+	 */
+	char uuid[40];
 	bool present; /* the kernel has it */
 	bool failed; /* something could not be applied */
 	uint32_t nr_tiers;
@@ -130,7 +136,7 @@ bool tierd_replace_reap(struct tierd *td);
 
 struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name);
 void tierd_dev_forget(struct tierd_dev *d);
-/* Note geometry of a dev-get reply or notification. */
+/* Note geometry and uuid of a dev-get reply or notification. */
 void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd);
 /* Policy, then pins and checkpoints from scratch (start, dev-new, reload). */
 void tierd_apply_device(struct tierd *td, struct tierd_dev *d);

@@ -17,3 +17,8 @@ int tl_ev_recovered_tier(const struct tl_nl_dev *ev)
 		return -1;
 	return strcmp(ev->tiers[t].state, "ok") ? -1 : (int)t;
 }
+
+bool tl_ev_same_device(const char *uuid, const struct tl_nl_dev *ev)
+{
+	return !uuid[0] || !ev->uuid[0] || !strcmp(uuid, ev->uuid);
+}

@@ -19,4 +19,15 @@
  */
 int tl_ev_recovered_tier(const struct tl_nl_dev *ev);
 
+/*
+ * Whether notification @ev is about the device tierd tracks with @uuid
+ * (the uuid its last dev-new, listing or notification carried; "" when
+ * none did). tierd tracks devices by name, and a dev-del carries the name
+ * the kernel last saw, which a `dmsetup rename` since may have given to
+ * another device: rename data to old, create a new data, remove old, and
+ * the dev-del says "data". Different uuids: not this device. Without a
+ * uuid on either side, the name decides (true).
+ */
+bool tl_ev_same_device(const char *uuid, const struct tl_nl_dev *ev);
+
 #endif /* DM_TIER_TL_EVENTS_H */
