@@ -18,11 +18,14 @@
  *    ctr/dtr/resume, the "set" message, netlink operations and the event
  *    work. Never held across I/O nor while waiting for pool->md_lock
  *    (whose holder may wait on a hung tier): what must, runs with the pool
- *    pinned (tier_pool_pin()); the exceptions are the resume's re-bind and
- *    the tier-list and resize commits of preresume, with the device
- *    suspended (docs/ARCHITECTURE.md "Locking").
+ *    pinned (tier_pool_pin()); the exceptions are a new pool's first load
+ *    (the constructor reads labels, superblock and map), the resume's
+ *    re-bind and the tier-list and resize commits of preresume, with the
+ *    device suspended (docs/ARCHITECTURE.md "Locking").
  *  - pool->md_lock (mutex): loading and committing metadata; taken by the
- *    worker, the periodic commit and postsuspend, never on the I/O path.
+ *    worker, the periodic commit, postsuspend, tier-recover's probe,
+ *    forget-tier's batches, the evacuate flags, and a reload's re-bind and
+ *    tier-list checks; never on the I/O path.
  *  - pool->lock (spinlock, irq-safe): map and allocator updates, bio lists,
  *    busy extents, counters that are not per-cpu, the migration state
  *    (dm-tier-migrate.c). Never held across I/O.
@@ -970,7 +973,8 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
  * The tiers' no-new-extents marks are resynced (tier_pool_sync_noalloc()).
  * The flush may wait as long as the tier's path hangs (a suspended dm
  * device, an NVMe-oF controller reconnecting): md_lock is held, so the
- * pool's commits and its suspend wait too, nothing else. A suspended
+ * pool's commits, its suspend and a reload of its table (the re-bind
+ * checks) wait too; other devices and requests do not. A suspended
  * device is refused (EBUSY): its resume may re-bind the tier under
  * tier_pools_mutex, which then must not wait for this flush.
  *

@@ -143,7 +143,7 @@ step_commit() {
 	# In its request: for md_lock (before the fix, for genl_mutex).
 	waits_in $ev genl_rcv_msg "commit: tierctl evacuate --cancel" /tmp/ev.out
 	expect_eq "$(tier_stat $DEV commits)" "$c0" "commit: commits while tier 0 is suspended"
-	must_go 10 "commit: tierctl policy" tierctl policy $DEV high_watermark=80 low_watermark=60
+	must_go 10 "commit: tierctl policy" tierctl policy $DEV high_watermark=70 low_watermark=50
 	others_go commit
 	still_waits $fg "commit: tierctl evacuate-lost" /tmp/fg.out
 	still_waits $ev "commit: tierctl evacuate --cancel" /tmp/ev.out
@@ -154,7 +154,7 @@ step_commit() {
 	wait_bounded 60 "commit: tierctl evacuate --cancel after the resume" $ev ||
 		{ cat /tmp/ev.out; fail "commit: evacuate --cancel failed after the resume"; }
 	expect_eq "$(tier_stat $DEV mapped 1)" 0 "commit: tier 1 after evacuate-lost"
-	[[ $(dmsetup table $DEV) == *"high_watermark 80 low_watermark 60"* ]] ||
+	[[ $(dmsetup table $DEV) == *"high_watermark 70 low_watermark 50"* ]] ||
 		fail "commit: the policy is not in the table: $(dmsetup table $DEV)"
 	tier_msg $DEV commit || fail "commit: a commit after the resume"
 	tier_sane $DEV commit

@@ -478,7 +478,7 @@ static void load_sb(struct tl_md *md, sector_t meta_start)
 		}
 		if (tier_sb_needs_ro(&md->sb)) {
 			problem(md, TL_SEV_ERROR, md->meta_dev, "superblock",
-				"slot %d has read-only-compatible features this version does not know (ro_compat %#llx): the kernel refuses to load it, repair leaves it alone",
+				"slot %d has read-only-compatible features this version does not know (ro_compat %#llx): the kernel loads it read-only only (dmsetup create --readonly, tierctl activate --readonly), repair leaves it alone",
 				pick, (unsigned long long)md->sb.ro_compat);
 			md->sb_fatal = true;
 		}
