@@ -2304,10 +2304,22 @@ static void tier_settings_dirty(struct tier_pool *pool)
 }
 
 /*
+ * Replace the settings record, which the next commit writes (the pool is
+ * dirty). Under pool->lock, never md_lock: a commit that waits on a hung
+ * tier holds that, and tier_pools_mutex, held by the callers, must not
+ * wait for it.
+ */
+static void tier_settings_store(struct tier_pool *pool,
+				const struct tier_settings *s)
+{
+	lockdep_assert_held(&pool->lock);
+	tier_md_set_settings(pool->meta, s);
+	WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+}
+
+/*
  * Record the values of @keys in @tc's table as persisted settings; keys
- * that do not persist (mem_size_mb) are skipped. Under tier_pools_mutex;
- * the record under pool->lock, never md_lock: a commit that waits on a
- * hung tier holds that, and tier_pools_mutex must not wait for it.
+ * that do not persist (mem_size_mb) are skipped. Under tier_pools_mutex.
  */
 static void tier_persist_keys(struct tier_c *tc, const char *const *keys,
 			      unsigned int n)
@@ -2329,11 +2341,8 @@ static void tier_persist_keys(struct tier_c *tc, const char *const *keys,
 		else if (r == -ENOSPC)
 			full = keys[i];
 	}
-	if (changed) {
-		tier_md_set_settings(pool->meta, &s);
-		/* The next commit writes the record: the pool is dirty. */
-		WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
-	}
+	if (changed)
+		tier_settings_store(pool, &s);
 	spin_unlock_irq(&pool->lock);
 	if (full)
 		DMWARN_LIMIT("%s: %s: settings record full",
@@ -2370,10 +2379,8 @@ static int tier_message_reset(struct tier_c *tc)
 		tier_table_settings_reset(&t, &line);
 		tc->tbl = t;
 		tier_apply_settings(tc);
-		/* As tier_persist_keys(): pool->lock, not md_lock. */
 		spin_lock_irq(&pool->lock);
-		tier_md_set_settings(pool->meta, &none);
-		WRITE_ONCE(pool->change_seq, pool->change_seq + 1);
+		tier_settings_store(pool, &none);
 		spin_unlock_irq(&pool->lock);
 	}
 	mutex_unlock(&tier_pools_mutex);

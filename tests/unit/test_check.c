@@ -1151,6 +1151,8 @@ static void check_resize_hint_test(CASE_CTX)
 /* The fixture with its metadata on a separate 64 MiB device (index NR). */
 struct meta_img {
 	char path[NR + 1][64];
+	const char *paths[NR + 1]; /* path[i], as md_check_fds() takes them */
+	u64 sectors[NR + 1]; /* each file's size: a test may shrink one */
 	int fd[NR + 1];
 	struct tier_fresh *f;
 };
@@ -1188,16 +1190,22 @@ static struct meta_img *meta_img_make(CASE_CTX)
 		snprintf(im->path[i], sizeof(im->path[i]), "/tmp/tl-check-XXXXXX");
 		im->fd[i] = mkstemp(im->path[i]);
 		CASE_ASSERT_TRUE(im->fd[i] >= 0);
-		CASE_ASSERT_EQ(ftruncate(im->fd[i],
-					 (i < NR ? im->f->lo.tier[i].dev_sectors :
-						   im->f->lo.meta_dev_sectors) << 9),
-			       0);
+		im->paths[i] = im->path[i];
+		im->sectors[i] = i < NR ? im->f->lo.tier[i].dev_sectors :
+					  im->f->lo.meta_dev_sectors;
+		CASE_ASSERT_EQ(ftruncate(im->fd[i], im->sectors[i] << 9), 0);
 		fds[idx] = im->fd[i];
 		paths[idx] = im->path[i];
 	}
 	CASE_ASSERT_EQ_MSG(tl_create_write(im->f, fds, paths, &err), TL_OK,
 			   "%s", err.msg);
 	return im;
+}
+
+/* Check the fixture's files, at the sizes in im->sectors. */
+static struct tl_md *meta_img_check(CASE_CTX, struct meta_img *im)
+{
+	return md_check_fds(test, im->paths, im->fd, im->sectors, NR + 1);
 }
 
 /*
@@ -1210,18 +1218,11 @@ static struct meta_img *meta_img_make(CASE_CTX)
 static void check_meta_dev_shrunk_test(CASE_CTX)
 {
 	struct meta_img *im = meta_img_make(test);
-	const char *paths[NR + 1];
-	u64 sectors[NR + 1], area;
 	struct tl_err err = { "" };
 	struct tl_md *md;
-	u32 i;
+	u64 area;
 
-	for (i = 0; i <= NR; i++) {
-		paths[i] = im->path[i];
-		sectors[i] = i < NR ? im->f->lo.tier[i].dev_sectors :
-				      im->f->lo.meta_dev_sectors;
-	}
-	md = md_check_fds(test, paths, im->fd, sectors, NR + 1);
+	md = meta_img_check(test, im);
 	show(md);
 	CASE_EQ(md->nr_errors, 0);
 	CASE_EQ(md->nr_warnings, 0);
@@ -1230,9 +1231,9 @@ static void check_meta_dev_shrunk_test(CASE_CTX)
 
 	/* Half the size: the metadata area still fits, the label's not. */
 	area = md->sb.meta_start + (2 + 2 * md->sb.map_blocks) * TIER_BLOCK_SECTORS;
-	sectors[NR] = im->f->lo.meta_dev_sectors / 2;
-	CASE_ASSERT_TRUE(sectors[NR] > area);
-	md = md_check_fds(test, paths, im->fd, sectors, NR + 1);
+	im->sectors[NR] = im->f->lo.meta_dev_sectors / 2;
+	CASE_ASSERT_TRUE(im->sectors[NR] > area);
+	md = meta_img_check(test, im);
 	show(md);
 	CASE_EQ(md->nr_errors, 1);
 	CASE_ASSERT_TRUE(md->nr_problems >= 1);
@@ -1267,20 +1268,13 @@ static void check_crafted_sizes_test(CASE_CTX)
 	struct meta_img *mim = meta_img_make(test);
 	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
 	struct tl_err err = { "" };
-	const char *paths[NR + 1];
-	u64 sectors[NR + 1], sector;
 	struct tier_label l;
 	struct tier_sb sb;
 	struct img *im;
 	struct tl_md *md;
-	u32 i;
+	u64 sector;
 
-	for (i = 0; i <= NR; i++) {
-		paths[i] = mim->path[i];
-		sectors[i] = i < NR ? mim->f->lo.tier[i].dev_sectors :
-				      mim->f->lo.meta_dev_sectors;
-	}
-	md = md_check_fds(test, paths, mim->fd, sectors, NR + 1);
+	md = meta_img_check(test, mim);
 	CASE_EQ(md->nr_errors, 0);
 	sector = tier_sb_sector(md->sb.meta_start, md->sb_slot);
 	CASE_ASSERT_EQ(tl_pread_full(mim->fd[NR], blk, TIER_BLOCK_SIZE,
@@ -1292,7 +1286,7 @@ static void check_crafted_sizes_test(CASE_CTX)
 	CASE_ASSERT_EQ(tier_sb_decode(blk, md->sb_slot, &sb, NULL), 0);
 	CASE_ASSERT_EQ(tl_pwrite_full(mim->fd[NR], blk, TIER_BLOCK_SIZE,
 				      sector << 9), 0);
-	md = md_check_fds(test, paths, mim->fd, sectors, NR + 1);
+	md = meta_img_check(test, mim);
 	show(md);
 	CASE_GT(md->nr_errors, 0);
 	CASE_TRUE(has_problem(md, "gives map copies of 1099511627776 blocks"));

@@ -191,32 +191,15 @@ step_rw() {
 	echo "rw: read-only tables refused, writes and commits work"
 }
 
-# Set bit 0 of ro_compat in tier 0's newest superblock slot and reseal it
-# (docs/FORMAT.md: CRC-32C seeded ~0 over bytes 4..4095, not inverted).
+# Set bit 0 of ro_compat (0x78) in tier 0's newest superblock slot, resealed.
 set_ro_compat() { # disk
-	python3 - "$1" <<-'EOF'
-		import os, sys
-		tbl = []
-		for i in range(256):
-		    c = i
-		    for _ in range(8):
-		        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-		    tbl.append(c)
-		fd = os.open(sys.argv[1], os.O_RDWR)
-		def block(s):
-		    return bytearray(os.pread(fd, 4096, (8 + 8 * s) * 512))
-		gen = [int.from_bytes(block(s)[0x20:0x28], "little") for s in (0, 1)]
-		slot = 1 if gen[1] > gen[0] else 0
-		b = block(slot)
-		b[0x78] |= 1
-		crc = 0xFFFFFFFF
-		for x in b[4:]:
-		    crc = (crc >> 8) ^ tbl[(crc ^ x) & 0xFF]
-		b[0:4] = crc.to_bytes(4, "little")
-		os.pwrite(fd, bytes(b), (8 + 8 * slot) * 512)
-		os.fsync(fd)
-		print("slot", slot, "of generation", gen[slot], "now has ro_compat bit 0")
-	EOF
+	local g0 g1 slot sb
+	g0=$(le "$1" $((8 * 512 + 0x20)) 8)
+	g1=$(le "$1" $((16 * 512 + 0x20)) 8)
+	slot=$([ "$g1" -gt "$g0" ] && echo 1 || echo 0)
+	sb=$(((8 + 8 * slot) * 512))
+	set_u64_resealed "$1" $sb $((0x78)) $(($(le "$1" $((sb + 0x78)) 8) | 1))
+	echo "slot $slot now has ro_compat bit 0"
 }
 
 # Metadata a newer module wrote with a ro_compat feature this one does not

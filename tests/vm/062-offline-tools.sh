@@ -13,31 +13,6 @@
 # next to the original; the dumps agree but for paths and identity.
 . "$(dirname "$0")/lib.sh"
 
-# Set the u64 at byte OFF of the 4 KiB block at byte BLK of DEV and reseal
-# the block's CRC-32C, as a bug (not a torn write) would leave it.
-set_u64_resealed() { # dev blk off value
-	python3 - "$@" <<-'EOF'
-		import struct, sys
-		dev, blk, off, val = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-		t = []
-		for i in range(256):
-		    c = i
-		    for _ in range(8):
-		        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-		    t.append(c)
-		with open(dev, "r+b", buffering=0) as f:
-		    f.seek(blk)
-		    b = bytearray(f.read(4096))
-		    b[off:off + 8] = struct.pack("<Q", val)
-		    c = 0xffffffff
-		    for x in b[4:]:
-		        c = t[(c ^ x) & 0xff] ^ (c >> 8)
-		    b[0:4] = struct.pack("<I", c)
-		    f.seek(blk)
-		    f.write(b)
-	EOF
-}
-
 # The slot the kernel uses, its map copy and that copy's first sector.
 where() { # dev
 	local g0 g1 sb

@@ -450,6 +450,31 @@ le() { # dev offset size
 	od -An -t u"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '
 }
 
+# Set the u64 at byte OFF of the 4 KiB block at byte BLK of DEV and reseal
+# the block's CRC-32C, as a bug (not a torn write) would leave it.
+set_u64_resealed() { # dev blk off value
+	python3 - "$@" <<-'EOF'
+		import struct, sys
+		dev, blk, off, val = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+		t = []
+		for i in range(256):
+		    c = i
+		    for _ in range(8):
+		        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+		    t.append(c)
+		with open(dev, "r+b", buffering=0) as f:
+		    f.seek(blk)
+		    b = bytearray(f.read(4096))
+		    b[off:off + 8] = struct.pack("<Q", val)
+		    c = 0xffffffff
+		    for x in b[4:]:
+		        c = t[(c ^ x) & 0xff] ^ (c >> 8)
+		    b[0:4] = struct.pack("<I", c)
+		    f.seek(blk)
+		    f.write(b)
+	EOF
+}
+
 # Invert the byte at OFFSET of DEV (a corruption the checksums must catch).
 flip_byte() { # dev byte-offset
 	local v
