@@ -1275,6 +1275,11 @@ static void tier_pool_resize_tiers(struct tier_pool *pool,
 	}
 }
 
+#define TIER_MSG_MD_NOT_WRITABLE \
+	"The metadata is not writable (see the metadata mode): the virtual size cannot change"
+#define TIER_MSG_GROWTH_DEFERRED \
+	"a grown tier is used at its recorded size: the metadata is %s; reload the table once it is rw"
+
 int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
 			     unsigned long skip, u64 virt,
 			     struct tier_resize *rz, char **error)
@@ -1296,11 +1301,26 @@ int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
 	/* Read-only: a grown device is used as it is recorded. */
 	if (pool->read_only)
 		rz->grow = 0;
+	/*
+	 * Metadata that cannot be written now (mode ro or fail): the resume
+	 * could not commit a tier's growth, and refusing it would leave the
+	 * device suspended, this table and the previous one alike (both see
+	 * the growth). The tier is used as recorded; a reload once the mode
+	 * is rw again grows it.
+	 */
+	if (rz->grow && !rz->map_change && !tier_pool_md_writable(pool)) {
+		tier_pool_growth_deferred(pool);
+		rz->grow = 0;
+	}
 	if (!rz->grow && !rz->map_change)
 		return 0;
 	if (pool->read_only) {
 		*error =
 			"the device is activated read-only: nothing can change";
+		return -EROFS;
+	}
+	if (!tier_pool_md_writable(pool)) {
+		*error = TIER_MSG_MD_NOT_WRITABLE;
 		return -EROFS;
 	}
 	r = tier_sb_resize(&sb, rz->rec, virt, &err);
@@ -1369,6 +1389,17 @@ static void tier_pool_heat_touched_copy(unsigned long *dst,
 		__set_bit(b, dst);
 }
 
+bool tier_pool_md_writable(struct tier_pool *pool)
+{
+	return !pool->read_only && READ_ONCE(pool->mode) == TIER_MODE_WRITE;
+}
+
+void tier_pool_growth_deferred(struct tier_pool *pool)
+{
+	DMWARN("%s: " TIER_MSG_GROWTH_DEFERRED, tier_pool_log_name(pool),
+	       tier_mode_name(READ_ONCE(pool->mode)));
+}
+
 int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 {
 	ktime_t start;
@@ -1380,7 +1411,7 @@ int tier_pool_resize(struct tier_pool *pool, struct tier_resize *rz)
 	int r = 0;
 
 	lockdep_assert_held(&tier_pools_mutex);
-	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
+	if (!tier_pool_md_writable(pool))
 		return -EROFS;
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);

@@ -18,10 +18,10 @@
  *    ctr/dtr/resume, the "set" message, netlink operations and the event
  *    work. Never held across I/O nor while waiting for pool->md_lock
  *    (whose holder may wait on a hung tier): what must, runs with the pool
- *    pinned (tier_pool_pin()); the exceptions are a new pool's first load
- *    (the constructor reads labels, superblock and map), the resume's
- *    re-bind and the tier-list and resize commits of preresume, with the
- *    device suspended (docs/ARCHITECTURE.md "Locking").
+ *    pinned (tier_pool_pin()); a new pool's first load runs with it
+ *    dropped (tier_pool_get() in the target). The exceptions are the
+ *    resume's re-bind and the tier-list and resize commits of preresume,
+ *    with the device suspended (docs/ARCHITECTURE.md "Locking").
  *  - pool->md_lock (mutex): loading and committing metadata; taken by the
  *    worker, the periodic commit, postsuspend, tier-recover's probe,
  *    forget-tier's batches, the evacuate flags, and a reload's re-bind and
@@ -1123,7 +1123,10 @@ struct tier_resize {
  * tiers whose device is now larger than the superblock records (by at
  * least one extent; a smaller device is left alone: the kernel never
  * truncates, tierctl refuses), and the virtual size @virt when it differs.
- * Allocates what the switch needs (it may sleep and fail).
+ * Allocates what the switch needs (it may sleep and fail). While the
+ * metadata is not writable (tier_pool_md_writable()) a grown tier is left
+ * at its recorded size, with a warning, rather than refused: the resume
+ * could not commit it.
  * @pool:  the pool.
  * @devs:  the table's tier devices (nr_tiers of the pool).
  * @skip:  tiers not to grow (re-bound in the same table).
@@ -1134,12 +1137,32 @@ struct tier_resize {
  * Context: process, may sleep; at table load; takes pool->md_lock and
  * pool->lock.
  * Return: 1 when something changes, 0 when nothing does; -EROFS
- * (read-only), -ENOSPC (@virt beyond tier_sb_max_virt()), -EBUSY (a
- * shrink below mapped extents), -ENOMEM.
+ * (read-only, or a new @virt while the metadata is not writable), -ENOSPC
+ * (@virt beyond tier_sb_max_virt()), -EBUSY (a shrink below mapped
+ * extents), -ENOMEM.
  */
 int tier_pool_resize_prepare(struct tier_pool *pool, struct dm_dev *const *devs,
 			     unsigned long skip, u64 virt,
 			     struct tier_resize *rz, char **error);
+
+/**
+ * tier_pool_md_writable() - whether the metadata can be committed now: a
+ * read-write activation whose metadata mode is rw (not ro or fail).
+ * @pool: the pool.
+ *
+ * Context: any; reads pool->mode once (it changes under pool->lock).
+ * Return: true when writable.
+ */
+bool tier_pool_md_writable(struct tier_pool *pool);
+
+/**
+ * tier_pool_growth_deferred() - log that a grown tier stays at its recorded
+ * size because the metadata is not writable (tier_pool_md_writable()).
+ * @pool: the pool.
+ *
+ * Context: any.
+ */
+void tier_pool_growth_deferred(struct tier_pool *pool);
 
 /**
  * tier_pool_resize() - apply a prepared resize: commit the superblock with

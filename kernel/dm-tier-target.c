@@ -605,7 +605,10 @@ static void tier_zero_rest(struct tier_pool *pool, struct tier_job *job)
  * The zeroing beside @job's partial first write failed. A tier can
  * advertise WRITE ZEROES and then refuse it; blkdev_issue_zeroout() falls
  * back to writing zero pages, so the worker tries that once (rare, and it
- * waits for it, as every zeroing did before it ran beside the write).
+ * waits for it, as every zeroing did before it ran beside the write). The
+ * fallback differs by kernel: 6.1 takes it after any error of the WRITE
+ * ZEROES, 6.12 only after the device refused it as unsupported (the
+ * refusal this is for); another error on 6.12 fails the write here.
  * Otherwise the first write fails with the zeroing's error and its extent
  * is returned (tier_process_done()). Context: the worker, before
  * tier_flush_done(), which then covers a successful retry.
@@ -1332,15 +1335,38 @@ static bool tier_table_drops_tier0(struct tier_c *tc, struct tier_pool *pool)
 	       pool->tier_dev_id[1] == tc->tier_dev[0]->bdev->bd_dev;
 }
 
+#define TIER_MSG_LOADING \
+	"The tier devices are being loaded by another table; try again when it is done"
+
 /*
- * The pool of the device whose metadata is on @tc's metadata device (or
- * tier 0), shared with a table already loaded over the same devices (table
- * reload), else loaded.
+ * A pool being loaded by a constructor without tier_pools_mutex
+ * (tier_pool_get()): a second table over the same metadata is refused
+ * meanwhile, so one device is never loaded twice.
  */
-static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
+struct tier_pool_loading {
+	struct list_head node; /* in tier_pools_loading */
+	dev_t meta_dev_id;
+};
+
+static LIST_HEAD(tier_pools_loading); /* tier_pools_mutex */
+
+/* The dev_t of @tc's metadata: its metadata device, else tier 0. */
+static dev_t tier_table_meta_dev(struct tier_c *tc)
 {
-	dev_t meta = tc->meta_dev ? tc->meta_dev->bdev->bd_dev :
-				    tc->tier_dev[0]->bdev->bd_dev;
+	return tc->meta_dev ? tc->meta_dev->bdev->bd_dev :
+			      tc->tier_dev[0]->bdev->bd_dev;
+}
+
+/*
+ * The loaded pool @tc's table shares (a reload of its device), with @tc
+ * added to its targets and a reference taken.
+ * Context: process, under tier_pools_mutex.
+ * Return: the pool; NULL when no pool is loaded over these devices; or an
+ * ERR_PTR with *@error set when the table cannot share the one that is.
+ */
+static struct tier_pool *tier_pool_find(struct tier_c *tc, char **error)
+{
+	dev_t meta = tier_table_meta_dev(tc);
 	struct tier_pool *pool;
 	struct tier_c *other;
 	bool drop0;
@@ -1412,13 +1438,64 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 		list_add(&tc->pool_node, &pool->targets);
 		return pool;
 	}
-	pool = tier_dev_create(tc, error);
-	if (!IS_ERR(pool)) {
-		pool->id = ++tier_pool_last_id;
-		list_add(&pool->list, &tier_pools);
-		list_add(&tc->pool_node, &pool->targets);
+	return NULL;
+}
+
+/*
+ * The pool of the device whose metadata is on @tc's metadata device (or
+ * tier 0), shared with a table already loaded over the same devices (table
+ * reload), else loaded from the disks. The load reads every tier's label,
+ * the superblock and the map, which waits as long as a hung tier's path
+ * does, so it runs with tier_pools_mutex dropped: every other device's
+ * table loads, resumes and netlink requests go on meanwhile.
+ * Context: process; called and returns with tier_pools_mutex held, drops
+ * it while it loads.
+ * Return: the pool, with a reference for @tc, or an ERR_PTR with *@error
+ * set.
+ */
+static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
+{
+	struct tier_pool_loading loading = {
+		.meta_dev_id = tier_table_meta_dev(tc),
+	};
+	struct tier_pool_loading *other;
+	struct tier_pool *pool, *fresh;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	pool = tier_pool_find(tc, error);
+	if (pool)
+		return pool;
+	list_for_each_entry(other, &tier_pools_loading, node) {
+		if (other->meta_dev_id == loading.meta_dev_id) {
+			*error = TIER_MSG_LOADING;
+			return ERR_PTR(-EBUSY);
+		}
 	}
-	return pool;
+	list_add(&loading.node, &tier_pools_loading);
+	mutex_unlock(&tier_pools_mutex);
+	fresh = tier_dev_create(tc, error);
+	mutex_lock(&tier_pools_mutex);
+	list_del(&loading.node);
+	if (IS_ERR(fresh))
+		return fresh;
+	/*
+	 * A table over the same metadata was refused meanwhile, but a pool
+	 * this table shares another way (it drops tier 0) can have been
+	 * loaded: that one wins, the fresh copy goes (its teardown flushes
+	 * work that takes the mutex).
+	 */
+	pool = tier_pool_find(tc, error);
+	if (pool) {
+		mutex_unlock(&tier_pools_mutex);
+		tier_dev_stop(fresh);
+		tier_dev_free(fresh);
+		mutex_lock(&tier_pools_mutex);
+		return pool;
+	}
+	fresh->id = ++tier_pool_last_id;
+	list_add(&fresh->list, &tier_pools);
+	list_add(&tc->pool_node, &fresh->targets);
+	return fresh;
 }
 
 /*
@@ -2000,6 +2077,17 @@ static int tier_preresume(struct dm_target *ti)
 
 	if (tc->resize) {
 		mutex_lock(&tier_pools_mutex);
+		/*
+		 * Only tiers grew, and the metadata stopped being writable
+		 * since the load: resume at the recorded sizes
+		 * (tier_pool_resize_prepare()), not stay suspended.
+		 */
+		if (!tc->rz.map_change && !tier_pool_md_writable(pool)) {
+			tier_pool_growth_deferred(pool);
+			tc->resize = false;
+			mutex_unlock(&tier_pools_mutex);
+			return 0;
+		}
 		if (tc->rz.virt < pool->virt_extents &&
 		    tier_resize_moves_queued(pool))
 			r = -EBUSY;

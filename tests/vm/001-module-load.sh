@@ -6,7 +6,7 @@
 
 guest_main() {
 	lsmod | grep -q '^dm_tier ' || fail "dm-tier.ko not loaded by the bench"
-	dmesg | grep -q 'device-mapper: tier: version' || fail "no load message in dmesg"
+	klog_has 'device-mapper: tier: version' || fail "no load message in dmesg"
 	rmmod dm_tier || fail "rmmod dm_tier failed"
 	! lsmod | grep -q '^dm_tier ' || fail "dm_tier still loaded after rmmod"
 	insmod "$TOP/build/kmod/$DMT_KVER/dm-tier.ko" || fail "reload failed"

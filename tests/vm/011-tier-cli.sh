@@ -39,7 +39,7 @@ assert v["format_version"] == 1, v' "$v" || fail "tierctl version --json: $v"
 	# One device over the same tiers under a second name is refused.
 	dmsetup create x2 --table "$(dmsetup table x)" 2>/dev/null &&
 		fail "a second dm device over the same tiers was accepted"
-	dmesg | grep -q 'already used by another mapped device' ||
+	klog_has 'already used by another mapped device' ||
 		fail "no message for a second device over the same tiers"
 
 	# A device whose every extent is in use accepts new extents right

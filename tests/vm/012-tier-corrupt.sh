@@ -92,8 +92,8 @@ guest_main() {
 	expect_eq "$(jfield c '["metadata_mode"]')" ro "mode after a second failed commit"
 	dev_cmp /dev/mapper/c /tmp/data ||
 		fail "read-only mode after two failures: old data unreadable"
-	dmesg | grep -q 'metadata mode now ro' || fail "no dmesg line for read-only mode"
-	! dmesg | grep -q 'metadata mode now fail' || fail "two failed commits went to fail mode"
+	klog_has 'metadata mode now ro' || fail "no dmesg line for read-only mode"
+	! klog_has 'metadata mode now fail' || fail "two failed commits went to fail mode"
 	# The metadata area heals: the next flush commits, the mode is rw.
 	printf '0 %s linear %s 0\n' "$sz" "$a" | dmsetup load shim
 	dmsetup suspend shim && dmsetup resume shim

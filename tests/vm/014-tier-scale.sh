@@ -40,7 +40,7 @@ first_commit_writes_little() {
 # ceil(n / 65536) chunks (issue 17: "Map scans walk the whole map").
 scan_in_chunks() {
 	local line chunks=$(( (n + 65535) / 65536 ))
-	wait_for 20 "dmesg | grep -q 'big: map scan of $n extents'" ||
+	wait_for 20 "klog_has 'big: map scan of $n extents'" ||
 		fail "no map scan of $n extents logged within 20 s of activation (dynamic debug: $(dmesg | grep -c 'map scan of') lines)"
 	line=$(dmesg | grep "big: map scan of $n extents" | tail -n 1)
 	[[ $line == *" in $chunks chunks,"* ]] ||

@@ -334,14 +334,14 @@ guest_second() {
 	f0=$(memfree "$n")
 	dmesg -C
 	expect_status 1 "" dmsetup create mtk --table "$(mem_table "$table" "$n" 4096)"
-	dmesg | grep -q "memory tier: NUMA node $n could not supply 4096 MiB" ||
+	klog_has "memory tier: NUMA node $n could not supply 4096 MiB" ||
 		{ dmesg | tail; fail "no clear message for 4096 MiB of a 256 MiB node"; }
 	dmesg | grep 'memory tier' | sed 's/^/  dmesg: /'
 	! dmsetup info mtk >/dev/null 2>&1 || fail "a refused table left a device"
 	expect_drop "$n" 0 "$f0" "after the refused 4096 MiB table"
 	dmesg -C
 	expect_status 1 "" dmsetup create mtk --table "$(mem_table "$table" 7 16)"
-	dmesg | grep -q "memory tier: NUMA node 7 is not online" ||
+	klog_has "memory tier: NUMA node 7 is not online" ||
 		{ dmesg | tail; fail "no clear message for node 7"; }
 	dmesg | grep 'memory tier' | sed 's/^/  dmesg: /'
 	! dmsetup info mtk >/dev/null 2>&1 || fail "a refused table left a device"

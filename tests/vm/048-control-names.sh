@@ -80,7 +80,7 @@ step_alias() {
 	rc=0
 	dmsetup load a2 --table "$tbl" 2>/tmp/a2.err || rc=$?
 	[ "$rc" != 0 ] || fail "alias: a second mapped device loaded over the same tier device"
-	dmesg | grep -q "already used by another mapped device" ||
+	klog_has "already used by another mapped device" ||
 		fail "alias: no clear message for the second device: $(dmesg | tail -3)"
 	dmesg | grep "tier:" | tail -1 | sed 's/^/  said: /'
 	dmsetup resume a1 || fail "alias: resume a1"
@@ -95,7 +95,7 @@ step_alias() {
 	printf '0 %s %s\n%s %s %s\n' "$half" "${tbl#* * }" "$half" "$half" "${tbl#* * }" |
 		dmsetup load a3 2>/tmp/a3.err || rc=$?
 	[ "$rc" != 0 ] || fail "alias: one table with two tier targets over one device loaded"
-	dmesg | grep -q "used by two targets of this table" ||
+	klog_has "used by two targets of this table" ||
 		fail "alias: no clear message for two targets: $(dmesg | tail -3)"
 	dmesg | grep "tier:" | tail -1 | sed 's/^/  said: /'
 	dmsetup remove --retry a3 || fail "remove a3"

@@ -55,7 +55,7 @@ guest_main() {
 		blkdiscard -o $((x * EXT)) -l $EXT $D
 		wait $fua || fail "round $r: the FUA write failed"
 		[ $((r % 10)) = 0 ] && echo "round $r: $(tier_summary $DEV)"
-		if dmesg | grep -q 'bio sent to tier'; then
+		if klog_has 'bio sent to tier'; then
 			dmesg | grep -B 2 -A 14 'bio sent to tier'
 			fail "round $r: a held FUA write went to a freed extent"
 		fi

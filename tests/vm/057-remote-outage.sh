@@ -161,7 +161,7 @@ outage() { # who out
 	expect_eq "$(tier_stat $DEV mode)" rw "$who: metadata mode after the recovery"
 	# The filesystem: still up, the writer's files on tier 0, clean when
 	# checked unmounted, and everything reads back from the device.
-	if dmesg | grep -Eqi 'xfs.*(shut ?down|metadata i/o error|corruption)'; then
+	if klog_has -Ei 'xfs.*(shut ?down|metadata i/o error|corruption)'; then
 		dmesg | grep -i xfs | tail -n 20
 		fail "$who: XFS reported an error or shut down"
 	fi

@@ -9,9 +9,14 @@
 #          counts no I/O error; a flush fails too; data committed
 #          before reads back (tier 0 and tier 1); a write in place works, a
 #          new extent is refused; dmsetup suspend/resume and a second failed
-#          flush keep ro (no escalation)
-#   rw     the shim heals: the next flush commits, the mode is rw; the write
-#          whose flush failed reads back, also after a reload
+#          flush keep ro (no escalation); tier 1 (a dm-linear shim over
+#          the first 96 MiB of its disk) grows to 128 MiB and the table is
+#          reloaded: it resumes with tier 1 at its recorded size, still ro
+#          (the resize it implied failed -EROFS at preresume and left the
+#          device suspended, with this table and the previous one alike)
+#   rw     the shim heals: the next flush commits, the mode is rw; a
+#          reload grows tier 1 now; the write whose flush failed reads
+#          back, also after a reload
 #   fail   errors again, periodic commits retried: after repeated failures
 #          (TIER_MD_FAIL_COMMITS over TIER_MD_FAIL_SECS) the mode is fail;
 #          writes and flushes fail, reads of both tiers still work
@@ -26,17 +31,24 @@ shim_ok() { printf '0 %s linear %s 0\n' "$SZ" "$A"; }
 # Sectors 8..23: both superblock slots (docs/FORMAT.md).
 shim_bad() { printf '0 8 linear %s 0\n8 16 error\n24 %s linear %s 24\n' "$A" $((SZ - 24)) "$A"; }
 shim_swap() { "$1" | dmsetup load shim && dmsetup suspend shim && dmsetup resume shim; }
+# Tier 1: a dm-linear shim over the first MIB MiB of the second disk.
+shim1() { printf '0 %s linear %s 0\n' $(($1 * 2048)) "$DMT_NVME1"; }
+shim1_grow() { shim1 "$1" | dmsetup load shim1 && dmsetup suspend shim1 && dmsetup resume shim1; }
+# Reload DEV with its own table and resume it; the state it ends in.
+reload_same() { dmsetup reload $DEV --table "$1" && dmsetup resume $DEV; }
+dev_state() { dmsetup info -c --noheadings -o attr $DEV; }
 mode() { tier_stat $DEV mode; }
 flush() { dd if=/dev/null of=$D conv=fsync status=none 2>/dev/null; }
 sum_of() { dev_sum $D "$2" "$1"; }
 
 
 guest_main() {
-	local table sum_a sum_b watch_pid t0 errs0
+	local table sum_a sum_b watch_pid t0 errs0 t1
 	A=$DMT_NVME0
 	SZ=$(blockdev --getsz "$A")
 	shim_ok | dmsetup create shim
-	tierctl create $DEV --tier /dev/mapper/shim --tier "$DMT_NVME1" --extent-size 1M --force >/dev/null
+	shim1 96 | dmsetup create shim1
+	tierctl create $DEV --tier /dev/mapper/shim --tier /dev/mapper/shim1 --extent-size 1M --force >/dev/null
 	table=$(dmsetup table $DEV)
 	tier_set $DEV auto_migrate 0
 	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 oflag=direct conv=fsync status=none
@@ -74,12 +86,24 @@ guest_main() {
 	! flush || fail "ro: the second flush succeeded"
 	expect_eq "$(mode)" ro "mode after a second failed commit"
 	expect_eq "$(tier_stat $DEV state 0)" ok "tier 0 state (metadata errors are the mode's)"
+	# A tier that grew, reloaded while ro: the growth cannot be committed,
+	# so it waits; the device must not stay suspended.
+	t1=$(tier_stat $DEV total 1)
+	shim1_grow 128
+	reload_same "$table" || { dmsetup resume shim; fail "ro: the reload after tier 1 grew did not resume ($(dev_state)): $(dmesg | grep 'tier:' | tail -n 2)"; }
+	[[ $(dev_state) != *s* ]] || fail "ro: $DEV suspended after the reload: $(dev_state)"
+	expect_eq "$(tier_stat $DEV total 1)" "$t1" "ro: tier 1's extents after the reload (its recorded size)"
+	expect_eq "$(mode)" ro "mode after the reload"
+	klog_has "tier: $DEV: a grown tier is used at its recorded size: the metadata is ro" ||
+		fail "ro: no kernel message about the deferred growth"
 	echo "ro: $(dmsetup status $DEV | cut -d' ' -f1-6)"
 
 	# ---- rw
 	shim_swap shim_ok
 	flush || fail "rw: the retried commit failed after the shim healed"
 	expect_eq "$(mode)" rw "mode after a retried commit"
+	reload_same "$table" || fail "rw: the reload that grows tier 1"
+	expect_eq "$(tier_stat $DEV total 1)" $((t1 + 32)) "rw: tier 1's extents after a reload (grown by 32 MiB)"
 	expect_eq "$(sum_of 16 1)" "$(dev_sum /tmp/b)" "rw: the write whose flush failed"
 	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M seek=20 count=1 oflag=direct conv=fsync status=none ||
 		fail "rw: a new extent cannot be allocated"
@@ -122,10 +146,10 @@ guest_main() {
 		assert modes == ["ro", "rw", "ro", "fail"], modes
 	EOF
 	# Kernel messages name the device the admin knows, not tier 0's disk.
-	dmesg | grep -q "tier: $DEV: metadata mode now rw: a retried commit succeeded" ||
+	klog_has "tier: $DEV: metadata mode now rw: a retried commit succeeded" ||
 		fail "no dmesg line naming $DEV for the return to rw: $(dmesg | grep 'metadata mode now' | tail -n 2)"
 	no_kernel_warning "metadata errors"
-	dmsetup remove --retry shim
+	dmsetup remove --retry shim shim1
 	echo "metadata errors mid-commit: ro, kept through suspend, rw once healed, fail only after repeated failures, reads kept"
 }
 run_guest_phase "$@"

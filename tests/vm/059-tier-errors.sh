@@ -226,7 +226,7 @@ guest_main() {
 		fail "lost: a flush succeeded though tier 1 went offline holding a write no flush covered"
 	bounded 30 "lost: second flush" dd if=/dev/null of=$D conv=fsync status=none ||
 		fail "lost: the flush after the one that reported the loss failed"
-	dmesg | grep -q "tier 1 (.*) went offline holding acknowledged writes no flush covered" ||
+	klog_has "tier 1 (.*) went offline holding acknowledged writes no flush covered" ||
 		fail "lost: the kernel log does not say why the flush failed"
 	shim_load te1 "$(shim_table "$DMT_NVME1")"
 	bounded 30 "lost: recover" tierctl recover $DEV 1 >/dev/null

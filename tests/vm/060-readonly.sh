@@ -126,7 +126,7 @@ step_refused() {
 	check "message commit: EROFS" refused 'read-only file system' dmsetup message $DEV 0 commit
 	check "message set: EROFS" refused 'read-only file system' dmsetup message $DEV 0 set promote_hits 2
 	check "message migrate: EROFS" refused 'read-only file system' dmsetup message $DEV 0 migrate 0 2048 0
-	check "kernel log names the read-only activation" bash -c "dmesg | grep -q 'activated read-only: nothing can change'"
+	check "kernel log names the read-only activation" klog_has 'activated read-only: nothing can change'
 	check "netlink policy-set: EROFS" refused 'activated read-only' tierctl policy $DEV high_watermark=70
 	check "netlink migrate: EROFS" refused 'activated read-only' tierctl migrate $DEV 0:4M --to 0
 	check "netlink pin: EROFS" refused 'activated read-only' tierctl pin $DEV --range 0:4M --tier 0
@@ -150,7 +150,7 @@ step_refused() {
 			refused '.' dd if=/dev/zero of=/dev/mapper/over bs=4k count=1 seek=$(((100 << 20) / 4096)) oflag=direct status=none
 		check "a discard through it fails" refused '.' blkdiscard -o 0 -l $((4 << 20)) /dev/mapper/over
 		dmsetup remove --retry over
-		check "the kernel logged the refused write" bash -c "dmesg | grep -q 'write to a read-only activation refused'"
+		check "the kernel logged the refused write" klog_has 'write to a read-only activation refused'
 	else
 		echo "note: a read-write dm-linear over the read-only device was refused: $(cat /tmp/over.err)"
 	fi
@@ -161,7 +161,7 @@ step_refused() {
 	# Read-write while the read-only table is active: refused.
 	tbl=$(dmsetup table $DEV)
 	check "a read-write second device is refused" refused 'failed|busy' dmsetup create rw2 --table "$tbl"
-	check "with a clear reason" bash -c "dmesg | grep -q 'active read-only; remove that device before loading a read-write table'"
+	check "with a clear reason" klog_has 'active read-only; remove that device before loading a read-write table'
 	check "a read-write reload is refused" refused 'failed|busy' dmsetup reload $DEV --table "$tbl"
 	check "tierctl activate (read-write) is refused" refused 'active read-only' tierctl activate $DEV
 	check "tierctl activate --readonly again: already active" \
@@ -174,7 +174,7 @@ step_rw() {
 	tierctl activate $DEV >/dev/null || fail "read-write activation after read-only failed"
 	tbl=$(dmsetup table $DEV)
 	expect_status 1 'failed|busy' dmsetup create ro2 --readonly --table "$tbl"
-	dmesg | grep -q 'active read-write; remove that device before loading a read-only table' ||
+	klog_has 'active read-write; remove that device before loading a read-only table' ||
 		fail "no message for a read-only table over a read-write device"
 	expect_status 1 'failed|busy' dmsetup reload --readonly $DEV --table "$tbl"
 	expect_status 1 'active read-write' tierctl activate --readonly $DEV
@@ -216,7 +216,7 @@ step_rocompat() {
 	dev_cmp $D /tmp/data || fail "rocompat: read-only, the data differs"
 	dmsetup remove $DEV
 	expect_status 1 'failed' dmsetup create $DEV --table "$tbl"
-	dmesg | grep -q 'Metadata has features this module can only read: load the table read-only' ||
+	klog_has 'Metadata has features this module can only read: load the table read-only' ||
 		fail "rocompat: no message for a read-write table"
 	echo "rocompat: an unknown ro_compat feature activates read-only and is refused read-write"
 }

@@ -179,7 +179,7 @@ guest_main() {
 	expect_eq "$(table_tier1)" "$new_devt" "tier 1 in the table after the re-bind"
 	expect_eq "$(jfield $DEV '["tiers"][1]["device"]')" "$new_dev" "tier 1 in status"
 	expect_eq "$(jfield $DEV '["tiers"][1]["state"]')" ok "tier 1 state"
-	dmesg | grep -q "tier 1 re-bound from .* by its label" || fail "the kernel did not log the re-bind"
+	klog_has "tier 1 re-bound from .* by its label" || fail "the kernel did not log the re-bind"
 	expect_eq "$(sum_all)" "$sum" "checksum after the re-bind"
 	tier_sane $DEV "after the re-bind"
 	# Writes to tier 1 extents and a commit.

@@ -71,7 +71,7 @@ guest_main() {
 
 	# ---- settings: table, message, netlink, bounds
 	expect_eq "$(status_of tier_msg $DEV set offline_queue_s 601)" 22 "set offline_queue_s 601"
-	dmesg | grep -q "offline_queue_s must be from 0 to 600 seconds" || fail "set 601: no message saying the bound"
+	klog_has "offline_queue_s must be from 0 to 600 seconds" || fail "set 601: no message saying the bound"
 	! tierctl policy $DEV offline_queue_s=601 >/tmp/p.out 2>&1 || fail "tierctl policy accepted 601"
 	grep -q "0 to 600" /tmp/p.out || { cat /tmp/p.out; fail "tierctl policy 601: no bound in the error"; }
 	expect_eq "$(tierctl policy $DEV offline_queue_s)" "offline_queue_s=0" "default offline_queue_s"

@@ -74,7 +74,7 @@ step_set() {
 	expect_opt promote_hits 5 "after remove + activate"
 	expect_eq "$(pol high_watermark)" 70 "tierctl policy after remove + activate"
 	expect_eq "$(pol drain_deadline)" 600 "tierctl policy after remove + activate"
-	dmesg | grep -q "6 persisted settings applied" ||
+	klog_has "6 persisted settings applied" ||
 		fail "the kernel did not log the persisted settings it applied"
 	tierctl remove $DEV >/dev/null
 	tierctl dump $DEV | grep '^setting' | sed 's/^/  dump: /'

@@ -159,7 +159,7 @@ guest_main() {
 	expect_eq "$(tier_stat $DEV state 0) $(tier_stat $DEV state 1)" "ok ok" "metaerr: tier states"
 	expect_eq "$(dev_sum $D 64)" "$raw" "metaerr: reads"
 	tierctl status $DEV | grep -E "metadata: +ro" || fail "metaerr: status does not say ro"
-	dmesg | grep -q "tier: $DEV: metadata mode now ro" || fail "metaerr: no kernel message"
+	klog_has "tier: $DEV: metadata mode now ro" || fail "metaerr: no kernel message"
 	meta_swap meta_ok
 	flush || fail "metaerr: the retried commit failed after the device healed"
 	expect_eq "$(mode)" rw "metaerr: mode after healing"

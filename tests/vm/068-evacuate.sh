@@ -88,8 +88,8 @@ step_refuse() {
 	expect_status 2 "has tiers 0 to 2" tierctl evacuate $DEV 2 --to 3
 	expect_eq "$(status_of tier_msg $DEV evacuate 2 to 2 2>/dev/null)" 22 "refuse: message evacuate 2 to 2"
 	expect_eq "$(status_of tier_msg $DEV evacuate 2 to 9 2>/dev/null)" 22 "refuse: message evacuate 2 to 9"
-	dmesg | grep -q "the destination (to) is the tier being evacuated" || fail "refuse: no kernel message for a bad destination"
-	dmesg | grep -q "lack room for the extents of the tier" || fail "refuse: no kernel message for the lack of room"
+	klog_has "the destination (to) is the tier being evacuated" || fail "refuse: no kernel message for a bad destination"
+	klog_has "lack room for the extents of the tier" || fail "refuse: no kernel message for the lack of room"
 	# Back to an empty device.
 	blkdiscard $D
 	commit
@@ -228,7 +228,7 @@ step_stuck() {
 	wait_bounded 60 "stuck: the migrate queued to the evacuating tier" "$mig" || rc=$?
 	[ "$rc" != 0 ] && grep -q "failed (No space left on device)" /tmp/stuck.out ||
 		fail "stuck: the migrate to tier 1 (rc $rc): $(cat /tmp/stuck.out)"
-	dmesg | grep -q "migrate stopped at extent [0-9]*: tier 1 takes no new extents" ||
+	klog_has "migrate stopped at extent [0-9]*: tier 1 takes no new extents" ||
 		fail "stuck: no kernel message for the stopped migrate"
 	wait_for 30 "[ \$(tierctl status $DEV --json | jget '[\"moves\"][0][\"done_extents\"]') -ge 2 ]" ||
 		fail "stuck: the evacuation behind it did not run: $(tierctl status $DEV)"

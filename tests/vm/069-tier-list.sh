@@ -84,7 +84,7 @@ guest_first() {
 	tbl=$(dmsetup table $DEV | awk '{ n = 5 + $5; out = ""; for (i = 1; i <= NF; i++) if (i != n) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
 	! dmsetup reload $DEV --table "0 $(blockdev --getsz $D) tier $tbl" 2>/dev/null ||
 		fail "the kernel loaded a table without tier 2 while a move to it was queued"
-	dmesg | grep -q "Move $id (migrate to tier 2) targets the tier being removed" ||
+	klog_has "Move $id (migrate to tier 2) targets the tier being removed" ||
 		fail "no 'Move $id ... targets the tier being removed' in the kernel log"
 	tierctl cancel $DEV "$id" >/dev/null || true
 	tier_set $DEV migration_bandwidth 0

@@ -180,7 +180,7 @@ guest_main() {
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["tier"]')" 1 "hint of the moved tier"
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["nr_tiers"]')" 2 "count hint of the moved tier"
 	expect_status 1 "not a dm-tier member|no dm-tier label|no label" tierctl probe "$DMT_NVME1"
-	dmesg | grep -q "map entries renumbered" || fail "no renumbering in the kernel log"
+	klog_has "map entries renumbered" || fail "no renumbering in the kernel log"
 	tier_sane $DEV remove
 	echo "remove: $(tier_summary $DEV)"
 
@@ -222,7 +222,7 @@ guest_main() {
 	tbl=$(dmsetup table $DEV | awk '{ out = ""; for (i = 1; i <= NF; i++) if (i != 7) out = out (out ? " " : "") $i; print out }' | awk '{ $5 = $5 - 1; $1 = ""; $2 = ""; $3 = ""; print }')
 	! dmsetup reload $DEV --table "0 $(blockdev --getsz $D) tier $tbl" 2>/dev/null ||
 		fail "the kernel loaded a table without tier 1 while a move to it was queued"
-	dmesg | grep -q "Move $id (migrate to tier 1) targets the tier being removed: cancel it (tierctl cancel $DEV $id)" ||
+	klog_has "Move $id (migrate to tier 1) targets the tier being removed: cancel it (tierctl cancel $DEV $id)" ||
 		fail "no 'Move $id ... targets the tier being removed' in the kernel log"
 	# Clean-up: on a slow host the crawls may have ended by now.
 	for m in "$id" "$idh2" "$idh"; do

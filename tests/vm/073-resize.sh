@@ -73,7 +73,7 @@ guest_main() {
 	expect_eq "$(jget '["tiers"][1]["nr_extents"]' <<<"$out")" "$t1_new" "resize output: tier 1's extents"
 	expect_eq "$(le /dev/mapper/$G $((0x98)) 8)" "$t1_new" "tier 1's label (nr_extents) after the resize"
 	tierctl status $DEV | grep -E "^ *1 " || true
-	dmesg | grep -q "tier 1 grown to $t1_new extents" || fail "no 'tier 1 grown' in the kernel log"
+	klog_has "tier 1 grown to $t1_new extents" || fail "no 'tier 1 grown' in the kernel log"
 	tier_sane $DEV grow
 
 	# refuse: beyond the map room; the message says the maximum.
@@ -108,7 +108,7 @@ guest_main() {
 	# The kernel refuses too, for a table loaded without tierctl.
 	! dmsetup reload $DEV --table "0 $((64 * 2048)) tier $(dmsetup table $DEV | cut -d' ' -f4-)" 2>/dev/null ||
 		fail "the kernel loaded a table below mapped extents"
-	dmesg | grep -qE "[0-9]+ mapped extents at or beyond [0-9]+, the first is [0-9]+" || fail "no shrink refusal in the kernel log"
+	klog_has -E "[0-9]+ mapped extents at or beyond [0-9]+, the first is [0-9]+" || fail "no shrink refusal in the kernel log"
 	dmsetup clear $DEV
 	sleep 3
 	touch /tmp/fio.stop

@@ -133,7 +133,7 @@ guest_main() {
 		"rekey: pools loaded from disk by the reload"
 	dmsetup create rt-alias --table "$(dmsetup table $DEV)" 2>/dev/null &&
 		fail "rekey: a second dm device over the same disks was accepted"
-	dmesg | grep -q 'already used by another mapped device' ||
+	klog_has 'already used by another mapped device' ||
 		fail "rekey: no message for a second device over the same disks"
 
 	sleep 2

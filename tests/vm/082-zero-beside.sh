@@ -123,7 +123,7 @@ $((ds + 21 * 2048)) $((size - ds - 21 * 2048)) linear $DMT_NVME0 $((ds + 21 * 20
 	head -c 1M /dev/zero >/tmp/zero
 	expect_eq "$(dev_sum $D 1 40)" "$(dev_sum /tmp/zero)" "failed: vext 40 reads as zeroes"
 	expect_eq "$(tier_stat $DEV state 0)" degraded "failed: tier 0"
-	dmesg | grep -q "zeroing a new extent on tier 0 failed" || fail "failed: no log of the failed zeroing"
+	klog_has "zeroing a new extent on tier 0 failed" || fail "failed: no log of the failed zeroing"
 	shim_load "$(delay_table "$DMT_NVME0" 0)"
 	bounded 30 "failed: recover" tierctl recover $DEV 0 >/dev/null
 	partial 40 0 /tmp/p4 || fail "failed: the first write after recovery"

@@ -9,6 +9,14 @@
 # on a third drive; the debug module. A shim suspended with --noflush holds
 # every bio sent to it, flushes too, until it resumes: a tier path that
 # hangs (an NVMe-oF controller reconnecting, queue_if_no_path).
+#   load      nh removed; nh1 suspended: `dmsetup create nh` (the first
+#             load of its pool, which reads tier 1's label) waits in its
+#             constructor. Meanwhile the others must each end within their
+#             bound, and a second table over the same devices (`dmsetup
+#             create nh2`) is refused at once ("being loaded by another
+#             table"). nh1 resumed: nh is created, its data and tiers as
+#             before. Before the fix the load held tier_pools_mutex and
+#             everything else waited for it.
 #   recover   tier 1 degraded; nh1 suspended: `tierctl recover nh --tier 1`
 #             waits in its probe flush. Meanwhile `tierctl list`, `tierctl
 #             status nb`, `dmsetup remove nb` and `dmsetup create nb` (its
@@ -102,6 +110,39 @@ tier1_degrade() { # step
 		fail "$1: a read from tier 1 on the error target succeeded"
 	shim_linear nh1 "$DMT_NVME1"
 	expect_eq "$(tier_stat $DEV state 1)" degraded "$1: tier 1 after a failed read"
+}
+
+step_load() {
+	local tbl sum ld n rc=0
+	tbl=$(dmsetup table $DEV)
+	sum=$(md5sum <$D)
+	dmsetup remove $DEV
+	dmsetup suspend --noflush --nolockfs nh1
+	HELD=nh1
+	dmsetup create $DEV --table "$tbl" >/tmp/ld.out 2>&1 &
+	ld=$!
+	# Reading tier 1's label (holding tier_pools_mutex before the fix).
+	waits_in $ld tier_pool_create "load: dmsetup create $DEV" /tmp/ld.out
+	others_go load
+	must_go 10 "load: tierctl list while $DEV loads" tierctl list
+	! grep -qw $DEV /tmp/go.out || { cat /tmp/go.out; fail_held "load: tierctl list shows $DEV before its load ended"; }
+	n=$(dmesg | grep -c "being loaded by another table" || true)
+	timeout 10 dmsetup create nh2 --table "$tbl" >/tmp/ld2.out 2>&1 || rc=$?
+	[ $rc != 0 ] && [ $rc != 124 ] ||
+		{ cat /tmp/ld2.out; fail_held "load: a second table over nh's devices during the load: status $rc (want refused at once)"; }
+	[ "$(dmesg | grep -c "being loaded by another table")" -gt "$n" ] ||
+		{ dmesg | tail -n 5; fail_held "load: the second table's refusal does not say why"; }
+	[ ! -e /dev/mapper/nh2 ] || fail_held "load: nh2 exists"
+	still_waits $ld "load: dmsetup create $DEV" /tmp/ld.out
+	dmsetup resume nh1
+	HELD=
+	wait_bounded 60 "load: dmsetup create $DEV after the resume" $ld ||
+		{ cat /tmp/ld.out; fail "load: dmsetup create $DEV failed after the resume"; }
+	expect_eq "$(md5sum <$D)" "$sum" "load: $DEV's contents after the load"
+	expect_eq "$(tier_stat $DEV mapped 1)" 4 "load: tier 1's extents after the load"
+	expect_eq "$(tier_stat $DEV state 1)" ok "load: tier 1 after the load"
+	tier_sane $DEV load
+	echo "load: the first load waited on the suspended tier; list, status, remove and create of nb went on; a second table was refused; loaded after the resume"
 }
 
 step_recover() {
@@ -246,7 +287,7 @@ guest_main() {
 		fail "migrate to tier 1: $(tier_summary $DEV)"
 	tier_msg $DEV commit || fail "commit after the migration"
 	tierctl create nb --tier "$DMT_NVME2" --extent-size 1M >/dev/null
-	for s in ${DMT_NH_STEPS:-recover commit evpair evdel}; do
+	for s in ${DMT_NH_STEPS:-load recover commit evpair evdel}; do
 		"step_$s"
 	done
 	tierctl remove nb

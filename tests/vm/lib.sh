@@ -516,8 +516,20 @@ dm_tier_debug_on() {
 	echo 'module dm_tier +p' >$ctl || fail "cannot enable dm_tier's debug messages"
 }
 
+# Whether the kernel log has a line matching grep's ARGS. Not `dmesg |
+# grep -q`: under pipefail that fails whenever grep exits at a match before
+# dmesg has written everything (SIGPIPE), which a longer log (6.12's) made
+# happen.
+klog_has() { # grep-args...
+	local k
+	k=$(dmesg)
+	grep -q "$@" <<<"$k"
+}
+
 no_kernel_warning() { # what
-	if dmesg | grep -E -m 5 -A 12 'WARNING:|BUG:|INFO: task .* blocked'; then
+	local k
+	k=$(dmesg)
+	if grep -E -m 5 -A 12 'WARNING:|BUG:|INFO: task .* blocked' <<<"$k"; then
 		fail "$1: the kernel reported the above"
 	fi
 }
