@@ -1499,6 +1499,27 @@ static struct tier_pool *tier_pool_get(struct tier_c *tc, char **error)
 }
 
 /*
+ * Commit what changed since the last commit (map, heat, deferred frees),
+ * unless the metadata is in fail mode, and release what it freed.
+ * Context: process; the device is suspended (no worker, tick, fill or
+ * periodic commit runs); takes pool->md_lock.
+ */
+static void tier_commit_pending(struct tier_pool *pool)
+{
+	WRITE_ONCE(pool->heat_flush, true);
+	mutex_lock(&pool->md_lock);
+	/* A release still pending: its frees, then the deferred ones. */
+	tier_pool_release_flush(pool);
+	if ((tier_map_dirty(pool) || READ_ONCE(pool->heat_dirty) ||
+	     READ_ONCE(pool->frees_deferred)) &&
+	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
+		tier_pool_commit(pool);
+	mutex_unlock(&pool->md_lock);
+	/* Nothing runs while suspended: the frees are released now. */
+	tier_pool_release_flush(pool);
+}
+
+/*
  * Drop a table's reference; the last one takes the pool off the list. The
  * caller then frees it with tier_pool_release() after dropping
  * tier_pools_mutex (the event work takes it, and so does a netlink
@@ -1519,6 +1540,14 @@ static void tier_pool_release(struct tier_pool *pool)
 {
 	/* A netlink operation may still be at work on it (a probe flush). */
 	tier_pool_wait_unpinned(pool);
+	/*
+	 * A device removed while suspended gets no postsuspend: what changed
+	 * since its suspend (netlink pins, persisted settings) is committed
+	 * here, or it was acknowledged and lost. Only for a pool that was
+	 * active: a table loaded and never resumed writes nothing.
+	 */
+	if (pool->announced)
+		tier_commit_pending(pool);
 	tier_dev_stop(pool);
 	tier_pool_events_close(pool);
 	tier_dev_free(pool);
@@ -2045,17 +2074,7 @@ static void tier_postsuspend(struct dm_target *ti)
 	tier_mig_stop(pool);
 	flush_workqueue(pool->wq);
 	cancel_delayed_work_sync(&pool->retry_work);
-	WRITE_ONCE(pool->heat_flush, true);
-	mutex_lock(&pool->md_lock);
-	/* A release still pending: its frees, then the deferred ones. */
-	tier_pool_release_flush(pool);
-	if ((tier_map_dirty(pool) || READ_ONCE(pool->heat_dirty) ||
-	     READ_ONCE(pool->frees_deferred)) &&
-	    READ_ONCE(pool->mode) != TIER_MODE_FAIL)
-		tier_pool_commit(pool);
-	mutex_unlock(&pool->md_lock);
-	/* Nothing runs while suspended: the frees are released now. */
-	tier_pool_release_flush(pool);
+	tier_commit_pending(pool);
 }
 
 /*
@@ -2144,6 +2163,36 @@ static int tier_preresume(struct dm_target *ti)
 	return r;
 }
 
+/*
+ * The persisted settings as they are now, for @tc's table about to go
+ * live: a `set`, policy-set or reset-settings since its load changed the
+ * record, which the values its load read would undo. Options the table
+ * line gives still win. Context: resume, under tier_pools_mutex.
+ */
+static void tier_refresh_settings(struct tier_c *tc)
+{
+	struct tier_pool *pool = tc->pool;
+	struct tier_settings rec;
+	struct tier_table line, t;
+	const char *err = NULL;
+	u32 refused;
+
+	lockdep_assert_held(&tier_pools_mutex);
+	/* The line parsed at load: it parses again. */
+	if (tier_table_parse(tc->argc, tc->argv_copy, &line, &err))
+		return;
+	t = tc->tbl;
+	tier_table_settings_reset(&t, &line);
+	spin_lock_irq(&pool->lock);
+	tier_md_get_settings(pool->meta, &rec);
+	spin_unlock_irq(&pool->lock);
+	/* A record the line conflicts with: as loaded (the load warned). */
+	if (rec.count &&
+	    tier_table_settings_apply(&t, &rec, &refused, &err) < 0)
+		return;
+	tc->tbl = t;
+}
+
 static void tier_resume(struct dm_target *ti)
 {
 	struct tier_c *tc = ti->private;
@@ -2152,6 +2201,7 @@ static void tier_resume(struct dm_target *ti)
 	u32 i;
 
 	mutex_lock(&tier_pools_mutex);
+	tier_refresh_settings(tc);
 	pool->ti = ti;
 	tier_apply_rebind(tc);
 	if (tc->mem_change) {

@@ -134,7 +134,7 @@ step_burst() {
 	n=$(((2 * total0 + 15) / 16))
 	write_files $MNT/burst "$n" 16 /tmp/sums.burst
 	echo "burst: $n x 16 MiB written: $(tier_summary $DEV)"
-	wait_for 60 "jq -e 'select(.event == \"watermark-high\" and .event_tier == 0 and .name == \"$DEV\")' /tmp/watch.json >/dev/null" ||
+	wait_for 60 "jq -se 'any(.[]; .event == \"watermark-high\" and .event_tier == 0 and .name == \"$DEV\")' /tmp/watch.json >/dev/null 2>&1" ||
 		fail "watch: no watermark-high event of tier 0 in 60 s: $(cat /tmp/watch.json /tmp/watch.err)"
 	kill $watch 2>/dev/null || true
 	wait $watch 2>/dev/null || true

@@ -18,6 +18,16 @@
 #               promote_hits 7: promote_hits back to 7 (the line), the rest
 #               to their defaults; the record is cleared: remove + activate
 #               gives an empty table line
+#     suspended promote_hits 9 by netlink and drain_deadline 77 by message
+#               while the device is suspended, then `dmsetup remove` of the
+#               suspended device (no postsuspend runs): activate has both
+#               (they were acknowledged and lost: the commit waited for a
+#               resume that never came); then --reset
+#     reload    a table loaded (the same line), then promote_hits 11 by
+#               netlink and drain_deadline 55 by message on the live one,
+#               then the resume: both stay (the new table applied the
+#               values its load had read), in the runtime and the line;
+#               then --reset
 #     ro        demote_age 123 and migration_inflight 2 set; a read-only
 #               activation shows them, refuses set and --reset, commits
 #               nothing; read-write again, migration_inflight 3 is set and
@@ -127,6 +137,38 @@ step_reset() {
 	echo "reset: back to the line's value or the default, the record cleared"
 }
 
+step_suspended() {
+	dmsetup suspend $DEV
+	tierctl policy $DEV promote_hits=9 >/dev/null || fail "suspended: tierctl policy"
+	tier_set $DEV drain_deadline 77
+	dmsetup remove $DEV
+	tierctl activate $DEV >/dev/null || fail "suspended: tierctl activate"
+	expect_opt promote_hits 9 "suspended: set by netlink, removed while suspended"
+	expect_opt drain_deadline 77 "suspended: set by message, removed while suspended"
+	tierctl policy $DEV --reset >/dev/null || fail "suspended: tierctl policy --reset"
+	reactivate
+	expect_eq "$(dmsetup table $DEV | wc -w)" 7 "suspended: the table line after --reset"
+	echo "suspended: changes made while suspended survive a removal while suspended"
+}
+
+step_reload() {
+	local tbl
+	tbl=$(dmsetup table $DEV)
+	dmsetup reload $DEV --table "$tbl"
+	tierctl policy $DEV promote_hits=11 >/dev/null || fail "reload: tierctl policy"
+	tier_set $DEV drain_deadline 55
+	dmsetup resume $DEV
+	expect_eq "$(pol promote_hits)" 11 "reload: promote_hits set between the load and the resume (tierctl policy)"
+	expect_opt promote_hits 11 "reload: set between the load and the resume"
+	expect_opt drain_deadline 55 "reload: set between the load and the resume"
+	reactivate
+	expect_opt promote_hits 11 "reload: after remove + activate"
+	tierctl policy $DEV --reset >/dev/null || fail "reload: tierctl policy --reset"
+	reactivate
+	expect_eq "$(dmsetup table $DEV | wc -w)" 7 "reload: the table line after --reset"
+	echo "reload: settings changed between a reload's load and its resume stay"
+}
+
 step_ro() {
 	local c0
 	tierctl policy $DEV demote_age=123 >/dev/null || fail "tierctl policy demote_age failed"
@@ -157,6 +199,8 @@ guest_first() {
 	step_set
 	step_line
 	step_reset
+	step_suspended
+	step_reload
 	step_ro
 }
 
