@@ -5,6 +5,10 @@
 # The tier list changes online (tierctl add-tier, remove-tier). Two tiers
 # with XFS, checksummed files and a fio crc32c write+verify loop running
 # the whole time:
+#   foreign   a disk carrying a filesystem (ext4) is refused by add-tier,
+#             which names it and says --force erases it; nothing is written
+#             and the filesystem is intact; with --force it is erased
+#             (blkid finds nothing) and added
 #   add       a third tier is appended with a table reload; new allocations
 #             and migration use it at once (migrate of everything to tier 2)
 #   refuse    removing the non-empty tier 2 (or 1) is refused with its extent
@@ -38,12 +42,26 @@ guest_first() {
 	fio_pid=$!
 	sleep 3
 
-	# add: the third tier, used at once by a migration.
-	out=$(tierctl add-tier $DEV "$DMT_NVME2" --class nvme --json)
+	# foreign: a filesystem on the new disk, refused without --force.
+	mkfs.ext4 -q -F "$DMT_NVME2"
+	expect_status 1 "add-tier: $DMT_NVME2 carries a filesystem \\(ext4\\); refusing to overwrite it.*--force to erase it" \
+		tierctl add-tier $DEV "$DMT_NVME2" --class nvme
+	expect_eq "$(nr_tiers_now)" 2 "foreign: tiers after the refusal"
+	expect_eq "$(blkid -p -s TYPE -o value "$DMT_NVME2")" ext4 "foreign: the filesystem after the refusal"
+	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$DMT_NVME2"
+	# The same through replace-tier's add step: nothing changes.
+	expect_status 1 "carries a filesystem \\(ext4\\).*the add step failed" \
+		tierctl replace-tier $DEV 1 "$DMT_NVME2"
+	expect_eq "$(nr_tiers_now)" 2 "foreign: tiers after the refused replace-tier"
+
+	# add: the third tier (--force erases the ext4), used at once by a
+	# migration.
+	out=$(tierctl add-tier $DEV "$DMT_NVME2" --class nvme --force --json)
 	echo "add-tier: $out"
 	expect_eq "$(jget '["tier"]' <<<"$out")" 2 "add-tier: new tier index"
 	expect_eq "$(nr_tiers_now)" 3 "tiers after add-tier"
 	expect_eq "$(tierctl probe "$DMT_NVME2" --json | jget '["tier"]')" 2 "label of the new tier"
+	expect_eq "$(blkid -p -s TYPE -o value "$DMT_NVME2")" "" "add --force: signatures left on the new tier"
 	tierctl status $DEV | grep -E "^ *2 " || { tierctl status $DEV; fail "status does not list tier 2"; }
 	tierctl migrate $DEV --range 0:48M --tier 2 --wait >/dev/null
 	n2=$(tier_mapped $DEV 2)

@@ -10,7 +10,10 @@
 #             wiped, three tiers; run again: "nothing to do"
 #   tierd     'replace_tier = 2 OLD1' in a policy file, tierd --once runs
 #             the replacement of tier 2 (16 MiB migrated there) by the
-#             freed disk, which then holds them, and exits 0
+#             freed disk, which then holds them, and exits 0; first, with
+#             an ext4 on that disk, tierd (which never passes --force)
+#             logs the refusal naming the filesystem, changes nothing and
+#             exits 1; wipefs -a, and the next run replaces
 #   tier0     'replace-tier rt 0 NEWDEV' (tier 0 holding extents and the
 #             metadata): NEWDEV added at 1 with a spare metadata area,
 #             tier 0 evacuated onto it, tier 0 removed with the metadata
@@ -92,6 +95,19 @@ guest_main() {
 	[ "$n1" -gt 0 ] || fail "tierd: nothing on tier 2: $(tier_summary $DEV)"
 	mkdir -p /tmp/tierd-rt/policies.d
 	printf '[device %s]\nreplace_tier = 2 %s\n' $DEV "$DMT_NVME1" >/tmp/tierd-rt/policies.d/r.conf
+	# A filesystem on the spare: tierd does not erase it.
+	mkfs.ext4 -q -F "$DMT_NVME1"
+	tierd --once --foreground --log-level info --config-dir /tmp/tierd-rt >/tmp/tierd-fs.log 2>&1 || rc=$?
+	sed 's/^/  tierd: /' /tmp/tierd-fs.log
+	expect_eq "$rc" 1 "tierd: --once exit status with ext4 on the spare"
+	grep -q "replace_tier: tierctl: add-tier: $DMT_NVME1 carries a filesystem (ext4); refusing to overwrite it" /tmp/tierd-fs.log ||
+		fail "tierd: the refusal does not name the filesystem"
+	grep -q "replace_tier: tierctl replace-tier exited 1" /tmp/tierd-fs.log || fail "tierd: no exit status logged"
+	expect_eq "$(blkid -p -s TYPE -o value "$DMT_NVME1")" ext4 "tierd: the spare's filesystem after the refusal"
+	expect_eq "$(nr_tiers_now)" 3 "tierd: tiers after the refusal"
+	expect_eq "$(probe_tier "$DMT_NVME2")" 2 "tierd: NVME2 still tier 2"
+	wipefs -a -q "$DMT_NVME1"
+	rc=0
 	tierd --once --foreground --log-level info --config-dir /tmp/tierd-rt >/tmp/tierd-rt.log 2>&1 || rc=$?
 	sed 's/^/  tierd: /' /tmp/tierd-rt.log
 	expect_eq "$rc" 0 "tierd: --once exit status"

@@ -31,6 +31,7 @@ int replace_parse(int argc, char **argv, struct replace_opts *o)
 	static const struct option longopts[] = {
 		{ "class", required_argument, NULL, 'c' },
 		{ "disconnect", no_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
 		{ "reconnect-delay", required_argument, NULL, 'R' },
 		{ "fast-io-fail-tmo", required_argument, NULL, 'F' },
@@ -46,13 +47,16 @@ int replace_parse(int argc, char **argv, struct replace_opts *o)
 	o->json = tierctl_json;
 	o->tier_class = TL_CLASS_AUTO;
 	opts_reset();
-	while ((c = next_opt("replace-tier", argc, argv, "c:j", longopts)) != -1) {
+	while ((c = next_opt("replace-tier", argc, argv, "c:fj", longopts)) != -1) {
 		switch (c) {
 		case 'c':
 			o->class_arg = optarg;
 			break;
 		case 'd':
 			o->disconnect = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case 'L':
 			o->loss_tmo_arg = optarg;
@@ -334,7 +338,8 @@ int cmd_replace_tier(int argc, char **argv)
 				o.class_arg ? o.tier_class :
 				r.is_remote ? TL_CLASS_AUTO :
 					      st.sb.tier[o.tier].tier_class,
-				(int)o.tier + 1, !o.tier && !st.meta_ext, json);
+				(int)o.tier + 1, !o.tier && !st.meta_ext,
+				o.force, json);
 		else if (step == TL_REPLACE_EVACUATE)
 			rc = evacuate_step(&o, json);
 		else

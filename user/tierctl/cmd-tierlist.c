@@ -104,6 +104,66 @@ int tierctl_live_open(const char *cmd, const char *name,
 	return TIERCTL_EXIT_OK;
 }
 
+void tierctl_claim_release(struct tierctl_claim *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+int tierctl_claim_open(const char *cmd, const char *path, bool force,
+		       struct tierctl_claim *c, struct tl_err *err)
+{
+	char busy[512];
+	struct stat st;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	/* Not mounted, not claimed by another device, and held. */
+	c->fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (c->fd < 0) {
+		if (errno == EBUSY && !stat(path, &st) &&
+		    tl_sysfs_busy_reason(TL_SYSROOT, TL_MOUNTINFO,
+					 major(st.st_rdev), minor(st.st_rdev),
+					 busy, sizeof(busy)))
+			return tl_fail(err, TL_FAIL,
+				       "%s: %s is in use: %s; unmount or deactivate it first",
+				       cmd, path, busy);
+		if (errno == EBUSY)
+			return tl_fail(err, TL_FAIL,
+				       "%s: cannot open %s exclusively: it is in use (mounted, or a member of another device); stop that user first",
+				       cmd, path);
+		return tl_fail(err, TL_FAIL, "%s: cannot open %s: %s", cmd,
+			       path, strerror(errno));
+	}
+	if (ioctl(c->fd, BLKGETSIZE64, &c->bytes))
+		c->bytes = 0;
+	/* Theirs: filesystems, partition tables, RAID/LVM, crypto, swap. */
+	ret = probe_foreign(c->fd, c->found, sizeof(c->found));
+	if (ret < 0) {
+		tierctl_claim_release(c);
+		return tl_fail(err, TL_FAIL,
+			       "%s: cannot probe %s for signatures: %s", cmd,
+			       path, strerror(-ret));
+	}
+	if (ret > 0 && !force) {
+		tl_fail(err, TL_FAIL,
+			"%s: %s carries %s; refusing to overwrite it: check that it is the right device, and if what is on it is not needed, run again with --force to erase it (as wipefs -a does)",
+			cmd, path, c->found);
+		tierctl_claim_release(c);
+		return TL_FAIL;
+	}
+	return TL_OK;
+}
+
+int tierctl_claim_wipe(struct tierctl_claim *c, const char *path,
+		       struct tl_err *err)
+{
+	if (!c->found[0])
+		return TL_OK;
+	return wipe_foreign(c->fd, path, err);
+}
+
 /* Rewrite the hints of the labels of @paths (the list @sb has). */
 static void rewrite_hints(const char *cmd, char (*paths)[TL_PATH_LEN], u32 n,
 			  const char *meta_path, const struct tier_sb *sb)
@@ -173,6 +233,7 @@ int cmd_add_tier(int argc, char **argv)
 		{ "ctrl-loss-tmo", required_argument, NULL, 'L' },
 		{ "reconnect-delay", required_argument, NULL, 'R' },
 		{ "fast-io-fail-tmo", required_argument, NULL, 'F' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -180,15 +241,18 @@ int cmd_add_tier(int argc, char **argv)
 	const char *class_arg = NULL, *pos_arg = NULL, *loss_arg = NULL;
 	const char *reconnect_arg = NULL, *fail_arg = NULL;
 	struct tierctl_remote r;
-	bool json = tierctl_json;
+	bool json = tierctl_json, force = false;
 	u32 tier_class, pos;
 	int c, rc;
 
 	opts_reset();
-	while ((c = next_opt("add-tier", argc, argv, "c:p:j", longopts)) != -1) {
+	while ((c = next_opt("add-tier", argc, argv, "c:p:fj", longopts)) != -1) {
 		switch (c) {
 		case 'c':
 			class_arg = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'p':
 			pos_arg = optarg;
@@ -240,7 +304,7 @@ int cmd_add_tier(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = tierctl_add_tier(argv[optind], r.dev, tier_class,
-			      pos_arg ? (int)pos : -1, false, json);
+			      pos_arg ? (int)pos : -1, false, force, json);
 	if (rc) {
 		tierctl_remote_undo(&r);
 		return rc;
@@ -291,17 +355,17 @@ static int check_remove_moves(const char *name, u64 *mapped, u32 tier)
 }
 
 int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
-		     int position, bool spare_meta, bool json)
+		     int position, bool spare_meta, bool force, bool json)
 {
 	char paths[TIER_MAX_TIERS][TL_PATH_LEN], params[4096], devt[32];
+	struct tierctl_claim claim = { .fd = -1 };
 	struct tier_label cur, l;
 	struct tl_err err = { "" };
 	u8 member_uuid[TIER_UUID_LEN];
 	char dpath[TL_PATH_LEN];
 	struct tierctl_live lv;
 	struct stat st;
-	u64 bytes = 0;
-	int rc, fd, lret, listed;
+	int rc, lret, listed;
 	u32 pos;
 
 	if (position == 0)
@@ -336,42 +400,48 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 		rc = TIERCTL_EXIT_OK;
 		goto out;
 	}
-	if (!lret && memcmp(cur.uuid, lv.sb.uuid, TIER_UUID_LEN)) {
-		rc = fail("add-tier: %s carries the label of dm-tier device '%.63s'; remove it from that device, or wipe the label (wipefs -a) if that device is gone",
+	if (!lret && memcmp(cur.uuid, lv.sb.uuid, TIER_UUID_LEN) && !force) {
+		rc = fail("add-tier: %s carries the label of dm-tier device '%.63s'; remove it from that device, or if that device is gone, run again with --force to overwrite the label",
 			  dpath, cur.name);
 		goto out;
 	}
-	if (!lret && cur.tier_index == TIER_META_DEV) {
+	if (!lret && !memcmp(cur.uuid, lv.sb.uuid, TIER_UUID_LEN) &&
+	    cur.tier_index == TIER_META_DEV) {
 		rc = fail("add-tier: %s is the metadata device of %s", dpath,
 			  name);
 		goto out;
 	}
-	/* Not mounted, not claimed by another device (exclusive open). */
-	fd = open(dpath, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		rc = fail("add-tier: cannot open %s exclusively: %s; it is in use (mounted, or a member of another device)",
-			  dpath, strerror(errno));
+	/*
+	 * Held exclusively until the label is written; what libblkid finds
+	 * on it (a filesystem, a partition table, RAID/LVM...) is refused
+	 * without --force, as create does.
+	 */
+	rc = tierctl_claim_open("add-tier", dpath, force, &claim, &err);
+	if (rc) {
+		rc = report(rc, &err);
 		goto out;
 	}
-	if (ioctl(fd, BLKGETSIZE64, &bytes))
-		bytes = 0;
-	close(fd);
 	if (tier_class == TL_CLASS_AUTO)
 		tier_class = tl_sysfs_detect_class(TL_SYSROOT, major(st.st_rdev),
 						   minor(st.st_rdev));
 	rc = tl_uuid_random(member_uuid) ?
 		     tl_fail(&err, TL_FAIL, "cannot get random numbers") :
 		     tl_tierlist_new_label_at(&lv.meta_label, &lv.sb, pos,
-					      bytes >> TIER_SECTOR_SHIFT,
+					      claim.bytes >> TIER_SECTOR_SHIFT,
 					      tier_class, member_uuid, &l,
 					      &err);
 	/* Room for tier 0's metadata; no older superblock there, label last. */
 	if (!rc && spare_meta)
 		rc = tl_tierlist_spare_label(&l, &lv.sb, &err);
+	/* --force: the signatures go once nothing else is in the way. */
+	if (!rc)
+		rc = tierctl_claim_wipe(&claim, dpath, &err);
 	if (!rc && spare_meta)
 		rc = tl_tierlist_zero_spare_slots(dpath, &err);
 	if (!rc)
 		rc = tl_tierlist_write_label(dpath, &l, &err);
+	/* The kernel opens its members exclusively: let go before the load. */
+	tierctl_claim_release(&claim);
 	if (!rc && tierctl_test_stop("label"))
 		goto out;
 	if (!rc)
@@ -429,6 +499,7 @@ int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
 	print_close();
 	rc = TIERCTL_EXIT_OK;
 out:
+	tierctl_claim_release(&claim);
 	tierctl_live_free(&lv);
 	return rc;
 }

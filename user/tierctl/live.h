@@ -38,6 +38,45 @@ void tierctl_live_free(struct tierctl_live *lv);
 /* After a failed reload: @lv's table back, when the new one is stuck. */
 void tierctl_live_restore(const char *name, const struct tierctl_live *lv);
 
+/**
+ * struct tierctl_claim - a device about to become a member (add-tier, and
+ * so replace-tier's add step), held open exclusively (O_EXCL) from its
+ * checks until its label is written: nothing can mount or claim it in
+ * between. The table reload comes after tierctl_claim_release(), since the
+ * kernel opens its members exclusively too.
+ * @fd:    the exclusive descriptor (read-write), -1 when not held.
+ * @bytes: the device's size (0 when it cannot be read).
+ * @found: the foreign signatures libblkid found on it (probe_foreign():
+ *         "a filesystem (ext4)", ...), "" when none.
+ */
+struct tierctl_claim {
+	int fd;
+	u64 bytes;
+	char found[256];
+};
+
+/*
+ * tierctl_claim_open() - open @path exclusively, size it, and probe it for
+ * foreign signatures (filesystems, partition tables, RAID/LVM, crypto,
+ * swap): what `create` refuses without --force. Without @force a device
+ * carrying one is refused, with a message that names what was found and
+ * says that --force erases it; with @force it is held, @c->found saying
+ * what tierctl_claim_wipe() is to erase.
+ * Return: TL_OK with @c held; TL_FAIL with "@cmd: ..." in @err (in use,
+ * cannot be opened or probed, a signature and no @force) and @c released.
+ */
+int tierctl_claim_open(const char *cmd, const char *path, bool force,
+		       struct tierctl_claim *c, struct tl_err *err);
+/*
+ * Erase what tierctl_claim_open() found on @c (wipe_foreign(), as create
+ * --force does, like wipefs -a), before the label is written; nothing to
+ * do when nothing was found. TL_OK or TL_FAIL.
+ */
+int tierctl_claim_wipe(struct tierctl_claim *c, const char *path,
+		       struct tl_err *err);
+/* Close @c's descriptor, if held (again: nothing). */
+void tierctl_claim_release(struct tierctl_claim *c);
+
 /*
  * Tests only (VM tests 070, 074): TIERCTL_TEST_STOP=@step makes the command
  * stop right after that step, as a crash would (exit 0 after saying so),

@@ -74,11 +74,12 @@ static const struct tierctl_cmd commands[] = {
 	  "      faster tiers first) and keep it empty; --cancel stops that and\n"
 	  "      lets it take extents again" },
 	{ "add-tier", cmd_add_tier,
-	  "add-tier NAME DEV|nvmf://... [--class CLASS] [--position N]\n"
+	  "add-tier NAME DEV|nvmf://... [--class CLASS] [--position N] [--force]\n"
 	  "      [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S] [--json]",
 	  "label DEV and add it to the device's tiers, last or as tier N\n"
 	  "      (--position N >= 1; online: a table reload, nothing copied);\n"
-	  "      an nvmf:// URI is connected and recorded as create does" },
+	  "      an nvmf:// URI is connected and recorded as create does;\n"
+	  "      a DEV carrying a filesystem, partition table... needs --force" },
 	{ "remove-tier", cmd_remove_tier,
 	  "remove-tier NAME TIER [--disconnect] [--json]",
 	  "drop an empty tier (1 or later; the tiers after it move down)\n"
@@ -86,7 +87,8 @@ static const struct tierctl_cmd commands[] = {
 	  "      an NVMe-oF tier's controller too, and forget its target" },
 	{ "replace-tier", cmd_replace_tier,
 	  "replace-tier NAME TIER NEWDEV|nvmf://... [--class CLASS] [--disconnect]\n"
-	  "      [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S] [--json]",
+	  "      [--force] [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S]\n"
+	  "      [--json]",
 	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
 	  "      evacuate TIER onto it (waiting), remove-tier TIER; run again to\n"
 	  "      resume after a crash or Ctrl-C; --disconnect as remove-tier's" },

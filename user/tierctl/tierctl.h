@@ -128,6 +128,9 @@ int cmd_replace_tier(int argc, char **argv);
  * @tier_class: --class parsed (TL_CLASS_AUTO without).
  * @disconnect: --disconnect: the replaced member, when it is an NVMe-oF
  *              namespace, is disconnected and forgotten once removed.
+ * @force:      --force: NEWDEV's foreign signatures (a filesystem, a
+ *              partition table...) or another device's label are erased
+ *              by the add step instead of refused.
  * @loss_tmo_arg, @reconnect_arg, @fail_arg: --ctrl-loss-tmo,
  *              --reconnect-delay, --fast-io-fail-tmo for an nvmf:// NEWDEV.
  * @json:       --json (or the global one).
@@ -140,6 +143,7 @@ struct replace_opts {
 	const char *class_arg;
 	u32 tier_class;
 	bool disconnect;
+	bool force;
 	const char *loss_tmo_arg;
 	const char *reconnect_arg;
 	const char *fail_arg;
@@ -149,8 +153,8 @@ struct replace_opts {
 
 /*
  * Parse "replace-tier NAME TIER NEWDEV [--class CLASS] [--disconnect]
- * [--ctrl-loss-tmo S] [--reconnect-delay S] [--fast-io-fail-tmo S]
- * [--json]" into @o (NEWDEV may be an nvmf:// URI).
+ * [--force] [--ctrl-loss-tmo S] [--reconnect-delay S]
+ * [--fast-io-fail-tmo S] [--json]" into @o (NEWDEV may be an nvmf:// URI).
  * Return: TIERCTL_EXIT_OK, or TIERCTL_EXIT_USAGE after printing why.
  */
 int replace_parse(int argc, char **argv, struct replace_opts *o);
@@ -161,7 +165,10 @@ int replace_parse(int argc, char **argv, struct replace_opts *o);
  * joins @name at tier @position (1..count; -1 appends; 0 is refused),
  * class @tier_class (TL_CLASS_AUTO detects it), with a spare metadata area
  * when @spare_meta (replace-tier NAME 0 without a metadata device: the
- * tier at 1 takes the metadata over later). tierctl_remove_tier(): the
+ * tier at 1 takes the metadata over later). @dev is held exclusively
+ * until its label is written (tierctl_claim_open(), live.h); a foreign
+ * signature on it, or another dm-tier device's label, is refused unless
+ * @force, which erases (overwrites) it. tierctl_remove_tier(): the
  * empty tier @tier (0..count - 1; 0 only when tier 1 can take its place:
  * a spare metadata area, or the metadata on a metadata device) leaves
  * @name. Each prints its result (or
@@ -169,7 +176,7 @@ int replace_parse(int argc, char **argv, struct replace_opts *o);
  * after a crash completes the label work (docs/tierctl.md).
  */
 int tierctl_add_tier(const char *name, const char *dev, u32 tier_class,
-		     int position, bool spare_meta, bool json);
+		     int position, bool spare_meta, bool force, bool json);
 int tierctl_remove_tier(const char *name, u32 tier, bool disconnect,
 			bool json);
 
