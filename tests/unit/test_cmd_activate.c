@@ -3,14 +3,18 @@
  * (activate_parse, user/tierctl/cmd-activate.c) and the device-mapper
  * request it builds (tl_dm_create_mode, user/lib/tl-dm.c), with
  * libdevmapper's calls replaced by recorders: --readonly must load the
- * table read-only (dm_task_set_ro) before the request runs. Activation on
- * real devices: VM tests 011 and 060.
+ * table read-only (dm_task_set_ro) before the request runs. Which devices
+ * it activates (activate_pick): two devices of one name are refused, by
+ * name and with --all alike. Activation on real devices: VM tests 011 and
+ * 060.
  *
  * unit-ldflags: -Wl,--wrap=dm_task_create,--wrap=dm_task_set_name,--wrap=dm_task_set_uuid,--wrap=dm_task_set_ro,--wrap=dm_task_add_target,--wrap=dm_task_set_cookie,--wrap=dm_task_run,--wrap=dm_udev_wait,--wrap=dm_task_destroy
  */
 /* tierctl.h before cmocka.h: cmocka defines a fail() macro. */
 #include "tierctl.h"
+#include "tl-create.h"
 #include "tl-dm.h"
+#include "tl-group.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +225,111 @@ static void test_create_readwrite(void **state)
 	assert_string_equal(calls, "create name uuid target cookie run destroy ");
 }
 
+/* ---- which devices: activate_pick() ---- */
+
+/* A member of a one-tier device called @name (uuid bytes @u) at @path. */
+static void add_member(struct tl_groups *gs, const char *name, u8 u,
+		       const char *path)
+{
+	static u8 blk[TIER_BLOCK_SIZE];
+	struct tl_create_req req;
+	struct tier_fresh f;
+	struct tl_member m;
+	struct tier_label l;
+
+	memset(&req, 0, sizeof(req));
+	req.name = name;
+	req.nr_tiers = 1;
+	req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	req.tier[0].sectors = 64 * 2048;
+	req.tier[0].tier_class = TIER_CLASS_NVME;
+	req.ctime = 1700000000;
+	assert_int_equal(tl_create_plan(&req, &f, NULL), TL_OK);
+	memset(f.uuid, u, TIER_UUID_LEN);
+	memset(f.member_uuid[0], u + 1, TIER_UUID_LEN);
+	tier_fresh_label(&f, 0, &l);
+	tier_label_encode(&l, blk);
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(tier_label_decode(blk, &m.label, NULL), 0);
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	assert_int_equal(tl_groups_add(gs, &m), 0);
+}
+
+/*
+ * --all: a name two devices (different uuids) share activates neither,
+ * said once, exit 1; the others are activated. By name: refused too.
+ */
+static void test_pick_shared_name(void **state)
+{
+	struct tl_err err = { "" };
+	struct tl_groups gs;
+	bool go[4];
+
+	(void)state;
+	tl_groups_init(&gs);
+	add_member(&gs, "ckpt", 0x10, "/dev/nvme0n1");
+	add_member(&gs, "scratch", 0x20, "/dev/nvme1n1");
+	add_member(&gs, "ckpt", 0x30, "/dev/sdb");	/* an old disk back */
+	assert_int_equal(gs.nr_groups, 3);
+
+	assert_int_equal(activate_pick(&gs, NULL, 5, go, &err),
+			 TIERCTL_EXIT_FAIL);
+	assert_false(go[0]);
+	assert_true(go[1]);
+	assert_false(go[2]);
+	assert_non_null(strstr(err.msg, "2 dm-tier devices are named 'ckpt' (uuid 10101010101010101010101010101010 on /dev/nvme0n1; uuid 30303030303030303030303030303030 on /dev/sdb): none of them is activated"));
+	/* Once, not once per device. */
+	assert_null(strchr(err.msg, '\n'));
+
+	err.msg[0] = '\0';
+	assert_int_equal(activate_pick(&gs, "ckpt", 5, go, &err),
+			 TIERCTL_EXIT_FAIL);
+	assert_false(go[0] || go[1] || go[2]);
+	assert_non_null(strstr(err.msg, "2 dm-tier devices are named 'ckpt'"));
+
+	err.msg[0] = '\0';
+	assert_int_equal(activate_pick(&gs, "scratch", 5, go, &err),
+			 TIERCTL_EXIT_OK);
+	assert_true(go[1]);
+	assert_false(go[0] || go[2]);
+
+	assert_int_equal(activate_pick(&gs, "nosuch", 5, go, &err),
+			 TIERCTL_EXIT_FAIL);
+	assert_non_null(strstr(err.msg, "no dm-tier device named 'nosuch' found on 5 block devices"));
+
+	/* Two names shared: each said once, on its own line. */
+	add_member(&gs, "scratch", 0x40, "/dev/sdc");
+	err.msg[0] = '\0';
+	assert_int_equal(activate_pick(&gs, NULL, 5, go, &err),
+			 TIERCTL_EXIT_FAIL);
+	assert_false(go[0] || go[1] || go[2] || go[3]);
+	assert_non_null(strstr(err.msg, "named 'ckpt'"));
+	assert_non_null(strstr(err.msg, "\n2 dm-tier devices are named 'scratch'"));
+	tl_groups_free(&gs);
+}
+
+/* Every name once: --all picks every device, exit 0. */
+static void test_pick_all(void **state)
+{
+	struct tl_err err = { "" };
+	struct tl_groups gs;
+	bool go[2];
+
+	(void)state;
+	tl_groups_init(&gs);
+	assert_int_equal(activate_pick(&gs, NULL, 0, go, &err),
+			 TIERCTL_EXIT_OK);
+	add_member(&gs, "a", 0x50, "/dev/sda");
+	add_member(&gs, "b", 0x60, "/dev/sdb");
+	add_member(&gs, "a", 0x50, "/dev/sdc");	/* same device: one group */
+	assert_int_equal(gs.nr_groups, 2);
+	assert_int_equal(activate_pick(&gs, NULL, 3, go, &err),
+			 TIERCTL_EXIT_OK);
+	assert_true(go[0] && go[1]);
+	assert_string_equal(err.msg, "");
+	tl_groups_free(&gs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +338,8 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test_setup(test_create_readonly, reset),
 		cmocka_unit_test_setup(test_create_readwrite, reset),
+		cmocka_unit_test(test_pick_shared_name),
+		cmocka_unit_test(test_pick_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

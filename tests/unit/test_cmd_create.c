@@ -3,8 +3,10 @@
  * that run without a kernel or a block device: the command line
  * (create_parse), the checks against the host (create_preflight), no remote
  * tier to connect, and the member devices' first checks
- * (create_preflight_devices on paths that are not block devices). Formatting
- * and activation need devices and the module: VM tests 011 and 043. */
+ * (create_preflight_devices on paths that are not block devices), and the
+ * name check against the labels on other devices (create_name_clash).
+ * Formatting and activation need devices and the module: VM tests 011 and
+ * 043. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd-create.h"
+#include "tl-group.h"
 
 #define MAX_ARGS 40
 
@@ -292,6 +295,81 @@ static void test_preflight_devices_not_block(void **state)
 	unlink(file);
 }
 
+/* A member of device @name (uuid bytes @u), tier @idx of 2, at @path, 8:@min. */
+static void add_label(struct tl_groups *gs, const char *name, u8 u, u32 idx,
+		      const char *path, unsigned int min)
+{
+	static u8 blk[TIER_BLOCK_SIZE];
+	struct tl_create_req req;
+	struct tier_fresh f;
+	struct tl_member m;
+	struct tier_label l;
+
+	memset(&req, 0, sizeof(req));
+	req.name = name;
+	req.nr_tiers = 2;
+	req.extent_shift = TIER_EXTENT_SHIFT_DEF;
+	req.tier[0].sectors = req.tier[1].sectors = 64 * 2048;
+	req.ctime = 1700000000;
+	assert_int_equal(tl_create_plan(&req, &f, NULL), TL_OK);
+	memset(f.uuid, u, TIER_UUID_LEN);
+	tier_fresh_label(&f, idx, &l);
+	tier_label_encode(&l, blk);
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(tier_label_decode(blk, &m.label, NULL), 0);
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	m.maj = 8;
+	m.min = min;
+	assert_int_equal(tl_groups_add(gs, &m), 0);
+}
+
+/*
+ * "create ckpt" on sda and sdb while sdc carries a label of another
+ * device called ckpt (not active: an old disk, or one moved from another
+ * host): activate could not tell the two apart, so create refuses and
+ * names sdc; --force creates it with a warning. Labels on the create's own
+ * devices, and of other names, are no clash.
+ */
+static void test_name_clash(void **state)
+{
+	struct tl_groups gs;
+	struct tl_err err;
+	struct create_cmd cc;
+
+	(void)state;
+	assert_int_equal(parse(&cc, &err, "ckpt", "--tier", "/dev/sda",
+			       "--tier", "/dev/sdb", NULL),
+			 TL_OK);
+	assert_int_equal(create_preflight(&cc, &err), TL_OK);
+	cc.m[0].dev->maj = cc.m[1].dev->maj = 8;
+	cc.m[0].dev->min = 0;
+	cc.m[1].dev->min = 16;
+	tl_groups_init(&gs);
+
+	/* Nothing else named ckpt: the old ckpt on sda itself, another name. */
+	add_label(&gs, "ckpt", 0x11, 0, "/dev/sda", 0);
+	add_label(&gs, "scratch", 0x22, 0, "/dev/sdd", 48);
+	assert_int_equal(create_name_clash(&cc, &gs, &err), TL_OK);
+	assert_string_equal(err.msg, "");
+
+	/* Tier 1 of that old ckpt is still on sdc. */
+	add_label(&gs, "ckpt", 0x11, 1, "/dev/sdc", 32);
+	assert_int_equal(create_name_clash(&cc, &gs, &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "'ckpt' is already the name of a dm-tier device on other devices: /dev/sdc (tier 1, uuid 11111111111111111111111111111111)"));
+	assert_non_null(strstr(err.msg, "cannot tell which is /dev/mapper/ckpt and refuses both"));
+	assert_non_null(strstr(err.msg, "include that device in this create"));
+	assert_non_null(strstr(err.msg, "--force creates it anyway"));
+	assert_null(strstr(err.msg, "/dev/sda"));
+
+	/* --force: created, and warned about. */
+	err.msg[0] = '\0';
+	cc.force = true;
+	assert_int_equal(create_name_clash(&cc, &gs, &err), TL_OK);
+	assert_non_null(strstr(err.msg, "'ckpt' is also the name of a dm-tier device on /dev/sdc"));
+	assert_non_null(strstr(err.msg, "refuses both devices of that name"));
+	tl_groups_free(&gs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_preflight_errors),
 		cmocka_unit_test(test_connect_no_remote_tier),
 		cmocka_unit_test(test_preflight_devices_not_block),
+		cmocka_unit_test(test_name_clash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,6 +197,89 @@ static void test_two_devices_and_conflict(void **state)
 	tl_groups_free(&gs);
 }
 
+/*
+ * Two devices of one name (another uuid): tl_groups_name_shared() names
+ * both with their members; one device of a name is fine.
+ */
+static void test_name_shared(void **state)
+{
+	struct tl_groups gs;
+	struct tier_fresh f1, f2, f3;
+	struct tl_err err = { "" };
+
+	(void)state;
+	plan(&f1, "ckpt", 2, false, 0x80);
+	plan(&f2, "ckpt", 1, false, 0x90);	/* same name, other uuid */
+	plan(&f3, "scratch", 1, false, 0xa0);
+	tl_groups_init(&gs);
+	add(&gs, &f1, 0, "/dev/nvme0n1");
+	add(&gs, &f1, 1, "/dev/sda");
+	add(&gs, &f3, 0, "/dev/sdc");
+	assert_int_equal(tl_groups_name_shared(&gs, "ckpt", &err), TL_OK);
+	assert_string_equal(err.msg, "");
+	add(&gs, &f2, 0, "/dev/sdb");
+	assert_int_equal(tl_groups_name_shared(&gs, "scratch", &err), TL_OK);
+	assert_int_equal(tl_groups_name_shared(&gs, "nosuch", &err), TL_OK);
+	assert_int_equal(tl_groups_name_shared(&gs, "ckpt", &err), TL_FAIL);
+	assert_non_null(strstr(err.msg, "2 dm-tier devices are named 'ckpt' (uuid 80808080808080808080808080808080 on /dev/nvme0n1, /dev/sda; uuid 90909090909090909090909090909090 on /dev/sdb): none of them is activated"));
+	assert_non_null(strstr(err.msg, "disconnect the devices of the one that is not wanted"));
+	tl_groups_free(&gs);
+}
+
+/* Add device @dev of @f as @path with device number 8:@min. */
+static void add_devt(struct tl_groups *gs, const struct tier_fresh *f,
+		     u32 dev, const char *path, unsigned int min)
+{
+	add(gs, f, dev, path);
+	gs->member[gs->nr_members - 1].maj = 8;
+	gs->member[gs->nr_members - 1].min = min;
+}
+
+/*
+ * The labels of a name on devices other than a create's own: listed (any
+ * uuid, the metadata device too); the create's own devices are not.
+ */
+static void test_name_elsewhere(void **state)
+{
+	static const unsigned int maj[] = { 8, 8 }, min[] = { 0, 16 };
+	struct tl_groups gs;
+	struct tier_fresh f1, f2;
+	char list[512];
+
+	(void)state;
+	plan(&f1, "ckpt", 2, true, 0xb0);
+	plan(&f2, "other", 1, false, 0xc0);
+	tl_groups_init(&gs);
+	assert_int_equal(tl_groups_name_elsewhere(&gs, "ckpt", maj, min, 2,
+						  list, sizeof(list)),
+			 0);
+	assert_string_equal(list, "");
+	add_devt(&gs, &f1, 0, "/dev/sda", 0);	/* the create's own */
+	add_devt(&gs, &f2, 0, "/dev/sdb", 16);	/* the create's own, other name */
+	add_devt(&gs, &f2, 0, "/dev/sde", 64);	/* another name */
+	assert_int_equal(tl_groups_name_elsewhere(&gs, "ckpt", maj, min, 2,
+						  list, sizeof(list)),
+			 0);
+	add_devt(&gs, &f1, 1, "/dev/sdc", 32);
+	add_devt(&gs, &f1, TIER_META_DEV, "/dev/sdd", 48);
+	assert_int_equal(tl_groups_name_elsewhere(&gs, "ckpt", maj, min, 2,
+						  list, sizeof(list)),
+			 2);
+	assert_string_equal(list,
+			    "/dev/sdc (tier 1, uuid b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0), "
+			    "/dev/sdd (metadata device, uuid b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0)");
+	/* Cut at the buffer, still a string. */
+	assert_int_equal(tl_groups_name_elsewhere(&gs, "ckpt", maj, min, 2,
+						  list, 20),
+			 2);
+	assert_int_equal(strlen(list), 19);
+	/* Nothing excluded: the create's device is counted too. */
+	assert_int_equal(tl_groups_name_elsewhere(&gs, "ckpt", maj, min, 0,
+						  list, sizeof(list)),
+			 3);
+	tl_groups_free(&gs);
+}
+
 static void test_bad_virt(void **state)
 {
 	struct tl_groups gs;
@@ -598,6 +681,8 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_meta_dev),
 		cmocka_unit_test(test_duplicate),
+		cmocka_unit_test(test_name_shared),
+		cmocka_unit_test(test_name_elsewhere),
 		cmocka_unit_test(test_two_devices_and_conflict),
 		cmocka_unit_test(test_bad_virt),
 		cmocka_unit_test(test_alloc_failure),

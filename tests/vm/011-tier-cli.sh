@@ -3,7 +3,9 @@
 # tierctl's errors: usage errors exit 2, failures exit 1, each with a message
 # that says what to do; devices carrying a filesystem are refused without
 # --force; a full device takes new writes again right after a discard; a
-# tier over NVMe-oF is reassembled through the fabric namespace.
+# tier over NVMe-oF is reassembled through the fabric namespace; a name
+# other disks' labels carry is refused by create unless --force, and two
+# devices of one name are activated by neither activate NAME nor --all.
 . "$(dirname "$0")/lib.sh"
 
 guest_main() {
@@ -116,6 +118,27 @@ assert [(e["name"], e["state"]) for e in d["devices"]] == [("f", "already-active
 	expect_eq "$(jfield f '["tiers"][1]["device"]')" "$DMT_NVMF0" "fabric tier after activation"
 	dev_cmp /dev/mapper/f /tmp/f ||
 		fail "data over NVMe-oF differs"
+	tierctl remove f >/dev/null
+
+	# Two devices of one name: create refuses a second f while the first
+	# one's labels (on a and the fabric namespace; not active) are there,
+	# naming them, unless --force; activate then refuses both, by name
+	# and with --all, until one's labels are gone. b's old label (z's
+	# tier 1) is wiped first.
+	dd if=/dev/zero of="$b" bs=4096 count=1 oflag=direct conv=fsync status=none
+	expect_status 1 "'f' is already the name of a dm-tier device on other devices:.*$a \\(tier 0, uuid [0-9a-f]{32}\\).*--force creates it anyway" \
+		tierctl create f --tier "$b"
+	expect_status 1 "no dm-tier label|not a dm-tier member|no label" tierctl probe "$b"
+	tierctl create f --tier "$b" --force >/dev/null 2>/tmp/f2.err || { cat /tmp/f2.err; fail "create --force of a second f"; }
+	grep -q "'f' is also the name of a dm-tier device on" /tmp/f2.err || { cat /tmp/f2.err; fail "create --force: no warning"; }
+	tierctl remove f >/dev/null
+	expect_status 1 "2 dm-tier devices are named 'f' \\(uuid .*$b.*\\): none of them is activated" tierctl activate f
+	expect_status 1 "2 dm-tier devices are named 'f'.*none of them is activated" tierctl activate --all
+	dmsetup info f >/dev/null 2>&1 && fail "activate --all activated one of two devices named f"
+	dd if=/dev/zero of="$b" bs=4096 count=1 oflag=direct conv=fsync status=none
+	tierctl activate --all >/dev/null || fail "activate --all once the name is unique again"
+	expect_eq "$(jfield f '["nr_tiers"]')" 2 "the first f after activate --all"
+	dev_cmp /dev/mapper/f /tmp/f || fail "the first f's data after activate --all"
 	tierctl remove f >/dev/null
 	echo "errors and exit codes as documented"
 }

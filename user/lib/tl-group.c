@@ -268,3 +268,80 @@ int tl_groups_find_name(const struct tl_groups *gs, const char *name)
 	}
 	return found;
 }
+
+/* ", "-joined append to @buf, cut at @len. */
+static void join_append(char *buf, size_t len, const char *text)
+{
+	size_t pos = strnlen(buf, len);
+
+	if (pos + 1 < len)
+		snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "", text);
+}
+
+int tl_groups_name_shared(const struct tl_groups *gs, const char *name,
+			  struct tl_err *err)
+{
+	char hex[TL_UUID_HEX_LEN + 1], list[TL_MSG_LEN / 2] = "";
+	char one[TL_PATH_LEN + 64];
+	size_t gi, mi, nr = 0;
+
+	if (tl_groups_find_name(gs, name) != -2)
+		return TL_OK;
+	for (gi = 0; gi < gs->nr_groups; gi++) {
+		const struct tl_group *g = &gs->group[gi];
+		size_t pos, k = 0;
+
+		if (strncmp(g->name, name, TIER_NAME_LEN))
+			continue;
+		tl_uuid_hex(g->uuid, hex);
+		pos = strlen(list);
+		snprintf(list + pos, sizeof(list) - pos, "%suuid %s on ",
+			 nr++ ? "; " : "", hex);
+		for (mi = 0; mi < gs->nr_members; mi++) {
+			const struct tl_member *m = &gs->member[mi];
+
+			if (memcmp(m->label.uuid, g->uuid, TIER_UUID_LEN))
+				continue;
+			snprintf(one, sizeof(one), "%s%s", k++ ? ", " : "",
+				 m->path);
+			pos = strlen(list);
+			snprintf(list + pos, sizeof(list) - pos, "%s", one);
+		}
+	}
+	return tl_fail(err, TL_FAIL,
+		       "%zu dm-tier devices are named '%.63s' (%s): none of them is activated, since which one became /dev/mapper/%.63s would depend on the order the disks were found in; disconnect the devices of the one that is not wanted, or wipe their labels (their first 4 KiB), then activate again",
+		       nr, name, list, name);
+}
+
+size_t tl_groups_name_elsewhere(const struct tl_groups *gs, const char *name,
+				const unsigned int *maj,
+				const unsigned int *min, size_t n, char *list,
+				size_t len)
+{
+	char hex[TL_UUID_HEX_LEN + 1], one[TL_PATH_LEN + 80];
+	size_t mi, i, found = 0;
+
+	if (len)
+		list[0] = '\0';
+	for (mi = 0; mi < gs->nr_members; mi++) {
+		const struct tl_member *m = &gs->member[mi];
+
+		if (strncmp(m->label.name, name, TIER_NAME_LEN))
+			continue;
+		for (i = 0; i < n; i++)
+			if (m->maj == maj[i] && m->min == min[i])
+				break;
+		if (i < n)
+			continue;
+		tl_uuid_hex(m->label.uuid, hex);
+		if (m->label.tier_index == TIER_META_DEV)
+			snprintf(one, sizeof(one), "%s (metadata device, uuid %s)",
+				 m->path, hex);
+		else
+			snprintf(one, sizeof(one), "%s (tier %u, uuid %s)",
+				 m->path, m->label.tier_index, hex);
+		join_append(list, len, one);
+		found++;
+	}
+	return found;
+}

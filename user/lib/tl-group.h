@@ -127,4 +127,28 @@ int tl_group_table(const struct tl_groups *gs, const struct tl_group *g,
  * group (different uuids) has that name. */
 int tl_groups_find_name(const struct tl_groups *gs, const char *name);
 
+/**
+ * tl_groups_name_shared() - whether more than one group (different uuids)
+ * is called @name: activating either as /dev/mapper/@name would pick one
+ * by the order of the scan (the kernel's names), so neither may be.
+ * Return: TL_OK when at most one is; TL_FAIL with @err naming each group's
+ * uuid and member devices and saying what to do.
+ */
+int tl_groups_name_shared(const struct tl_groups *gs, const char *name,
+			  struct tl_err *err);
+
+/**
+ * tl_groups_name_elsewhere() - the members labelled with @name (by name,
+ * whatever their uuid) other than the devices @maj[i]:@min[i], i < @n (those
+ * a create is about to format): another dm-tier device of that name that
+ * 'activate' could not tell from a new one.
+ * @list: out: "PATH (tier N, uuid HEX)" for each, joined with ", " (cut
+ *        at @len).
+ * Return: how many.
+ */
+size_t tl_groups_name_elsewhere(const struct tl_groups *gs, const char *name,
+				const unsigned int *maj,
+				const unsigned int *min, size_t n, char *list,
+				size_t len);
+
 #endif /* DM_TIER_TL_GROUP_H */

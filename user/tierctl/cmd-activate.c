@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "tierctl.h"
@@ -18,8 +19,8 @@
 #include "tl-status.h"
 #include "tl-sysfs.h"
 
-/* Read the labels of every candidate block device into @gs. */
-static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
+int tierctl_scan_labels(struct tl_groups *gs, size_t *nr_scanned, bool quiet,
+			struct tl_err *err)
 {
 	struct tl_blockdev *bd;
 	size_t n, i;
@@ -28,8 +29,9 @@ static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
 
 	ret = tl_sysfs_scan(TL_SYSROOT, &bd, &n);
 	if (ret)
-		return fail("cannot list block devices in %s/class/block: %s",
-			    TL_SYSROOT, strerror(-ret));
+		return tl_fail(err, TL_FAIL,
+			       "cannot list block devices in %s/class/block: %s",
+			       TL_SYSROOT, strerror(-ret));
 	for (i = 0; i < n; i++) {
 		struct tl_member m;
 		struct tier_err terr;
@@ -51,8 +53,10 @@ static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
 		if (ret == 1 || (ret < 0 && terr.code == TIER_E_NONE))
 			continue;
 		if (ret < 0) {
-			warn("%s: skipped: %s", bd[i].path,
-			     tl_tier_err_text(&terr, ret, why, sizeof(why)));
+			if (!quiet)
+				warn("%s: skipped: %s", bd[i].path,
+				     tl_tier_err_text(&terr, ret, why,
+						      sizeof(why)));
 			continue;
 		}
 		snprintf(m.path, sizeof(m.path), "%s", bd[i].path);
@@ -60,17 +64,18 @@ static int scan_labels(struct tl_groups *gs, size_t *nr_scanned)
 		m.min = bd[i].min;
 		if (tl_groups_add(gs, &m)) {
 			free(bd);
-			return fail("out of memory");
+			return tl_fail(err, TL_FAIL, "out of memory");
 		}
 	}
 	free(bd);
 	*nr_scanned = n;
 	if (denied && !gs->nr_members)
-		return fail("permission denied opening %s%s%.0d%s; tierctl needs root (CAP_SYS_ADMIN) to read labels",
-			    denied_path, denied > 1 ? " and " : "",
-			    denied > 1 ? denied - 1 : 0,
-			    denied > 1 ? " other devices" : "");
-	return TIERCTL_EXIT_OK;
+		return tl_fail(err, TL_FAIL,
+			       "permission denied opening %s%s%.0d%s; tierctl needs root (CAP_SYS_ADMIN) to read labels",
+			       denied_path, denied > 1 ? " and " : "",
+			       denied > 1 ? denied - 1 : 0,
+			       denied > 1 ? " other devices" : "");
+	return TL_OK;
 }
 
 /*
@@ -341,55 +346,100 @@ int activate_parse(int argc, char **argv, struct activate_opts *o)
 	return TIERCTL_EXIT_OK;
 }
 
+int activate_pick(const struct tl_groups *gs, const char *name,
+		  size_t scanned, bool *go, struct tl_err *err)
+{
+	struct tl_err why = { "" };
+	int rc = TIERCTL_EXIT_OK, idx;
+	size_t i, j;
+
+	for (i = 0; i < gs->nr_groups; i++)
+		go[i] = false;
+	if (name) {
+		idx = tl_groups_find_name(gs, name);
+		if (idx == -1)
+			return tl_fail(err, TIERCTL_EXIT_FAIL,
+				       "no dm-tier device named '%s' found on %zu block device%s; check that its devices are connected",
+				       name, scanned, scanned == 1 ? "" : "s");
+		if (idx == -2) {
+			tl_groups_name_shared(gs, name, err);
+			return TIERCTL_EXIT_FAIL;
+		}
+		go[idx] = true;
+		return TIERCTL_EXIT_OK;
+	}
+	/*
+	 * Which of two devices of one name would be /dev/mapper/NAME depends
+	 * on the order of the scan (kernel names): neither, said once.
+	 */
+	for (i = 0; i < gs->nr_groups; i++) {
+		const char *gname = gs->group[i].name;
+
+		if (tl_groups_find_name(gs, gname) != -2) {
+			go[i] = true;
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (!strncmp(gs->group[j].name, gname, TIER_NAME_LEN))
+				break;
+		if (j < i)
+			continue;
+		why.msg[0] = '\0';
+		tl_groups_name_shared(gs, gname, &why);
+		if (rc == TIERCTL_EXIT_OK)
+			err->msg[0] = '\0';
+		tl_err_append(err, "%s", why.msg);
+		rc = TIERCTL_EXIT_FAIL;
+	}
+	return rc;
+}
+
 int cmd_activate(int argc, char **argv)
 {
+	struct tl_err err = { "" };
 	struct activate_opts o;
 	struct tl_groups gs;
-	const char *name;
+	bool *go = NULL;
 	size_t i, scanned = 0;
-	int rc, idx;
+	int rc;
 
 	rc = activate_parse(argc, argv, &o);
 	if (rc || o.help)
 		return rc;
-	name = o.name;
 	connect_recorded_remote_tiers();
 	tl_groups_init(&gs);
-	rc = scan_labels(&gs, &scanned);
-	if (rc)
+	rc = tierctl_scan_labels(&gs, &scanned, false, &err);
+	if (rc) {
+		rc = report(rc, &err);
 		goto out;
+	}
+	go = calloc(gs.nr_groups + 1, sizeof(*go));
+	if (!go) {
+		rc = fail("out of memory");
+		goto out;
+	}
 	/* JSON: {"devices": [{name, state, dm_name, read_only, ...}],
 	 * "scanned": N}; a device that fails is reported on stderr (exit 1)
 	 * and not listed. */
 	print_open(o.json);
 	print_obj_begin(NULL);
 	print_arr_begin("devices", NULL);
-	if (name) {
-		idx = tl_groups_find_name(&gs, name);
-		if (idx == -1) {
-			rc = fail("no dm-tier device named '%s' found on %zu block device%s; check that its devices are connected",
-				  name, scanned, scanned == 1 ? "" : "s");
-		} else if (idx == -2) {
-			rc = fail("several dm-tier devices are named '%s' (different uuids); activate with 'tierctl activate --all' after wiping the stale one",
-				  name);
-		} else {
-			rc = activate_group(&gs, &gs.group[idx], o.read_only);
-		}
-		goto done;
-	}
+	rc = activate_pick(&gs, o.name, scanned, go, &err);
+	if (rc)
+		report(rc, &err);
 	for (i = 0; i < gs.nr_groups; i++) {
-		if (activate_group(&gs, &gs.group[i], o.read_only))
+		if (go[i] && activate_group(&gs, &gs.group[i], o.read_only))
 			rc = TIERCTL_EXIT_FAIL;
 	}
-	if (!gs.nr_groups)
+	if (!o.name && !gs.nr_groups)
 		print_text("no dm-tier devices found on %zu block device%s\n",
 			   scanned, scanned == 1 ? "" : "s");
-done:
 	print_arr_end();
 	print_u64("scanned", NULL, scanned);
 	print_obj_end();
 	print_close();
 out:
+	free(go);
 	tl_groups_free(&gs);
 	return rc;
 }

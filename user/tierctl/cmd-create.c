@@ -17,6 +17,7 @@
 #include "tl-create.h"
 #include "tl-disk.h"
 #include "tl-dm.h"
+#include "tl-group.h"
 #include "tl-mem.h"
 #include "tl-nvmf-connect.h"
 #include "tl-print.h"
@@ -536,6 +537,64 @@ int create_connect_remote(struct create_cmd *cc, struct tl_err *err)
 	return TL_OK;
 }
 
+int create_name_clash(const struct create_cmd *cc, const struct tl_groups *gs,
+		      struct tl_err *err)
+{
+	unsigned int maj[TIER_MAX_DEVS], min[TIER_MAX_DEVS];
+	char list[TL_MSG_LEN / 2];
+	size_t n;
+	int i;
+
+	for (i = 0; i < cc->nr_members; i++) {
+		maj[i] = cc->m[i].dev->maj;
+		min[i] = cc->m[i].dev->min;
+	}
+	n = tl_groups_name_elsewhere(gs, cc->name, maj, min,
+				     (size_t)cc->nr_members, list,
+				     sizeof(list));
+	if (!n)
+		return TL_OK;
+	if (cc->force) {
+		tl_fail(err, TL_OK,
+			"'%s' is also the name of a dm-tier device on %s; creating it anyway (--force): 'tierctl activate' (and activate --all at boot) refuses both devices of that name until those labels are wiped (the first 4 KiB) or those devices disconnected",
+			cc->name, list);
+		return TL_OK;
+	}
+	return tl_fail(err, TL_FAIL,
+		       "'%s' is already the name of a dm-tier device on other devices: %s; with two devices of that name, 'tierctl activate' (and activate --all at boot) cannot tell which is /dev/mapper/%s and refuses both: choose another name, include %s in this create (with --force), or wipe %s label%s (the first 4 KiB) first; --force creates it anyway",
+		       cc->name, list, cc->name,
+		       n > 1 ? "those devices" : "that device",
+		       n > 1 ? "their" : "its", n > 1 ? "s" : "");
+}
+
+/*
+ * A name other disks' labels carry: read them as activate does, and
+ * decide (create_name_clash()). With --force only a warning.
+ */
+static int check_name_on_disks(const struct create_cmd *cc, struct tl_err *err)
+{
+	struct tl_groups gs;
+	size_t scanned;
+	int rc;
+
+	tl_groups_init(&gs);
+	rc = tierctl_scan_labels(&gs, &scanned, true, err);
+	if (rc)
+		tl_err_append(err,
+			      "cannot check whether another dm-tier device is named '%s'; --force creates it without that check",
+			      cc->name);
+	else
+		rc = create_name_clash(cc, &gs, err);
+	tl_groups_free(&gs);
+	if (rc && !cc->force)
+		return rc;
+	/* --force: what was found (or not checked) is a warning. */
+	if (err->msg[0])
+		warn("%s", err->msg);
+	err->msg[0] = '\0';
+	return TL_OK;
+}
+
 int create_preflight_devices(struct create_cmd *cc, struct tl_err *err)
 {
 	struct create_member *m = cc->m;
@@ -594,7 +653,7 @@ int create_preflight_devices(struct create_cmd *cc, struct tl_err *err)
 				       cc->name, cc->name);
 		}
 	}
-	return TL_OK;
+	return check_name_on_disks(cc, err);
 }
 
 /*

@@ -11,6 +11,8 @@
  *   create_preflight_devices() the member devices: block devices, each
  *                             given once, not in use, nothing on them
  *                             (unless --force), large enough, name free
+ *                             (no dm device; no label of that name on
+ *                             other devices, unless --force)
  *   create_format()           wipe (--force), write labels and metadata
  *   create_activate()         load the table: /dev/mapper/NAME
  *
@@ -94,8 +96,22 @@ int create_preflight(struct create_cmd *cc, struct tl_err *err);
  * becomes its namespace's block device. TL_OK or TL_FAIL. */
 int create_connect_remote(struct create_cmd *cc, struct tl_err *err);
 /* Stat, open exclusively, probe and plan; refuse foreign signatures
- * without --force, and a device-mapper name in use. */
+ * without --force, a device-mapper name in use, and (without --force) a
+ * name that labels on other devices carry (create_name_clash()). */
 int create_preflight_devices(struct create_cmd *cc, struct tl_err *err);
+struct tl_groups;
+/*
+ * create_name_clash() - whether @gs (the labels found on this host's block
+ * devices, tierctl_scan_labels()) has members labelled with @cc's name
+ * other than @cc's own devices (after create_preflight_devices()' stat):
+ * another dm-tier device of that name, active or not, which 'activate'
+ * (at boot: activate --all) could not tell from the new one, and so would
+ * refuse both. Return: TL_OK when there is none; TL_FAIL with @err naming
+ * those devices and what to do; with --force, TL_OK with @err naming them
+ * (the caller warns).
+ */
+int create_name_clash(const struct create_cmd *cc, const struct tl_groups *gs,
+		      struct tl_err *err);
 /* Wipe (--force), new UUIDs, labels and metadata written; the devices are
  * closed again for dm to open. */
 int create_format(struct create_cmd *cc, struct tl_err *err);

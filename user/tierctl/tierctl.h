@@ -215,6 +215,31 @@ struct activate_opts {
  */
 int activate_parse(int argc, char **argv, struct activate_opts *o);
 
+struct tl_groups;
+
+/*
+ * tierctl_scan_labels() - read the label of every candidate block device
+ * (tl_sysfs_scan()) into @gs, as activate does; *@nr_scanned: the devices
+ * read. A damaged label is skipped, with a warning unless @quiet.
+ * Return: TL_OK, or TL_FAIL with @err (no sysfs, out of memory, or
+ * permission denied on every device).
+ */
+int tierctl_scan_labels(struct tl_groups *gs, size_t *nr_scanned, bool quiet,
+			struct tl_err *err);
+
+/*
+ * activate_pick() - which groups of @gs "activate [NAME]" activates:
+ * @go[i] (one per group) set for each. With @name, the group of that
+ * name; without, every group. A name that two groups (different uuids)
+ * share picks neither, with @name as without: which would be
+ * /dev/mapper/NAME would depend on the order of the scan.
+ * Return: TIERCTL_EXIT_OK; TIERCTL_EXIT_FAIL with a line of @err per
+ * refusal (no such name, on @scanned devices; a name shared), the other
+ * groups still picked.
+ */
+int activate_pick(const struct tl_groups *gs, const char *name,
+		  size_t scanned, bool *go, struct tl_err *err);
+
 /**
  * struct evacuate_opts - the command line of "tierctl evacuate".
  * @name:   the device.
