@@ -2,7 +2,8 @@
 /*
  * Unit tests for user/lib/tl-resize.c: what tierctl resize plans from the
  * superblock and the devices' sizes (growth, refusals with what to do), the
- * labels it rewrites, and the count of mapped extents beyond a new end.
+ * labels it rewrites, the count of mapped extents beyond a new end, and
+ * the shrink of an open device, refused without --yes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,12 +152,58 @@ static void test_mapped(void **state)
 	(void)state;
 }
 
+/*
+ * A shrink of a device that is open (mounted): refused without --yes,
+ * saying the sizes, the openers and that the filesystem is shrunk first
+ * (XFS cannot); growing, an unchanged size, a closed device, or --yes go on.
+ */
+static void test_shrink_open(void **state)
+{
+	struct tl_err err = { "" };
+
+	(void)state;
+	assert_int_equal(tl_resize_shrink_open("ckpt", 1024ULL << 20,
+					       768ULL << 20, 1, false, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "resize: ckpt is open (1 opener: a mounted filesystem"));
+	assert_non_null(strstr(err.msg, "shrinking it from 1 GiB to 768 MiB cuts off its last 256 MiB"));
+	assert_non_null(strstr(err.msg, "a filesystem on it must be shrunk first (XFS cannot shrink"));
+	assert_non_null(strstr(err.msg, "run again with --yes"));
+	err.msg[0] = '\0';
+	assert_int_equal(tl_resize_shrink_open("ckpt", 1024ULL << 20,
+					       768ULL << 20, 3, false, &err),
+			 TL_FAIL);
+	assert_non_null(strstr(err.msg, "(3 openers:"));
+
+	err.msg[0] = '\0';
+	/* --yes: the caller shrank what is on it. */
+	assert_int_equal(tl_resize_shrink_open("ckpt", 1024ULL << 20,
+					       768ULL << 20, 1, true, &err),
+			 TL_OK);
+	/* Not open. */
+	assert_int_equal(tl_resize_shrink_open("ckpt", 1024ULL << 20,
+					       768ULL << 20, 0, false, &err),
+			 TL_OK);
+	/* Growing, the same size, no --size: nothing is cut off. */
+	assert_int_equal(tl_resize_shrink_open("ckpt", 768ULL << 20,
+					       1024ULL << 20, 1, false, &err),
+			 TL_OK);
+	assert_int_equal(tl_resize_shrink_open("ckpt", 768ULL << 20,
+					       768ULL << 20, 1, false, &err),
+			 TL_OK);
+	assert_int_equal(tl_resize_shrink_open("ckpt", 768ULL << 20, 0, 1,
+					       false, &err),
+			 TL_OK);
+	assert_string_equal(err.msg, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_mapped),
+		cmocka_unit_test(test_shrink_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

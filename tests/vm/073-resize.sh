@@ -16,7 +16,8 @@
 #            refused with the count and the first extent; a tier device
 #            that shrank is refused, never truncated
 # Then remove/activate keeps the sizes, xfs_repair -n and tierctl check are
-# clean, used = mapped; last, the tail is discarded and a shrink accepted.
+# clean, used = mapped; last, the tail is discarded and, the device held
+# open, a shrink refused without --yes (the size kept) and accepted with it.
 . "$(dirname "$0")/lib.sh"
 DEV=tl
 D=/dev/mapper/$DEV
@@ -138,9 +139,17 @@ guest_main() {
 	umount $MNT
 	tier_sane $DEV activate
 
-	# shrink: the tail discarded, the shrink goes through.
+	# shrink: the tail discarded; while the device is open (a program
+	# holds it, as a mounted filesystem would) the shrink is refused
+	# without --yes, saying the filesystem is shrunk first; with --yes it
+	# goes through.
 	blkdiscard -f -o $((max - (16 << 20))) $D || fail "blkdiscard of the tail"
-	out=$(tierctl resize $DEV --size $((max - (16 << 20))) --json)
+	exec 9<"$D"
+	expect_status 1 "resize: $DEV is open \\([0-9]+ openers?: .*cuts off its last 16 MiB, and a filesystem on it must be shrunk first \\(XFS cannot shrink.*run again with --yes" \
+		tierctl resize $DEV --size $((max - (16 << 20)))
+	expect_eq "$(blockdev --getsize64 $D)" "$max" "size after the refused shrink of the open device"
+	out=$(tierctl resize $DEV --size $((max - (16 << 20))) --yes --json) || fail "resize --yes of the open device"
+	exec 9<&-
 	echo "resize (shrink): $out"
 	expect_eq "$(blockdev --getsize64 $D)" $((max - (16 << 20))) "virtual size after the shrink"
 	tier_sane $DEV shrink

@@ -164,3 +164,17 @@ int tl_resize_mapped_on_disk(const char *meta_path, const struct tier_sb *sb,
 	free(blk);
 	return rc;
 }
+
+int tl_resize_shrink_open(const char *name, u64 old_bytes, u64 new_bytes,
+			  int open_count, bool yes, struct tl_err *err)
+{
+	char from[TL_SIZE_STR_LEN], to[TL_SIZE_STR_LEN], cut[TL_SIZE_STR_LEN];
+
+	if (!new_bytes || new_bytes >= old_bytes || open_count <= 0 || yes)
+		return TL_OK;
+	return tl_fail(err, TL_FAIL,
+		       "resize: %s is open (%d opener%s: a mounted filesystem, or a program using it); shrinking it from %s to %s cuts off its last %s, and a filesystem on it must be shrunk first (XFS cannot shrink: copy its data to a smaller device instead; ext4: unmount, then resize2fs); once nothing on it reaches past the new end, run again with --yes",
+		       name, open_count, open_count == 1 ? "" : "s",
+		       tl_size_str(old_bytes, from), tl_size_str(new_bytes, to),
+		       tl_size_str(old_bytes - new_bytes, cut));
+}

@@ -47,6 +47,22 @@ int tl_resize_plan(const struct tier_sb *sb, const u64 *dev_sectors, u64 virt,
 		   struct tl_resize_plan *p, struct tl_err *err);
 
 /**
+ * tl_resize_shrink_open() - whether a shrink of the virtual size may go on
+ * while the device is open: whatever is on it (a mounted filesystem, a
+ * program's data) loses its end, and a filesystem does not expect that.
+ * @name:       the device, for the message.
+ * @old_bytes:  the virtual size now.
+ * @new_bytes:  the size asked for (0: unchanged).
+ * @open_count: the dm device's openers (device-mapper info).
+ * @yes:        --yes: the caller has shrunk what is on it.
+ * Return: TL_OK when it is no shrink, the device is not open, or @yes;
+ * TL_FAIL with @err saying so (the sizes, the openers) and what to do:
+ * shrink the filesystem first (XFS cannot shrink), then --yes.
+ */
+int tl_resize_shrink_open(const char *name, u64 old_bytes, u64 new_bytes,
+			  int open_count, bool yes, struct tl_err *err);
+
+/**
  * tl_resize_label() - @l with the size the superblock records for it.
  * Return: 1 when @out differs from @l (rewrite it), 0 when not, -1 when
  * @sb does not list the member as a tier.

@@ -58,6 +58,26 @@ static int dev_size(const char *path, u64 *sectors)
 	return 0;
 }
 
+/*
+ * @name's openers: udev probes a device after a writer closes it (blkid
+ * holds it open for a moment), so, as remove does, give such transient
+ * opens up to 5 s to go away before counting them.
+ */
+static int settled_open_count(const char *name, int open_count)
+{
+	struct tl_dm_dev d;
+	int tries;
+
+	for (tries = 0; open_count > 0 && tries < 50; tries++) {
+		usleep(100 * 1000);
+		if (tl_dm_query(name, NULL, false, &d, NULL))
+			break;
+		open_count = d.open_count;
+		tl_dm_dev_free(&d);
+	}
+	return open_count;
+}
+
 /* The labels' sizes as the superblock records them; how many rewritten. */
 static u32 rewrite_sizes(const struct tierctl_live *lv, const struct tier_sb *sb)
 {
@@ -132,25 +152,29 @@ int cmd_resize(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *size_arg = NULL, *name;
 	struct tl_err err = { "" };
-	bool json = tierctl_json;
+	bool json = tierctl_json, yes = false;
 	u64 sectors[TIER_MAX_TIERS] = { 0 }, virt = 0, bytes, n, first;
 	struct tl_resize_plan p;
 	struct tierctl_live lv;
 	struct tier_sb now;
 	u32 i, b, labels;
-	int c, rc;
+	int c, rc, opens;
 
 	opts_reset();
-	while ((c = next_opt("resize", argc, argv, "s:j", longopts)) != -1) {
+	while ((c = next_opt("resize", argc, argv, "s:yj", longopts)) != -1) {
 		switch (c) {
 		case 's':
 			size_arg = optarg;
+			break;
+		case 'y':
+			yes = true;
 			break;
 		case 'j':
 			json = true;
@@ -207,6 +231,16 @@ int cmd_resize(int argc, char **argv)
 				  (unsigned long long)n,
 				  (unsigned long long)first,
 				  (unsigned long long)first << b);
+			goto out;
+		}
+		/*
+		 * Nothing mapped there need not mean nothing uses it: a
+		 * filesystem's end is its own, mapped or not.
+		 */
+		opens = yes ? 0 : settled_open_count(name, lv.d.open_count);
+		if (tl_resize_shrink_open(name, lv.sb.virt_extents << b,
+					  virt << b, opens, yes, &err)) {
+			rc = report(TIERCTL_EXIT_FAIL, &err);
 			goto out;
 		}
 	}

@@ -92,9 +92,10 @@ static const struct tierctl_cmd commands[] = {
 	  "put NEWDEV in place of tier TIER online: add-tier after it,\n"
 	  "      evacuate TIER onto it (waiting), remove-tier TIER; run again to\n"
 	  "      resume after a crash or Ctrl-C; --disconnect as remove-tier's" },
-	{ "resize", cmd_resize, "resize NAME [--size SIZE] [--json]",
+	{ "resize", cmd_resize, "resize NAME [--size SIZE] [--yes] [--json]",
 	  "pick up tier devices that grew (online: a table reload), and\n"
-	  "      with --size grow or shrink the virtual size" },
+	  "      with --size grow or shrink the virtual size (shrinking an\n"
+	  "      open device: shrink its filesystem first, then --yes)" },
 	{ "evacuate-lost", cmd_evacuate_lost,
 	  "evacuate-lost NAME --tier N [--yes] [--json] [-H]",
 	  "a tier that is not ok is lost for good: its ranges become\n"
