@@ -13,7 +13,8 @@
 #          the first 96 MiB of its disk) grows to 128 MiB and the table is
 #          reloaded: it resumes with tier 1 at its recorded size, still ro
 #          (the resize it implied failed -EROFS at preresume and left the
-#          device suspended, with this table and the previous one alike)
+#          device suspended, with this table and the previous one alike);
+#          tierctl resize refuses, saying the metadata is ro
 #   rw     the shim heals: the next flush commits, the mode is rw; a
 #          reload grows tier 1 now; the write whose flush failed reads
 #          back, also after a reload
@@ -96,6 +97,7 @@ guest_main() {
 	expect_eq "$(mode)" ro "mode after the reload"
 	klog_has "tier: $DEV: a grown tier is used at its recorded size: the metadata is ro" ||
 		fail "ro: no kernel message about the deferred growth"
+	expect_status 1 "the metadata of $DEV is ro" tierctl resize $DEV
 	echo "ro: $(dmsetup status $DEV | cut -d' ' -f1-6)"
 
 	# ---- rw

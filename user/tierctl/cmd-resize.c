@@ -12,12 +12,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tierctl.h"
 #include "tl-dm.h"
 #include "tl-print.h"
 #include "tl-resize.h"
+#include "tl-status.h"
 #include "units.h"
 #include "tl-tierlist.h"
 #include "live.h"
@@ -26,18 +28,47 @@
 #define BLKGETSIZE64 _IOR(0x12, 114, size_t)
 #endif
 
-/* tierctl_live_open(), and the table and superblock list the same tiers. */
+/*
+ * The kernel records new sizes only while the metadata mode is rw: in ro
+ * or fail it keeps a grown tier at its recorded size and refuses a new
+ * virtual size, so say why here instead.
+ */
+static int rz_md_writable(const char *name)
+{
+	struct tl_err err = { "" };
+	struct tl_status st;
+	struct tl_dm_dev d;
+	int rc;
+
+	if (tl_dm_query(name, NULL, true, &d, &err))
+		return report(TIERCTL_EXIT_FAIL, &err);
+	rc = tl_status_parse(d.params, &st, &err);
+	tl_dm_dev_free(&d);
+	if (rc)
+		return report(TIERCTL_EXIT_FAIL, &err);
+	if (strcmp(st.metadata_mode, "rw"))
+		return fail("resize: the metadata of %s is %s (a commit failed: see 'tierctl status %s'); nothing can be recorded until it is rw again: fix the metadata device's path, then run resize again",
+			    name, st.metadata_mode, name);
+	return TIERCTL_EXIT_OK;
+}
+
+/*
+ * tierctl_live_open(), the table and superblock list the same tiers, and
+ * the metadata takes commits.
+ */
 static int rz_open(const char *name, struct tierctl_live *lv)
 {
 	int rc = tierctl_live_open("resize", name, lv);
 
 	if (rc)
 		return rc;
-	if (lv->sb.nr_tiers != lv->nr) {
+	if (lv->sb.nr_tiers != lv->nr)
 		rc = fail("resize: the table has %u tiers, the superblock %u: finish the tier-list change first (add-tier/remove-tier again)",
 			  lv->nr, lv->sb.nr_tiers);
+	else
+		rc = rz_md_writable(name);
+	if (rc)
 		tierctl_live_free(lv);
-	}
 	return rc;
 }
 
