@@ -4,7 +4,9 @@
  * On a terminal the last progress line shows where the request ended, also
  * when its event came before the first poll (CI once saw a bare newline);
  * off a terminal nothing is printed; the paces the polls saw are kept once
- * each, in order. The kernel side: VM test 040.
+ * each, in order. A request that leaves the queue without its event seen
+ * (no monitor, events lost, the event late) ends "unknown", with the
+ * reason, never "done". The kernel side: VM test 040.
  * unit-ldflags: -Wl,--wrap=tl_nl_dev_get,--wrap=tl_nl_next_event,--wrap=tl_nl_close,--wrap=isatty
  */
 /* tierctl.h before cmocka.h: cmocka defines a fail() macro. */
@@ -38,7 +40,8 @@ struct poll_step {
 static struct {
 	struct poll_step polls[STEPS];
 	unsigned int nr_polls, polled;
-	/* Per tl_nl_next_event() call: 1 the request's event, 0 timeout. */
+	/* Per tl_nl_next_event() call: 1 the request's event, 0 timeout,
+	 * -1 the socket's error (events lost: ENOBUFS). */
 	int events[STEPS];
 	unsigned int nr_events, evented;
 	u64 event_done;
@@ -95,7 +98,11 @@ int __wrap_tl_nl_next_event(struct tl_nl *nl, struct tl_nl_dev *ev,
 {
 	(void)nl;
 	(void)timeout_ms;
-	(void)err;
+	if (sc.evented < sc.nr_events && sc.events[sc.evented] < 0) {
+		sc.evented++;
+		return tl_fail(err, TL_FAIL,
+			       "events were lost (the receive buffer overflowed); restart the watch and re-read the state with 'tierctl status'");
+	}
 	if (sc.evented >= sc.nr_events || !sc.events[sc.evented++])
 		return TL_NL_TIMEOUT;
 	memset(ev, 0, sizeof(*ev));
@@ -216,8 +223,9 @@ static void test_silent_off_terminal(void **state)
 
 /*
  * Without a monitor: polls until the request leaves the queue. No event
- * says how it ended, so the last line keeps the last position polled and
- * the count is the last one polled.
+ * says how it ended, so the last line keeps the last position polled, the
+ * count is the last one polled, and the outcome is "unknown" (it was ""
+ * before, which migrate and evacuate printed as "done", exit 0).
  */
 static void test_polls_only(void **state)
 {
@@ -233,13 +241,62 @@ static void test_polls_only(void **state)
 	assert_int_equal(run_wait(false, &res, out, sizeof(out)),
 			 TIERCTL_EXIT_OK);
 	assert_int_equal(sc.polled, 3);
-	assert_string_equal(res.outcome, "");
+	assert_string_equal(res.outcome, "unknown");
+	assert_string_equal(res.why, "the event monitor could not be joined");
+	assert_int_equal(res.errors, 0);
 	assert_int_equal(res.moved, 3);
 	assert_non_null(strstr(out, "migrate: 3/4 extents looked at, 3 moved ("));
 	assert_null(strstr(out, "4/4"));
 	/* Each pace once, in the order seen. */
 	assert_string_equal(res.paces, "full idle");
 	assert_int_equal(sc.closed, 0);
+}
+
+/*
+ * The monitor socket fails (ENOBUFS: events lost) while the request runs:
+ * polling goes on, the socket is closed, and the outcome is unknown with
+ * that reason.
+ */
+static void test_monitor_lost_unknown(void **state)
+{
+	struct wait_result res;
+	char out[1024];
+
+	(void)state;
+	script_reset(false);
+	sc.events[0] = 0;
+	sc.events[1] = -1;
+	sc.nr_events = 2;
+	sc.polls[0] = (struct poll_step){ true, 2, 2, "full" };
+	sc.polls[1] = (struct poll_step){ false, 0, 0, "idle" };
+	sc.nr_polls = 2;
+	assert_int_equal(run_wait(true, &res, out, sizeof(out)),
+			 TIERCTL_EXIT_OK);
+	assert_int_equal(sc.closed, 1);
+	assert_string_equal(res.outcome, "unknown");
+	assert_string_equal(res.why,
+			    "the event monitor failed: events were lost (the receive buffer overflowed)");
+	assert_int_equal(res.moved, 2);
+}
+
+/* The monitor works but the event does not come within the grace period
+ * after the request left the queue: unknown, not done. */
+static void test_event_late_unknown(void **state)
+{
+	struct wait_result res;
+	char out[1024];
+
+	(void)state;
+	script_reset(false);
+	sc.polls[0] = (struct poll_step){ true, 1, 3, "full" };
+	sc.polls[1] = (struct poll_step){ false, 0, 0, "idle" };
+	sc.nr_polls = 2;
+	assert_int_equal(run_wait(true, &res, out, sizeof(out)),
+			 TIERCTL_EXIT_OK);
+	assert_int_equal(sc.closed, 0);
+	assert_string_equal(res.outcome, "unknown");
+	assert_non_null(strstr(res.why, "migration-done event did not come within 2000 ms"));
+	assert_int_equal(res.moved, 3);
 }
 
 /* Paces: each once, a name inside another ("full" in "fullish") is not it. */
@@ -269,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_progress_then_event),
 		cmocka_unit_test(test_silent_off_terminal),
 		cmocka_unit_test(test_polls_only),
+		cmocka_unit_test(test_monitor_lost_unknown),
+		cmocka_unit_test(test_event_late_unknown),
 		cmocka_unit_test(test_paces_once_each),
 	};
 

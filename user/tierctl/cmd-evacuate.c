@@ -271,6 +271,29 @@ int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 	return TIERCTL_EXIT_OK;
 }
 
+bool evacuate_confirm(const struct tl_nl_dev *dev, u32 tier,
+		      struct wait_result *res)
+{
+	const struct tl_nl_tier *t;
+	u32 k;
+
+	if (strcmp(res->outcome, "unknown") || !dev->has_migration ||
+	    tier >= dev->nr_tiers)
+		return false;
+	for (k = 0; k < dev->nr_moves; k++)
+		if (!strcmp(dev->moves[k].kind, "evacuate") &&
+		    dev->moves[k].target_tier == tier)
+			return false; /* queued again meanwhile */
+	t = &dev->tiers[tier];
+	if (!t->evacuating || t->mapped_extents)
+		return false;
+	/* Still flagged and holding nothing: what "done" leaves. */
+	snprintf(res->outcome, sizeof(res->outcome), "done");
+	snprintf(res->why, sizeof(res->why),
+		 "its event was not seen; the tier is empty");
+	return true;
+}
+
 /*
  * The table's reserve_pct and whether the metadata is on tier 0 to stay:
  * not when tier 1 has a spare metadata area (replace-tier NAME 0 added it
@@ -315,7 +338,7 @@ int cmd_evacuate(int argc, char **argv)
 	char why[512], a[TL_SIZE_STR_LEN];
 	u64 mapped = 0, missing;
 	u32 reserve_pct = 0, id;
-	bool meta0 = true;
+	bool meta0 = true, unknown = false;
 	int rc;
 
 	rc = evacuate_parse(argc, argv, &o);
@@ -352,8 +375,16 @@ int cmd_evacuate(int argc, char **argv)
 	if (o.wait && id)
 		rc = wait_for_move(nl, &mon, "evacuate", o.name, id, mapped,
 				   dev->extent_bytes, &waited);
+	else if (o.wait) /* nothing was queued: nothing to wait for */
+		snprintf(waited.outcome, sizeof(waited.outcome), "done");
 	if (rc)
 		goto out;
+	/* Its event was not seen: the tier's state may still tell. */
+	if (!strcmp(waited.outcome, "unknown") &&
+	    tl_nl_dev_get(nl, o.name, dev, &err) == TL_OK)
+		evacuate_confirm(dev, o.tier, &waited);
+	err.msg[0] = '\0';
+	unknown = !strcmp(waited.outcome, "unknown");
 	print_open(o.json);
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", o.name);
@@ -374,9 +405,10 @@ int cmd_evacuate(int argc, char **argv)
 			print_null("to_tier", NULL);
 		print_bool("waited", NULL, o.wait);
 		if (o.wait) {
-			print_str("outcome", ": %s",
-				  waited.outcome[0] ? waited.outcome : "done");
-			print_u64("moved_extents", ", %llu extents moved",
+			print_str("outcome", ": %s", waited.outcome);
+			print_u64("moved_extents",
+				  unknown ? ", at least %llu extents moved" :
+					    ", %llu extents moved",
 				  waited.moved);
 			print_u64("elapsed_ms", " in %llu ms\n", waited.elapsed_ms);
 		} else {
@@ -393,6 +425,9 @@ int cmd_evacuate(int argc, char **argv)
 	else if (!strcmp(waited.outcome, "cancelled"))
 		rc = fail("evacuate: request %u was cancelled; the tier takes no new extents until 'tierctl evacuate %s %u --cancel'",
 			  id, o.name, o.tier);
+	else if (unknown)
+		rc = wait_unknown("evacuate", o.name, id, &waited,
+				  "its tier's evacuation state: 'empty' when it is done, 'stopped' when extents are left ('tierctl evacuate' again resumes)");
 out:
 	tl_nl_close(mon);
 	tl_nl_close(nl);

@@ -24,7 +24,7 @@ int cmd_migrate(int argc, char **argv)
 	struct tl_nl_dev *dev;
 	const char *name, *range = NULL;
 	u64 start, len, done = 0;
-	bool json = tierctl_json, have_tier = false, wait = false;
+	bool json = tierctl_json, have_tier = false, wait = false, unknown;
 	struct tl_nl *nl, *mon = NULL;
 	u32 tier = 0, id;
 	int c, rc;
@@ -89,6 +89,8 @@ int cmd_migrate(int argc, char **argv)
 	if (wait && id)
 		rc = wait_for_move(nl, &mon, "migrate", name, id, done,
 				   dev->extent_bytes, &waited);
+	else if (wait) /* nothing was queued: nothing to wait for */
+		snprintf(waited.outcome, sizeof(waited.outcome), "done");
 	tl_nl_close(mon);
 	tl_nl_close(nl);
 	if (rc) {
@@ -96,6 +98,7 @@ int cmd_migrate(int argc, char **argv)
 		return rc;
 	}
 
+	unknown = !strcmp(waited.outcome, "unknown");
 	print_open(json);
 	print_obj_begin(NULL);
 	print_str("name", "%s: ", name);
@@ -111,10 +114,17 @@ int cmd_migrate(int argc, char **argv)
 	if (wait) {
 		print_u64("target_tier", " to tier %llu", tier);
 		print_bool("waited", NULL, true);
-		print_str("outcome", ": %s", waited.outcome[0] ? waited.outcome : "done");
-		print_u64("moved_extents", ", %llu extents moved", waited.moved);
+		print_str("outcome", ": %s", waited.outcome);
+		print_u64("moved_extents",
+			  unknown ? ", at least %llu extents moved" :
+				    ", %llu extents moved",
+			  waited.moved);
 		print_u64("elapsed_ms", " in %llu ms", waited.elapsed_ms);
-		print_u64("errors", ", %llu not moved\n", waited.errors);
+		/* Unknown: how many were not moved is unknown too. */
+		if (unknown)
+			print_null("errors", "\n");
+		else
+			print_u64("errors", ", %llu not moved\n", waited.errors);
 		print_str("paces", NULL, waited.paces);
 	} else {
 		print_u64("target_tier", " are moving to tier %llu", tier);
@@ -131,5 +141,14 @@ int cmd_migrate(int argc, char **argv)
 			    name);
 	if (!strcmp(waited.outcome, "cancelled"))
 		return fail("migrate: request %u was cancelled", id);
+	if (unknown) {
+		char check[384];
+
+		snprintf(check, sizeof(check),
+			 "'tierctl where %s --range %llu:%llu' (where its extents are now)",
+			 name, (unsigned long long)start,
+			 (unsigned long long)len);
+		return wait_unknown("migrate", name, id, &waited, check);
+	}
 	return TIERCTL_EXIT_OK;
 }

@@ -104,7 +104,7 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	bool json = tierctl_json, wait = false;
 	u64 wait_errors = 0, *covered = NULL;
 	u64 start, len, done, total = 0;
-	u32 *ids = NULL, nr_ids = 0, failed = 0, cancelled = 0;
+	u32 *ids = NULL, nr_ids = 0, failed = 0, cancelled = 0, unknown = 0;
 	const char *name;
 	int tier = -1, c, i, rc;
 	dev_t devt = 0;
@@ -219,6 +219,9 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 		wait_errors += waited.errors;
 		failed += !strcmp(waited.outcome, "failed");
 		cancelled += !strcmp(waited.outcome, "cancelled");
+		if (!strcmp(waited.outcome, "unknown") && !unknown++)
+			warn("%s: the outcome of request %u is unknown (%s)",
+			     cmd, ids[k], waited.why);
 	}
 
 	print_open(json);
@@ -247,6 +250,8 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	if (wait) {
 		print_u64("failed_requests", ", %llu failed", failed);
 		print_u64("cancelled_requests", ", %llu cancelled", cancelled);
+		print_u64("unknown_requests", ", %llu of unknown outcome",
+			  unknown);
 		print_u64("errors", ", %llu extents not moved", wait_errors);
 	}
 	print_text("\n");
@@ -256,6 +261,9 @@ static int pin_main(const char *cmd, bool pin, int argc, char **argv)
 	if (failed || cancelled)
 		rc = fail("pin: %u of %u move requests failed or were cancelled; extents not moved stay where they were (see 'tierctl status %s' and dmesg)",
 			  failed + cancelled, nr_ids, name);
+	if (unknown)
+		rc = fail("pin: the outcome of %u of %u move requests is unknown: they left the queue unseen; check 'tierctl status %s' and 'tierctl where %s PATH...' (where the extents are now)",
+			  unknown, nr_ids, name, name);
 out:
 	free(ids);
 	free(covered);

@@ -76,7 +76,13 @@ struct wait_result {
 	u64 moved;	/* extents it copied: its event's count, else the last polled */
 	u64 errors;	/* extents not moved when it failed, else 0 */
 	u64 elapsed_ms;
-	char outcome[16];	/* "done", "cancelled", "failed"; "" if unseen */
+	/*
+	 * "done", "cancelled", "failed" (its migration-done event), or
+	 * "unknown": it left the queue and its event was not seen (no
+	 * monitor, events lost, or too late); @why then says which.
+	 */
+	char outcome[16];
+	char why[160];
 	u32 err;	/* errno of a failed request */
 	/*
 	 * The migration paces the waits' polls saw, each once, in order
@@ -98,11 +104,22 @@ struct tl_nl *wait_open_monitor(void);
  * ends: its migration-done event on *@mon (or, without one, its leaving the
  * queue; a broken *@mon is closed and set to NULL), showing "@cmd: 3/40 extents ..., ETA" on stderr when it is a
  * terminal. @total: the extents the request covered.
- * Returns TIERCTL_EXIT_OK with @res filled, or an exit code after a message.
+ * Returns TIERCTL_EXIT_OK with @res filled (@res->outcome "unknown" when
+ * the request ended unseen: the caller must not report it as done), or an
+ * exit code after a message.
  */
 int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		  const char *name, u32 id, u64 total, u64 extent_bytes,
 		  struct wait_result *res);
+
+/*
+ * wait_unknown() - print that request @id of @name ended with an unknown
+ * outcome (@res->why says why), and what to check: 'tierctl status NAME'
+ * and, when not NULL, @check (e.g. "'tierctl where NAME --range 0:1G'").
+ * Returns TIERCTL_EXIT_FAIL.
+ */
+int wait_unknown(const char *cmd, const char *name, u32 id,
+		 const struct wait_result *res, const char *check);
 int cmd_cancel(int argc, char **argv);
 int cmd_create(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
@@ -288,6 +305,18 @@ int evacuate_check_to(const struct tl_nl_dev *dev, u32 tier, u32 to, char *why,
 int evacuate_precheck(const struct tl_nl_dev *dev, u32 tier, bool meta_on_tier0,
 		      u32 reserve_pct, u64 *missing_bytes, char *why,
 		      size_t len);
+
+/*
+ * evacuate --wait saw its request leave the queue without its event
+ * (@res->outcome "unknown"): confirm the outcome from @dev, a dev-get read
+ * after. When tier @tier is still flagged evacuating, holds no mapped
+ * extent and no evacuation of it is queued again, the request did its
+ * work: @res->outcome becomes "done" (true). Otherwise (extents left:
+ * failed or cancelled, which the state does not tell apart) it stays
+ * "unknown" (false).
+ */
+bool evacuate_confirm(const struct tl_nl_dev *dev, u32 tier,
+		      struct wait_result *res);
 
 /* ---- netlink commands (tierctl.c) ---- */
 

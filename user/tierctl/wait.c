@@ -44,8 +44,9 @@ struct tl_nl *wait_open_monitor(void)
 
 /*
  * Events on @mon for up to @ms: true when request @id's migration-done came
- * (@res filled). A broken monitor socket is closed (*@mon NULL): polling
- * goes on without it.
+ * (@res filled). A broken monitor socket (events lost: ENOBUFS) is closed
+ * (*@mon NULL) and the reason kept in @res->why: polling goes on without
+ * it, but its outcome can no longer be seen.
  */
 static bool wait_event(struct tl_nl **mon, const char *name, u32 id, int ms,
 		       struct wait_result *res, struct tl_nl_dev *ev)
@@ -60,6 +61,10 @@ static bool wait_event(struct tl_nl **mon, const char *name, u32 id, int ms,
 		if (rc == TL_NL_TIMEOUT)
 			return false;
 		if (rc) {
+			/* The message's advice is watch's; keep the reason. */
+			err.msg[strcspn(err.msg, ";")] = '\0';
+			snprintf(res->why, sizeof(res->why),
+				 "the event monitor failed: %.120s", err.msg);
 			tl_nl_close(*mon);
 			*mon = NULL;
 			return false;
@@ -113,7 +118,7 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		  struct wait_result *res)
 {
 	struct timespec tick = { 0, WAIT_POLL_MS * 1000000L };
-	bool tty = isatty(STDERR_FILENO), seen = false, queued;
+	bool tty = isatty(STDERR_FILENO), seen = false, queued, had_mon;
 	struct tl_err err = { "" };
 	struct tl_nl_dev *dev, *ev;
 	u64 start = now_ms(), left, looked = 0;
@@ -121,6 +126,7 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	had_mon = *mon != NULL;
 	dev = calloc(1, sizeof(*dev));
 	ev = calloc(1, sizeof(*ev));
 	if (!dev || !ev) {
@@ -173,6 +179,21 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 	if (!seen && *mon)
 		seen = wait_event(mon, name, id, WAIT_EVENT_GRACE_MS, res, ev);
 	/*
+	 * Gone from the queue without its event: done, cancelled or failed
+	 * (ENOSPC, EIO) alike. Leaving the queue says nothing about how it
+	 * ended, so the outcome is unknown, never "done".
+	 */
+	if (!seen) {
+		snprintf(res->outcome, sizeof(res->outcome), "unknown");
+		if (!had_mon)
+			snprintf(res->why, sizeof(res->why),
+				 "the event monitor could not be joined");
+		else if (*mon)
+			snprintf(res->why, sizeof(res->why),
+				 "its migration-done event did not come within %d ms of it leaving the queue",
+				 WAIT_EVENT_GRACE_MS);
+	}
+	/*
 	 * The last line shows where the request ended, also when it ended
 	 * before the first poll: a terminal always sees one.
 	 */
@@ -184,8 +205,8 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 		fputc('\n', stderr);
 	}
 	/*
-	 * Without its event (no monitor, or it was lost) the count is the
-	 * last one polled: at least that many moved.
+	 * Without its event (outcome unknown) the count is the last one
+	 * polled: at least that many moved.
 	 */
 	if (!strcmp(res->outcome, "failed"))
 		res->errors = res->moved < total ? total - res->moved : 1;
@@ -193,4 +214,12 @@ int wait_for_move(struct tl_nl *nl, struct tl_nl **mon, const char *cmd,
 	free(dev);
 	free(ev);
 	return TIERCTL_EXIT_OK;
+}
+
+int wait_unknown(const char *cmd, const char *name, u32 id,
+		 const struct wait_result *res, const char *check)
+{
+	return fail("%s: the outcome of request %u is unknown (%s): it left the queue, but whether it ended done, failed (ENOSPC, EIO) or cancelled was not seen; check 'tierctl status %s'%s%s",
+		    cmd, id, res->why[0] ? res->why : "its event was not seen",
+		    name, check && *check ? " and " : "", check ? check : "");
 }
