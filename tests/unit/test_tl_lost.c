@@ -141,6 +141,39 @@ static void test_many(void **state)
 	tl_lost_free(&l);
 }
 
+/* evacuate-lost forgets one tier: only its ranges and bytes stay. */
+static void test_keep_tier(void **state)
+{
+	struct tl_nl_dev d;
+	struct tl_lost l;
+
+	(void)state;
+	dev3(&d, "ok", "degraded", "offline", 8 * MiB);
+	tl_lost_init(&l, &d);
+	assert_int_equal(tl_lost_add(&l, 0, 1), 0);
+	assert_int_equal(tl_lost_add(&l, 1, 2), 0);
+	assert_int_equal(tl_lost_add(&l, 2, 1), 0);
+	assert_int_equal(tl_lost_add(&l, 3, 0), 0);
+	assert_int_equal(tl_lost_add(&l, 4, 2), 0);
+	assert_int_equal(tl_lost_add(&l, 5, 2), 0);
+	assert_int_equal(l.nr, 4);
+	assert_int_equal(l.bytes_total, 5 * MiB);
+	tl_lost_keep_tier(&l, 2);
+	assert_int_equal(l.nr, 2);
+	expect_range(&l, 0, 1 * MiB, MiB, 2);
+	expect_range(&l, 1, 4 * MiB, 2 * MiB, 2);
+	assert_int_equal(l.tier_lost, 1u << 2);
+	assert_int_equal(l.bytes[1], 0);
+	assert_int_equal(l.bytes[2], 3 * MiB);
+	assert_int_equal(l.bytes_total, 3 * MiB);
+	/* A tier with nothing lost on it: nothing left. */
+	tl_lost_keep_tier(&l, 1);
+	assert_int_equal(l.nr, 0);
+	assert_int_equal(l.tier_lost, 0);
+	assert_int_equal(l.bytes_total, 0);
+	tl_lost_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_device_end),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_keep_tier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

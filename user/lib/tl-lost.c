@@ -69,6 +69,23 @@ void tl_lost_free(struct tl_lost *l)
 	l->nr = l->cap = 0;
 }
 
+void tl_lost_keep_tier(struct tl_lost *l, uint32_t tier)
+{
+	uint64_t bytes = tier < TIER_MAX_TIERS ? l->bytes[tier] : 0;
+	size_t i, n = 0;
+
+	/* Two ranges of @tier apart stay apart: another range was between. */
+	for (i = 0; i < l->nr; i++)
+		if (l->r[i].tier == tier)
+			l->r[n++] = l->r[i];
+	l->nr = n;
+	l->tier_lost &= tier < TIER_MAX_TIERS ? 1u << tier : 0;
+	memset(l->bytes, 0, sizeof(l->bytes));
+	if (tier < TIER_MAX_TIERS)
+		l->bytes[tier] = bytes;
+	l->bytes_total = bytes;
+}
+
 struct scan {
 	struct tl_lost *l;
 	struct tl_err *err;

@@ -57,6 +57,13 @@ int tl_lost_add(struct tl_lost *l, uint64_t index, uint32_t tier);
 void tl_lost_free(struct tl_lost *l);
 
 /*
+ * Keep only what lives on @tier (evacuate-lost forgets one tier): the
+ * other tiers' ranges are dropped, @l->tier_lost and @l->bytes name only
+ * @tier, @l->nr and @l->bytes_total count only its ranges and bytes.
+ */
+void tl_lost_keep_tier(struct tl_lost *l, uint32_t tier);
+
+/*
  * Fill @l for device @name (@dev from dev-get) with an extent-dump of the
  * whole device; nothing is dumped when every tier is ok. TL_OK or the
  * netlink call's result (CAP_SYS_ADMIN needed).

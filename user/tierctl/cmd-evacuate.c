@@ -21,13 +21,16 @@
 #define EVACUATE_TRIES 20	/* EBUSY: extents of the tier being moved */
 #define EVACUATE_WAIT_US 500000
 
-/* Ask on stderr, read the answer from stdin: true for "yes". */
+/*
+ * Ask on stderr, read the answer from stdin: true for "yes". The ranges
+ * were listed on stdout just before.
+ */
 static bool confirm(const char *name, u32 tier, u64 bytes, size_t ranges)
 {
 	char line[64];
 
 	fprintf(stderr,
-		"tierctl: evacuate-lost: %llu bytes of %s in %zu range%s live on tier %u and will read as zeroes from now on.\n"
+		"tierctl: evacuate-lost: %llu bytes of %s in %zu range%s (listed above) live on tier %u and will read as zeroes from now on.\n"
 		"tierctl: type 'yes' to go on: ",
 		(unsigned long long)bytes, name, ranges, ranges == 1 ? "" : "s",
 		tier);
@@ -50,6 +53,7 @@ int cmd_evacuate_lost(int argc, char **argv)
 	};
 	struct tl_err err = { "" };
 	bool json = tierctl_json, yes = false;
+	char a[TL_SIZE_STR_LEN];
 	struct tl_lost l = { 0 };
 	struct tl_nl_dev *dev;
 	u64 done = 0, bytes;
@@ -100,8 +104,27 @@ int cmd_evacuate_lost(int argc, char **argv)
 		rc = report(rc, &err);
 		goto out;
 	}
+	/* Only this tier's ranges: other tiers that are not ok stay. */
+	tl_lost_keep_tier(&l, tier);
 	bytes = l.bytes[tier];
+	/*
+	 * The ranges first, as where --lost lists them, then the question;
+	 * JSON carries them in the one object, "evacuated" saying whether
+	 * they were forgotten.
+	 */
+	print_open(json);
+	print_obj_begin(NULL);
+	print_str("name", "%s: ", name);
+	print_u64("tier", "tier %llu", tier);
+	print_str("previous_state", " (%s) holds these ranges of the device, which read as zeroes once it is evacuated:\n",
+		  dev->tiers[tier].state);
+	tl_print_lost(&l, dev, 0, tierctl_human);
+	if (!json)
+		fflush(stdout);
 	if (!yes && !confirm(name, tier, bytes, l.nr)) {
+		print_bool("evacuated", NULL, false);
+		print_obj_end();
+		print_close();
 		rc = fail("evacuate-lost: not confirmed; nothing changed (--yes skips the question)");
 		goto out;
 	}
@@ -115,16 +138,16 @@ int cmd_evacuate_lost(int argc, char **argv)
 		usleep(EVACUATE_WAIT_US);
 	}
 	if (rc) {
+		print_bool("evacuated", NULL, false);
+		print_obj_end();
+		print_close();
 		rc = report(rc, &err);
 		goto out;
 	}
-	print_open(json);
-	print_obj_begin(NULL);
-	print_str("name", "%s: ", name);
-	print_u64("tier", "tier %llu", tier);
-	print_str("previous_state", " (%s) evacuated", dev->tiers[tier].state);
-	print_u64("lost_bytes", ": %llu bytes", bytes);
+	print_text("%s: tier %u (%s) evacuated: %s bytes", name, tier,
+		   dev->tiers[tier].state, bytes_text(bytes, a));
 	print_u64("ranges", " in %llu ranges now read as zeroes", l.nr);
+	print_bool("evacuated", NULL, true);
 	print_u64("forgotten_extents", " (%llu extents unmapped, committed)\n",
 		  done);
 	print_obj_end();
