@@ -6,11 +6,17 @@
  * "subsystems": [{"nqn", "ports": [{"transport", "traddr", "trsvcid",
  * options...}]}]}). It is edited with json-c rather than through libnvme's
  * tree, which also holds the live topology and writes back what it scanned:
- * entries that are not ours stay exactly as they were. Written to a
- * temporary file and renamed, so a crash never leaves half a file.
+ * entries that are not ours stay exactly as they were. Read, changed and
+ * written under the state directory's lock (tl_state_lock(), as nvmf.conf
+ * and mem.conf), so two tierctl commands at once do not lose each other's
+ * entry. Written to a temporary file with the file's mode and owner (it
+ * may hold dhchap_key/tls_key: an admin's 0600 stays 0600), fsync()ed,
+ * renamed over it, then the directory fsync()ed, so a crash never leaves
+ * half a file or loses the rename.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 #include <nvme/fabrics.h>
 
 #include "tl-nvmf-autoconnect.h"
+#include "tl-state.h"
 
 const char *tl_nvmf_autoconnect_path(void)
 {
@@ -78,41 +85,76 @@ static struct json_object *read_config(const char *path, struct tl_err *err)
 	return root;
 }
 
+/*
+ * Replace @path with @root: a temporary file in its directory, with the
+ * mode and owner of the file it replaces (0644 root's for a new one),
+ * fsync()ed, renamed over @path, and the directory fsync()ed.
+ */
 static int write_config(struct json_object *root, const char *path,
 			struct tl_err *err)
 {
-	char tmp[4096], *dir, *slash;
-	int fd;
+	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
+	bool existed;
+	struct stat st;
+	int fd, dfd, e;
 
-	/* /etc/nvme exists only once nvme-cli is installed. */
-	dir = strdup(path);
-	if (dir && (slash = strrchr(dir, '/')) && slash != dir) {
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%s.dm-tier.XXXXXX", path) >=
+		    (int)sizeof(tmp))
+		return tl_fail(err, TL_FAIL, "%s: path too long", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
 		*slash = '\0';
-		mkdir(dir, 0755);
-	}
-	free(dir);
-	snprintf(tmp, sizeof(tmp), "%s.dm-tier.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 ||
+	/* /etc/nvme exists only once nvme-cli is installed. */
+	mkdir(dir, 0755);
+	existed = !stat(path, &st);
+	if (!existed && errno != ENOENT)
+		return tl_fail(err, TL_FAIL, "cannot read %s: %s", path,
+			       strerror(errno));
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return tl_fail(err, TL_FAIL, "cannot write %s: %s", path,
+			       strerror(errno));
+	/* Its mode and owner before anything is written into it. */
+	if (fchmod(fd, existed ? st.st_mode & 07777 : 0644) ||
+	    (existed && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+	     fchown(fd, st.st_uid, st.st_gid)) ||
 	    json_object_to_fd(fd, root, JSON_C_TO_STRING_PRETTY |
 						JSON_C_TO_STRING_NOSLASHESCAPE) ||
 	    fsync(fd)) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
+		e = errno;
+		close(fd);
 		unlink(tmp);
 		return tl_fail(err, TL_FAIL, "cannot write %s: %s", path,
 			       strerror(e));
 	}
-	close(fd);
+	if (close(fd)) {
+		e = errno;
+		unlink(tmp);
+		return tl_fail(err, TL_FAIL, "cannot write %s: %s", path,
+			       strerror(e));
+	}
 	if (rename(tmp, path)) {
-		int e = errno;
-
+		e = errno;
 		unlink(tmp);
 		return tl_fail(err, TL_FAIL, "cannot replace %s: %s", path,
 			       strerror(e));
 	}
+	/* The rename itself must survive a crash. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd)) {
+		e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return tl_fail(err, TL_FAIL,
+			       "%s was replaced, but syncing %s failed: %s; run sync",
+			       path, dir, strerror(e));
+	}
+	close(dfd);
 	return TL_OK;
 }
 
@@ -159,11 +201,17 @@ int tl_nvmf_autoconnect_add(const struct tl_nvmf_uri *u,
 	const char *path = tl_nvmf_autoconnect_path();
 	struct json_object *root, *subs, *sub = NULL, *ports, *port = NULL;
 	size_t i;
-	int rc;
+	int rc, lock;
 
-	root = read_config(path, err);
-	if (!root)
+	/* Read, change, write: one at a time (tl-state.h's lock). */
+	lock = tl_state_lock(err);
+	if (lock < 0)
 		return TL_FAIL;
+	root = read_config(path, err);
+	if (!root) {
+		close(lock);
+		return TL_FAIL;
+	}
 	subs = jarray(this_host(root), "subsystems");
 	for (i = 0; i < json_object_array_length(subs) && !sub; i++)
 		if (jeq(json_object_array_get_idx(subs, i), "nqn", u->subsysnqn))
@@ -200,6 +248,7 @@ int tl_nvmf_autoconnect_add(const struct tl_nvmf_uri *u,
 		json_object_object_del(port, "fast_io_fail_tmo");
 	rc = write_config(root, path, err);
 	json_object_put(root);
+	close(lock);
 	return rc;
 }
 
@@ -209,11 +258,16 @@ int tl_nvmf_autoconnect_del(const struct tl_nvmf_uri *u, struct tl_err *err)
 	struct json_object *root;
 	bool changed = false;
 	size_t h, s, p;
-	int rc = TL_OK;
+	int rc = TL_OK, lock;
 
-	root = read_config(path, err);
-	if (!root)
+	lock = tl_state_lock(err);
+	if (lock < 0)
 		return TL_FAIL;
+	root = read_config(path, err);
+	if (!root) {
+		close(lock);
+		return TL_FAIL;
+	}
 	for (h = 0; h < json_object_array_length(root); h++) {
 		struct json_object *subs =
 			jarray(json_object_array_get_idx(root, h), "subsystems");
@@ -238,5 +292,6 @@ int tl_nvmf_autoconnect_del(const struct tl_nvmf_uri *u, struct tl_err *err)
 	if (changed)
 		rc = write_config(root, path, err);
 	json_object_put(root);
+	close(lock);
 	return rc;
 }

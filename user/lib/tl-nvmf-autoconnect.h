@@ -7,7 +7,9 @@
  * activation; tierctl's record (tl-nvmf-record.h) stays the fallback that
  * `tierctl activate` and tierd replay.
  *
- * $TIER_NVME_CONFIG overrides the path (tests).
+ * $TIER_NVME_CONFIG overrides the path (tests). Every change is made under
+ * the state directory's lock (tl_state_lock(), $TIER_STATE_DIR), and keeps
+ * the file's mode and owner.
  */
 #ifndef DM_TIER_TL_NVMF_AUTOCONNECT_H
 #define DM_TIER_TL_NVMF_AUTOCONNECT_H
