@@ -96,11 +96,14 @@ void tierd_dev_forget(struct tierd_dev *d)
 	d->present = false;
 }
 
+static void recover_follow(struct tierd_dev *d, const struct tl_nl_dev *nd);
+
 void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd)
 {
 	if (nd->nr_tiers) {
 		d->nr_tiers = nd->nr_tiers;
 		d->has_mem = nd->mem.present;
+		recover_follow(d, nd);
 	}
 	if (nd->extent_bytes)
 		d->extent_bytes = nd->extent_bytes;
@@ -666,7 +669,8 @@ static int recorded_ctrl_loss_tmo(void)
 static bool start_recover(struct tierd_dev *d, const struct tl_nl_dev *nd,
 			  uint32_t t, const char *why)
 {
-	struct tierd_recover *r;
+	struct tl_recover *r;
+	size_t i;
 
 	if (strcmp(nd->tiers[t].tier_class, "nvmf")) {
 		log_warn(
@@ -675,10 +679,16 @@ static bool start_recover(struct tierd_dev *d, const struct tl_nl_dev *nd,
 			nd->tiers[t].tier_class);
 		return false;
 	}
-	r = &d->recover[t];
-	if (r->active)
+	/* Kept by device: a tier renumbered since is the same entry. */
+	if (tl_recover_find(d->recover, TIER_MAX_TIERS, nd->tiers[t].device))
 		return false;
+	for (r = NULL, i = 0; !r && i < TIER_MAX_TIERS; i++)
+		if (!d->recover[i].active)
+			r = &d->recover[i];
+	if (!r)
+		return false; /* one per tier: cannot happen */
 	r->active = true;
+	r->tier = t;
 	r->attempt = 0;
 	r->first_ms = r->next_ms = tierd_now_ms();
 	r->window_ms = tl_recover_window_ms(recorded_ctrl_loss_tmo());
@@ -718,6 +728,41 @@ void tierd_tier_error(struct tierd *td, struct tierd_dev *d,
 	if (start_recover(d, ev, t, "tier-error"))
 		tierd_run_recover(td, d);
 	free(cur);
+}
+
+/*
+ * Follow tier list @nd (tierd_dev_update()): each recovery goes with its
+ * tier's device to its new index; one whose device left the list ends.
+ * Then an NVMe-oF tier that is not ok and has no recovery gets one: the
+ * tier whose device left may be there under another device (tierctl
+ * recover re-bound it by its label, and its probe failed).
+ */
+static void recover_follow(struct tierd_dev *d, const struct tl_nl_dev *nd)
+{
+	bool gone = false;
+	uint32_t old;
+	size_t i;
+
+	for (i = 0; i < TIER_MAX_TIERS; i++) {
+		struct tl_recover *r = &d->recover[i];
+
+		old = r->tier;
+		switch (tl_recover_rekey(r, nd)) {
+		case TL_RECOVER_MOVED:
+			log_notice("%s: tier %u (%s) is tier %u now (the tier list changed): reconnecting it there",
+				   d->name, old, r->device, r->tier);
+			break;
+		case TL_RECOVER_GONE:
+			log_notice("%s: tier %u (%s) is no longer a tier of the device (removed or replaced): no longer reconnecting it",
+				   d->name, old, r->device);
+			gone = true;
+			break;
+		case TL_RECOVER_SAME:
+			break;
+		}
+	}
+	if (gone)
+		tierd_check_tiers(d, nd);
 }
 
 void tierd_check_tiers(struct tierd_dev *d, const struct tl_nl_dev *nd)
@@ -783,7 +828,7 @@ static bool nvmf_path_live(const char *dev, char *state, size_t len)
  * device that carries the tier's label. Nothing to do while the table's
  * device still exists. 0, or 1 with @err set (retried later).
  */
-static int rebind(struct tierd_dev *d, uint32_t t, struct tierd_recover *r,
+static int rebind(struct tierd_dev *d, uint32_t t, struct tl_recover *r,
 		  struct tl_err *err)
 {
 	struct tl_rebind rb;
@@ -802,22 +847,54 @@ static int rebind(struct tierd_dev *d, uint32_t t, struct tierd_recover *r,
 	return 0;
 }
 
+/*
+ * Before an attempt: where the tier of @r is now. A dev-get re-keys every
+ * recovery of @d by its device (tierd_dev_update()); @r may end there
+ * (its device left the tier list). 0 to go on with @r->tier, 1 with @err
+ * set (a failed attempt: the device could not be read).
+ */
+static int recover_resolve(struct tierd *td, struct tierd_dev *d,
+			   struct tl_err *err)
+{
+	struct tl_nl_dev *cur = calloc(1, sizeof(*cur));
+
+	if (!cur) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return 1;
+	}
+	if (tl_nl_dev_get(td->nl, d->name, cur, err) != TL_OK) {
+		free(cur);
+		return 1;
+	}
+	tierd_dev_update(d, cur);
+	free(cur);
+	return 0;
+}
+
 void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 {
-	char state[32];
-	struct tierd_recover *r;
+	char state[32], key[sizeof(d->recover[0].device)];
+	struct tl_recover *r;
 	struct tl_err err;
 	int64_t delay;
 	uint32_t t;
+	size_t i;
 	int failed;
 
-	for (t = 0; t < TIER_MAX_TIERS; t++) {
-		r = &d->recover[t];
+	for (i = 0; i < TIER_MAX_TIERS; i++) {
+		r = &d->recover[i];
 		if (!r->active || tierd_now_ms() < r->next_ms || !td->nl)
 			continue;
-		r->attempt++;
 		err.msg[0] = '\0';
-		failed = tl_nvmf_connect_recorded(&err);
+		/* The tier list may have changed since the last attempt. */
+		snprintf(key, sizeof(key), "%s", r->device);
+		failed = recover_resolve(td, d, &err);
+		if (!r->active || strcmp(r->device, key))
+			continue; /* its device left the tier list */
+		t = r->tier;
+		r->attempt++;
+		if (!failed)
+			failed = tl_nvmf_connect_recorded(&err);
 		if (!failed)
 			failed = rebind(d, t, r, &err);
 		if (!failed && !nvmf_path_live(r->device, state, sizeof(state))) {
@@ -825,6 +902,15 @@ void tierd_run_recover(struct tierd *td, struct tierd_dev *d)
 				 "the controller of %s is %s, not live yet",
 				 r->device, state);
 			failed = 1;
+		}
+		/* Where it is right now: connecting may have taken a while. */
+		if (!failed) {
+			snprintf(key, sizeof(key), "%s", r->device);
+			failed = recover_resolve(td, d, &err);
+			/* Ended, or the entry now serves another device. */
+			if (!r->active || strcmp(r->device, key))
+				continue;
+			t = r->tier;
 		}
 		if (!failed) {
 			err.msg[0] = '\0';

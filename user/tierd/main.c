@@ -293,8 +293,15 @@ static void handle_event(struct tierd *td, const struct tl_nl_dev *ev)
 	case DM_TIER_EVENT_TIER_RECOVERED:
 		/* Not when it failed again since: the attempts go on. */
 		t = tl_ev_recovered_tier(ev);
-		if (t >= 0)
-			d->recover[t].active = false;
+		if (t >= 0) {
+			/* By its device: the index is the event's list's. */
+			struct tl_recover *r = tl_recover_find(
+				d->recover, TIER_MAX_TIERS,
+				ev->tiers[t].device);
+
+			if (r)
+				r->active = false;
+		}
 		break;
 	default:
 		break;

@@ -18,6 +18,7 @@
 #include "tl-fiemap.h"
 #include "tl-metrics.h"
 #include "tl-nl.h"
+#include "tl-recover.h"
 
 /* Exit codes (docs/tierd.md, --help). */
 enum tierd_exit {
@@ -71,16 +72,6 @@ struct tierd_place {
 	bool seen; /* still wanted in this pass */
 };
 
-/* Bringing an NVMe-oF tier back (apply.c; schedule: tl-recover.h). */
-struct tierd_recover {
-	bool active;
-	unsigned int attempt; /* attempts made */
-	int64_t first_ms; /* when the first was due */
-	int64_t window_ms; /* give up this long after it */
-	int64_t next_ms;
-	char device[64]; /* the tier's block device (nvme3n1) */
-};
-
 struct tierd_dev {
 	char name[128];
 	/*
@@ -102,7 +93,12 @@ struct tierd_dev {
 	int64_t next_op_ms;
 	struct tierd_place *places;
 	size_t nr_places;
-	struct tierd_recover recover[TIER_MAX_TIERS];
+	/*
+	 * Tiers being brought back (apply.c), one entry each, kept by the
+	 * tier's block device, not by index (tl-recover.h): not indexed by
+	 * tier; each entry's tier is where its device was last seen.
+	 */
+	struct tl_recover recover[TIER_MAX_TIERS];
 	uint64_t checkpoint_err_sig; /* to log a missing checkpoint_dir once */
 	int replace_pid; /* replace_tier: the running tierctl, else 0 */
 	FILE *replace_out; /* its stdout and stderr */
@@ -136,7 +132,13 @@ bool tierd_replace_reap(struct tierd *td);
 
 struct tierd_dev *tierd_dev_get(struct tierd *td, const char *name);
 void tierd_dev_forget(struct tierd_dev *d);
-/* Note geometry and uuid of a dev-get reply or notification. */
+/*
+ * Note geometry and uuid of a dev-get reply or notification, and follow
+ * its tier list: recovery attempts go with their tier's device
+ * (tl_recover_rekey()); those whose device left the list end, and an
+ * NVMe-oF tier that is not ok then gets attempts of its own (a re-bind
+ * made by someone else gave it another device).
+ */
 void tierd_dev_update(struct tierd_dev *d, const struct tl_nl_dev *nd);
 /* Policy, then pins and checkpoints from scratch (start, dev-new, reload). */
 void tierd_apply_device(struct tierd *td, struct tierd_dev *d);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tierd: the schedule of NVMe-oF tier recovery attempts (see tl-recover.h).
+ * tierd: the schedule of NVMe-oF tier recovery attempts, and which tier
+ * they are for (see tl-recover.h).
  */
+#include <string.h>
+
 #include "tl-recover.h"
 
 int64_t tl_recover_window_ms(int ctrl_loss_tmo)
@@ -28,4 +31,43 @@ int64_t tl_recover_next_delay_ms(unsigned int failed, int64_t elapsed_ms,
 	if (delay > TL_RECOVER_MAX_DELAY_MS)
 		delay = TL_RECOVER_MAX_DELAY_MS;
 	return delay;
+}
+
+struct tl_recover *tl_recover_find(struct tl_recover *r, size_t n,
+				   const char *device)
+{
+	size_t i;
+
+	for (i = 0; device[0] && i < n; i++)
+		if (r[i].active && !strcmp(r[i].device, device))
+			return &r[i];
+	return NULL;
+}
+
+int tl_recover_tier_of(const struct tl_nl_dev *nd, const char *device)
+{
+	uint32_t t;
+
+	for (t = 0; device[0] && t < nd->nr_tiers && t < TIER_MAX_TIERS; t++)
+		if (!strcmp(nd->tiers[t].device, device))
+			return (int)t;
+	return -1;
+}
+
+enum tl_recover_rekey tl_recover_rekey(struct tl_recover *r,
+				       const struct tl_nl_dev *nd)
+{
+	int t;
+
+	if (!r->active || !r->device[0] || !nd->nr_tiers)
+		return TL_RECOVER_SAME;
+	t = tl_recover_tier_of(nd, r->device);
+	if (t < 0) {
+		r->active = false;
+		return TL_RECOVER_GONE;
+	}
+	if ((uint32_t)t == r->tier)
+		return TL_RECOVER_SAME;
+	r->tier = (uint32_t)t;
+	return TL_RECOVER_MOVED;
 }
