@@ -31,7 +31,9 @@
 /*
  * The kernel records new sizes only while the metadata mode is rw: in ro
  * or fail it keeps a grown tier at its recorded size and refuses a new
- * virtual size, so say why here instead.
+ * virtual size, so say why here instead. First, since the superblock may
+ * be what cannot be read then. A device that is not there, or not a
+ * dm-tier one, is left to tierctl_live_open() to report.
  */
 static int rz_md_writable(const char *name)
 {
@@ -41,11 +43,11 @@ static int rz_md_writable(const char *name)
 	int rc;
 
 	if (tl_dm_query(name, NULL, true, &d, &err))
-		return report(TIERCTL_EXIT_FAIL, &err);
+		return TIERCTL_EXIT_OK;
 	rc = tl_status_parse(d.params, &st, &err);
 	tl_dm_dev_free(&d);
 	if (rc)
-		return report(TIERCTL_EXIT_FAIL, &err);
+		return TIERCTL_EXIT_OK;
 	if (strcmp(st.metadata_mode, "rw"))
 		return fail("resize: the metadata of %s is %s (a commit failed: see 'tierctl status %s'); nothing can be recorded until it is rw again: fix the metadata device's path, then run resize again",
 			    name, st.metadata_mode, name);
@@ -58,17 +60,17 @@ static int rz_md_writable(const char *name)
  */
 static int rz_open(const char *name, struct tierctl_live *lv)
 {
-	int rc = tierctl_live_open("resize", name, lv);
+	int rc = rz_md_writable(name);
 
+	if (!rc)
+		rc = tierctl_live_open("resize", name, lv);
 	if (rc)
 		return rc;
-	if (lv->sb.nr_tiers != lv->nr)
+	if (lv->sb.nr_tiers != lv->nr) {
 		rc = fail("resize: the table has %u tiers, the superblock %u: finish the tier-list change first (add-tier/remove-tier again)",
 			  lv->nr, lv->sb.nr_tiers);
-	else
-		rc = rz_md_writable(name);
-	if (rc)
 		tierctl_live_free(lv);
+	}
 	return rc;
 }
 
