@@ -907,12 +907,32 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 	return done;
 }
 
+/*
+ * The pool's own reference on a device it uses (struct tier_pool,
+ * tier_bdev): the device's memory, its disk's and its queue's outlive a
+ * removal while the pool points at it; its bios then fail. Not an open: it
+ * keeps nobody from removing or claiming the device.
+ */
+static void tier_pool_hold_bdev(struct block_device *bdev)
+{
+	get_device(&bdev->bd_device);
+}
+
+/* Context: process, may sleep (the last reference frees the disk). */
+static void tier_pool_drop_bdev(struct block_device *bdev)
+{
+	if (bdev)
+		put_device(&bdev->bd_device);
+}
+
 void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 {
+	struct block_device *gone = pool->tier_bdev[tier];
 	char old[BDEVNAME_SIZE];
 
 	lockdep_assert_held(&tier_pools_mutex);
 	strscpy(old, pool->tier_name[tier], sizeof(old));
+	tier_pool_hold_bdev(dev->bdev);
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);
 	WRITE_ONCE(pool->tier_bdev[tier], dev->bdev);
@@ -924,6 +944,7 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 	DMINFO("%s: tier %u re-bound from %s to %s (%pg) by its label",
 	       tier_pool_log_name(pool), tier, old, pool->tier_name[tier],
 	       dev->bdev);
+	tier_pool_drop_bdev(gone);
 }
 
 int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
@@ -1133,6 +1154,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 		return r;
 	}
 	tier_pool_commit_done(pool, start);
+	tier_pool_hold_bdev(dev->bdev);
 	spin_lock_irq(&pool->lock);
 	tier_pool_tiers_shift(pool, true, pos, n);
 	pool->alloc[pos] = *alloc;
@@ -1167,6 +1189,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	ktime_t start;
 	u64 used[TIER_MAX_TIERS];
 	u32 n = pool->nr_tiers;
+	struct block_device *gone;
 	struct tier_alloc old;
 	char name[BDEVNAME_SIZE];
 	char *why;
@@ -1204,6 +1227,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	}
 	tier_pool_commit_done(pool, start);
 	strscpy(name, pool->tier_name[pos], sizeof(name));
+	gone = pool->tier_bdev[pos];
 	spin_lock_irq(&pool->lock);
 	old = pool->alloc[pos];
 	/* An evacuated tier's state goes with it: a tier added later is new. */
@@ -1230,6 +1254,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	tier_pool_md_names(pool);
 	mutex_unlock(&pool->md_lock);
 	tier_alloc_destroy(&old);
+	tier_pool_drop_bdev(gone);
 	DMINFO("%s: tier %u (%s) removed%s", tier_pool_log_name(pool), pos,
 	       name,
 	       pos + 1 < n ? "; the tiers after it moved down by one" : "");
@@ -1684,6 +1709,8 @@ void tier_pool_free(struct tier_pool *pool)
 	tier_map_destroy(&pool->map);
 	tier_md_destroy(pool->meta);
 	free_percpu(pool->stats);
+	for (i = 0; i < TIER_MAX_TIERS; i++)
+		tier_pool_drop_bdev(pool->tier_bdev[i]);
 	kfree(pool);
 }
 
@@ -1766,6 +1793,7 @@ struct tier_pool *tier_pool_create(const struct tier_table *tbl,
 	pool->suspended = true;
 	pool->nr_tiers = tbl->nr_tiers;
 	for (i = 0; i < pool->nr_tiers; i++) {
+		tier_pool_hold_bdev(devs[i]->bdev);
 		pool->tier_bdev[i] = devs[i]->bdev;
 		pool->tier_dev_id[i] = devs[i]->bdev->bd_dev;
 		strscpy(pool->tier_name[i], devs[i]->name, BDEVNAME_SIZE);

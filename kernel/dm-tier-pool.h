@@ -169,6 +169,17 @@ struct tier_pool {
 	sector_t extent_sectors;
 	u64 virt_extents;
 	dev_t tier_dev_id[TIER_MAX_TIERS];
+	/*
+	 * Each holds a reference of the pool's own on the device
+	 * (tier_pool_hold_bdev()), taken when the pool starts using it and
+	 * dropped when it stops: after a failed preresume the pool goes on
+	 * using devices no live table holds (the tier a failed removal
+	 * keeps; the device a re-bind would have replaced), and one removed
+	 * then (a dm device, a vanished namespace) must stay memory the
+	 * pool can submit to (its bios fail) and print. Compared by pointer
+	 * (tier_pool_uses_bdev()): a device created again under the same
+	 * number is another block_device.
+	 */
 	struct block_device *tier_bdev[TIER_MAX_TIERS];
 	sector_t data_start[TIER_MAX_TIERS];
 	char tier_name[TIER_MAX_TIERS][BDEVNAME_SIZE];
@@ -1236,14 +1247,32 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 					    struct tier_vext v));
 
 /**
+ * tier_pool_uses_bdev() - whether @bdev is the device the pool uses as tier
+ * @tier: the same block_device, not only the same dev_t. A device removed
+ * and created again under its number (a dm minor is reused at once) is a
+ * new block_device, while the pool's reference keeps the old one.
+ * @pool: the pool.
+ * @tier: the tier, < nr_tiers.
+ * @bdev: a table's device.
+ *
+ * Context: any; the tier list does not change meanwhile (tier_pools_mutex,
+ * or a table that holds the pool).
+ */
+static inline bool tier_pool_uses_bdev(const struct tier_pool *pool, u32 tier,
+				       const struct block_device *bdev)
+{
+	return pool->tier_bdev[tier] == bdev;
+}
+
+/**
  * tier_pool_rebind() - tier @tier's member is now @dev: the same label
  * under another device (a reconnected NVMe-oF namespace with a new name),
  * accepted by tier_md_check_member(). Nothing is copied; I/O, commits,
  * migration and the memory tier use @dev from now on.
  * @pool: the pool.
  * @tier: the tier, 1..nr_tiers-1 (tier 0 identifies the pool).
- * @dev:  the new table's device; it outlives the pool's use of it (the
- *        table that resumes with it holds it).
+ * @dev:  the new table's device; the pool takes a reference on it and
+ *        drops the one on the device it replaces.
  *
  * Context: process, may sleep; the device is suspended (postsuspend ran:
  * no map(), worker, commit, migration or fill), at resume under

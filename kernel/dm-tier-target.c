@@ -1297,14 +1297,14 @@ static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
 	bool ins = tc->list_change > 0;
 
 	for (pos = 0; pos < min(n, tc->tbl.nr_tiers); pos++)
-		if (pool->tier_dev_id[pos] != tc->tier_dev[pos]->bdev->bd_dev)
+		if (!tier_pool_uses_bdev(pool, pos, tc->tier_dev[pos]->bdev))
 			break;
 	for (i = pos; i < min(n, tc->tbl.nr_tiers); i++) {
-		dev_t want = pool->tier_dev_id[ins ? i : i + 1];
 		u32 at = ins ? i + 1 : i;
 
 		if (at >= tc->tbl.nr_tiers ||
-		    tc->tier_dev[at]->bdev->bd_dev != want) {
+		    !tier_pool_uses_bdev(pool, ins ? i : i + 1,
+					 tc->tier_dev[at]->bdev)) {
 			*error =
 				"The table's tiers are not the device's plus or minus one";
 			return -EINVAL;
@@ -1332,7 +1332,7 @@ static int tier_list_change_pos(struct tier_c *tc, struct tier_pool *pool,
 static bool tier_table_drops_tier0(struct tier_c *tc, struct tier_pool *pool)
 {
 	return tc->tbl.nr_tiers + 1 == pool->nr_tiers && pool->nr_tiers > 1 &&
-	       pool->tier_dev_id[1] == tc->tier_dev[0]->bdev->bd_dev;
+	       tier_pool_uses_bdev(pool, 1, tc->tier_dev[0]->bdev);
 }
 
 #define TIER_MSG_LOADING \
@@ -1406,7 +1406,7 @@ static struct tier_pool *tier_pool_find(struct tier_c *tc, char **error)
 			tc->list_change = -1;
 		if ((pool->nr_tiers != tc->tbl.nr_tiers && !tc->list_change) ||
 		    pool->extent_shift != tc->tbl.extent_shift ||
-		    (pool->tier_dev_id[0] != tc->tier_dev[0]->bdev->bd_dev &&
+		    (!tier_pool_uses_bdev(pool, 0, tc->tier_dev[0]->bdev) &&
 		     !drop0)) {
 			*error =
 				"Device is active with another tier count, extent size or tier 0";
@@ -1430,8 +1430,8 @@ static struct tier_pool *tier_pool_find(struct tier_c *tc, char **error)
 			 * constructor.
 			 */
 			for (i = 1; i < tc->tbl.nr_tiers; i++)
-				if (pool->tier_dev_id[i] !=
-				    tc->tier_dev[i]->bdev->bd_dev)
+				if (!tier_pool_uses_bdev(pool, i,
+							 tc->tier_dev[i]->bdev))
 					tc->rebind |= BIT(i);
 		}
 		pool->ref++;
@@ -1770,7 +1770,7 @@ static void tier_apply_rebind(struct tier_c *tc)
 
 	for (i = 1; i < min(pool->nr_tiers, tc->tbl.nr_tiers); i++)
 		if ((tc->rebind & BIT(i)) &&
-		    pool->tier_dev_id[i] != tc->tier_dev[i]->bdev->bd_dev)
+		    !tier_pool_uses_bdev(pool, i, tc->tier_dev[i]->bdev))
 			tier_pool_rebind(pool, i, tc->tier_dev[i]);
 	tc->rebind = 0;
 }

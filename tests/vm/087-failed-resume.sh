@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# dmt: debug-kernel
+# shellcheck source=tests/vm/lib.sh
+# What a failed preresume leaves the pool using. device-mapper swaps a new
+# table in before its preresume; when that fails, the device stays
+# suspended with the new table and the previous one is destroyed, with the
+# devices only it held. Three tiers over dm-linear shims (tier 2: shim2):
+#   removal   tier 2's removal is loaded with dmsetup (no tierctl to reload
+#             the previous table at once) while tier 0's superblock slots
+#             fail: the removal's commit fails at preresume, the device
+#             stays suspended, and the pool still uses tier 2, which no
+#             table holds now. shim2 is removed and created again: the same
+#             device number, another block device. The previous table
+#             reloaded over it re-binds tier 2 by its label and resumes;
+#             once tier 0 is healed the mode is rw again, status names the
+#             tier, extents migrate to tier 2 and back, the data reads back
+#             and the map checks.
+# Before the fix the pool held no reference on its devices and compared
+# them by device number: it went on with the removed shim's freed
+# block_device (KASAN use-after-free in status and the commits' flushes,
+# and migrations to tier 2 failed).
+. "$(dirname "$0")/lib.sh"
+DEV=fr87
+D=/dev/mapper/$DEV
+
+shim0_ok() { printf '0 %s linear %s 0\n' "$SZ" "$A"; }
+# Sectors 8..23: both superblock slots (docs/FORMAT.md).
+shim0_bad() { printf '0 8 linear %s 0\n8 16 error\n24 %s linear %s 24\n' "$A" $((SZ - 24)) "$A"; }
+shim0_swap() { "$1" | dmsetup load shim0 && dmsetup suspend shim0 && dmsetup resume shim0; }
+# Tiers 1 and 2: 64 MiB each of the second disk.
+shim_of() { printf '0 131072 linear %s %s\n' "$B" $(($1 * 131072)); }
+devno() { dmsetup info -c --noheadings -o major,minor "$1"; }
+mode() { tier_stat $DEV mode; }
+
+guest_main() {
+	local table new sum no2
+	A=$DMT_NVME0 B=$DMT_NVME1
+	SZ=$(blockdev --getsz "$A")
+	shim0_ok | dmsetup create shim0
+	shim_of 0 | dmsetup create shim1
+	shim_of 1 | dmsetup create shim2
+	tierctl create $DEV --tier /dev/mapper/shim0 --tier /dev/mapper/shim1 \
+		--tier /dev/mapper/shim2 --extent-size 1M --size 64M --force >/dev/null
+	tier_set $DEV auto_migrate 0
+	dd if=<(rand_bytes) iflag=fullblock of=$D bs=1M count=8 oflag=direct conv=fsync status=none
+	sum=$(dev_sum $D 8)
+	table=$(dmsetup table $DEV)
+	# "0 LEN tier EXTENT 3 DEV0 DEV1 DEV2 ...": the same without DEV2.
+	new=$(awk '{ $5 = 2; $8 = ""; print }' <<<"$table" | tr -s ' ')
+	no2=$(devno shim2)
+
+	# ---- removal
+	shim0_swap shim0_bad
+	dmsetup reload $DEV --table "$new" || fail "removal: the table without tier 2 did not load"
+	bounded 60 "removal: dmsetup suspend" dmsetup suspend $DEV
+	! dmsetup resume $DEV 2>/dev/null || fail "removal: resumed though the commit of the tier list failed"
+	klog_has "tier list change 3 -> 2 failed" || fail "removal: no failed tier list change in dmesg"
+	# The previous table is gone: no table holds shim2.
+	bounded 60 "removal: dmsetup remove shim2" dmsetup remove --retry shim2
+	shim_of 1 | dmsetup create shim2
+	expect_eq "$(devno shim2)" "$no2" "removal: shim2's device number after creating it again"
+	shim0_swap shim0_ok
+	dmsetup reload $DEV --table "$table" || fail "removal: the previous table did not load"
+	bounded 60 "removal: dmsetup resume" dmsetup resume $DEV ||
+		fail "removal: the previous table did not resume: $(dmesg | grep 'tier:' | tail -n 3)"
+	tierctl status $DEV >/tmp/st.out || { cat /tmp/st.out; fail "removal: tierctl status"; }
+	wait_for 30 '[ "$(mode)" = rw ]' || fail "removal: metadata mode $(mode), not rw, after tier 0 healed"
+	tier_msg $DEV migrate 0 $((4 * 2048)) 2 || fail "removal: migrate to tier 2"
+	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped2 = 4 ]' ||
+		fail "removal: the migration to tier 2 did not end: $(tier_summary $DEV)"
+	tier_msg $DEV commit || fail "removal: commit"
+	expect_eq "$(dev_sum $D 8)" "$sum" "removal: the data with 4 extents on tier 2"
+	tier_msg $DEV migrate 0 $((4 * 2048)) 0 || fail "removal: migrate back to tier 0"
+	tier_wait $DEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped2 = 0 ]' ||
+		fail "removal: the migration back did not end: $(tier_summary $DEV)"
+	expect_eq "$(dev_sum $D 8)" "$sum" "removal: the data back on tier 0"
+	tier_sane $DEV removal
+	klog_has "tier 2 re-bound from .* to .* by its label" ||
+		fail "removal: tier 2 was not re-bound to the new shim2: $(dmesg | grep 'tier:' | tail -n 3)"
+	echo "removal: tier 2 re-bound to the new shim2, migrations to it and back, data intact"
+	bounded 60 "dmsetup remove" dmsetup remove --retry $DEV
+	tierctl check $DEV >/tmp/check.out 2>&1 ||
+		{ cat /tmp/check.out; fail "tierctl check after the removal"; }
+	no_kernel_warning "failed resume"
+	dmsetup remove --retry shim0 shim1 shim2
+	echo "failed preresume: the pool kept its devices; a device created again under the same number is re-bound"
+}
+run_guest_phase "$@"
+
+vm --fresh --nvme 96M --nvme 160M -- "$0" main
