@@ -365,7 +365,22 @@ struct tier_pool {
 	 * (forget-tier's walk) stops when it changed.
 	 */
 	unsigned int suspend_gen;
-	struct dm_target *ti; /* the active table's target */
+	/*
+	 * The live table's target (tier_pools_mutex): set at its preresume,
+	 * as device-mapper swapped it in before: after a failed preresume
+	 * the device stays suspended with it, and netlink still finds the
+	 * device (its status, cancelling the move that made a shrink fail).
+	 * NULL once that table is destroyed and before the first table.
+	 */
+	struct dm_target *ti;
+	/*
+	 * The length of the last table that resumed (tier_pools_mutex), 0
+	 * before the first: a reload with another length resizes
+	 * (tier_prepare_resize()). Not the live table's: one whose shrink
+	 * failed at preresume is live but did not change the size, and
+	 * loading it again must try again.
+	 */
+	sector_t live_len;
 
 	/*
 	 * Migration settings (the active table's); written under pool->lock,

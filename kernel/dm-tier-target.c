@@ -1733,10 +1733,11 @@ static int tier_prepare_resize(struct tier_c *tc, char **error)
 	mutex_lock(&tier_pools_mutex);
 	virt = pool->virt_extents;
 	/*
-	 * Only a length other than the live table's resizes: a table shorter
-	 * than the virtual size, reloaded as it is, stays allowed as before.
+	 * Only a length other than the last resumed table's resizes: a table
+	 * shorter than the virtual size, reloaded as it is, stays allowed as
+	 * before.
 	 */
-	if (pool->ti && ti->len != pool->ti->len)
+	if (pool->live_len && ti->len != pool->live_len)
 		virt = ti->len >> pool->extent_shift;
 	mem = pool->mem || tc->tbl.mem_node != TIER_MEM_NODE_NONE;
 	mutex_unlock(&tier_pools_mutex);
@@ -2094,6 +2095,10 @@ static int tier_preresume(struct dm_target *ti)
 	struct tier_move m;
 	int r = 0;
 
+	/* Live now, whatever this returns (struct tier_pool, ti). */
+	mutex_lock(&tier_pools_mutex);
+	pool->ti = ti;
+	mutex_unlock(&tier_pools_mutex);
 	if (tc->resize) {
 		mutex_lock(&tier_pools_mutex);
 		/*
@@ -2203,6 +2208,7 @@ static void tier_resume(struct dm_target *ti)
 	mutex_lock(&tier_pools_mutex);
 	tier_refresh_settings(tc);
 	pool->ti = ti;
+	pool->live_len = ti->len;
 	tier_apply_rebind(tc);
 	if (tc->mem_change) {
 		/* Suspended: no map(), no fill; the new tier starts empty. */

@@ -15,14 +15,26 @@
 #             reloaded over it re-binds tier 2 by its label and resumes;
 #             once tier 0 is healed the mode is rw again, status names the
 #             tier, extents migrate to tier 2 and back, the data reads back
-#             and the map checks.
-# Before the fix the pool held no reference on its devices and compared
+#             and the map checks. In the failed state `tierctl status`
+#             finds the device.
+#   shrink    a table of half the size is loaded, the device suspended, a
+#             move queued (migrate), so the shrink's preresume fails
+#             (moves queued): `tierctl status` lists the move and `tierctl
+#             cancel` cancels it; the same table loaded again by hand
+#             resumes and shrinks the device (virt_extents 32); data and
+#             map intact.
+# Before the fixes the pool held no reference on its devices and compared
 # them by device number: it went on with the removed shim's freed
 # block_device (KASAN use-after-free in status and the commits' flushes,
-# and migrations to tier 2 failed).
+# and migrations to tier 2 failed). It took the live table only at resume,
+# so after a failed preresume netlink did not find the device (status,
+# cancel: "no such device"); and it resized only for a length other than
+# the live table's, so the failed shrink table, loaded again, resumed
+# without shrinking.
 . "$(dirname "$0")/lib.sh"
 DEV=fr87
 D=/dev/mapper/$DEV
+SDEV=fs87
 
 shim0_ok() { printf '0 %s linear %s 0\n' "$SZ" "$A"; }
 # Sectors 8..23: both superblock slots (docs/FORMAT.md).
@@ -33,13 +45,8 @@ shim_of() { printf '0 131072 linear %s %s\n' "$B" $(($1 * 131072)); }
 devno() { dmsetup info -c --noheadings -o major,minor "$1"; }
 mode() { tier_stat $DEV mode; }
 
-guest_main() {
+step_removal() {
 	local table new sum no2
-	A=$DMT_NVME0 B=$DMT_NVME1
-	SZ=$(blockdev --getsz "$A")
-	shim0_ok | dmsetup create shim0
-	shim_of 0 | dmsetup create shim1
-	shim_of 1 | dmsetup create shim2
 	tierctl create $DEV --tier /dev/mapper/shim0 --tier /dev/mapper/shim1 \
 		--tier /dev/mapper/shim2 --extent-size 1M --size 64M --force >/dev/null
 	tier_set $DEV auto_migrate 0
@@ -56,6 +63,7 @@ guest_main() {
 	bounded 60 "removal: dmsetup suspend" dmsetup suspend $DEV
 	! dmsetup resume $DEV 2>/dev/null || fail "removal: resumed though the commit of the tier list failed"
 	klog_has "tier list change 3 -> 2 failed" || fail "removal: no failed tier list change in dmesg"
+	tierctl status $DEV >/tmp/st.out 2>&1 || { cat /tmp/st.out; fail "removal: tierctl status after the failed resume"; }
 	# The previous table is gone: no table holds shim2.
 	bounded 60 "removal: dmsetup remove shim2" dmsetup remove --retry shim2
 	shim_of 1 | dmsetup create shim2
@@ -82,9 +90,48 @@ guest_main() {
 	bounded 60 "dmsetup remove" dmsetup remove --retry $DEV
 	tierctl check $DEV >/tmp/check.out 2>&1 ||
 		{ cat /tmp/check.out; fail "tierctl check after the removal"; }
+	echo "removal: the pool kept its devices; a device created again under the same number is re-bound"
+}
+
+step_shrink() {
+	local table small sum id
+	tierctl create $SDEV --tier /dev/mapper/shim0 --tier /dev/mapper/shim1 \
+		--extent-size 1M --size 64M --force >/dev/null
+	tier_set $SDEV auto_migrate 0
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/$SDEV bs=1M count=8 oflag=direct conv=fsync status=none
+	sum=$(dev_sum /dev/mapper/$SDEV 8)
+	table=$(dmsetup table $SDEV)
+	small=$(awk '{ $2 = 65536; print }' <<<"$table")
+	dmsetup reload $SDEV --table "$small" || fail "shrink: the 32 MiB table did not load"
+	bounded 60 "shrink: dmsetup suspend" dmsetup suspend $SDEV
+	tier_msg $SDEV migrate 0 2048 1 || fail "shrink: migrate while suspended"
+	! dmsetup resume $SDEV 2>/dev/null || fail "shrink: resumed with a move queued"
+	klog_has "$SDEV: resize failed: -16" || fail "shrink: no failed resize in dmesg"
+	tierctl status $SDEV --json >/tmp/st.json 2>/tmp/st.err ||
+		{ cat /tmp/st.err; fail "shrink: tierctl status after the failed resume"; }
+	id=$(jq -r '.moves[0].id' /tmp/st.json)
+	tierctl cancel $SDEV "$id" >/tmp/st.out 2>&1 || { cat /tmp/st.out; fail "shrink: tierctl cancel $id"; }
+	dmsetup reload $SDEV --table "$small" || fail "shrink: the 32 MiB table did not load again"
+	bounded 60 "shrink: dmsetup resume" dmsetup resume $SDEV ||
+		fail "shrink: the 32 MiB table did not resume: $(dmesg | grep 'tier:' | tail -n 3)"
+	expect_eq "$(tier_stat $SDEV virt_extents)" 32 "shrink: virtual extents after the 32 MiB table resumed"
+	expect_eq "$(dev_sum /dev/mapper/$SDEV 8)" "$sum" "shrink: the data after the shrink"
+	tier_sane $SDEV shrink
+	bounded 60 "shrink: dmsetup remove" dmsetup remove --retry $SDEV
+	echo "shrink: after the failed preresume status and cancel found the device; the table loaded again shrank it"
+}
+
+guest_main() {
+	A=$DMT_NVME0 B=$DMT_NVME1
+	SZ=$(blockdev --getsz "$A")
+	shim0_ok | dmsetup create shim0
+	shim_of 0 | dmsetup create shim1
+	shim_of 1 | dmsetup create shim2
+	step_removal
+	step_shrink
 	no_kernel_warning "failed resume"
 	dmsetup remove --retry shim0 shim1 shim2
-	echo "failed preresume: the pool kept its devices; a device created again under the same number is re-bound"
+	echo "failed preresume: the pool kept its devices and the live table"
 }
 run_guest_phase "$@"
 
