@@ -562,9 +562,13 @@ static int tier_sb_check_fields(const struct tier_sb *sb, u32 slot,
 		return tier_err_set(err, TIER_E_SB_ACTIVE_COPY, slot,
 				    sb->active_copy);
 
-	/* Slots, then copy 0, then copy 1; no overlap, no overflow. */
+	/*
+	 * Slots, then copy 0, then copy 1; no overlap, no overflow (the
+	 * slots' end, tier_sb_sector(meta_start, 2), must not wrap).
+	 */
 	if (sb->meta_start < TIER_META_START ||
-	    sb->meta_start % TIER_BLOCK_SECTORS)
+	    sb->meta_start % TIER_BLOCK_SECTORS ||
+	    sb->meta_start > U64_MAX - 2 * TIER_BLOCK_SECTORS)
 		return tier_err_set(err, TIER_E_SB_MAP, slot, sb->meta_start);
 	if (!sb->map_blocks || sb->map_blocks > TIER_MAX_PEXTS ||
 	    sb->map_blocks < tier_map_blocks_for(sb->virt_extents))

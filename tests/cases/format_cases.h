@@ -1295,6 +1295,9 @@ static const struct sb_case sb_cases[] = {
 	  .add = true, .code = TIER_E_SB_MAP },
 	{ .desc = "copy 0 wraps", S64(map_start[0]), .val = U64_MAX - 15,
 	  .code = TIER_E_SB_MAP },
+	/* Slot 1 would wrap to sector 0 and copy 0 follow it (fuzz). */
+	{ .desc = "slots wrap", S64(meta_start), .val = U64_MAX - 7,
+	  .code = TIER_E_SB_MAP },
 	{ .desc = "copy 1 over copy 0", S64(map_start[1]), .val = -8ULL,
 	  .add = true, .code = TIER_E_SB_MAP },
 	{ .desc = "copy 1 unaligned", S64(map_start[1]), .val = 3,
