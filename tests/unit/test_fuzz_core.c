@@ -803,6 +803,10 @@ static void fuzz_sb_decode(void **state)
 					tier_settings_put(&s->settings,
 							  1 + rng_below(&r, 20),
 							  (u32)interesting(&r, 4, 0, 100));
+			else if (rng_chance(&r, 20)) /* a full record */
+				for (i = 0; i < TIER_SETTINGS_MAX; i++)
+					tier_settings_put(&s->settings, 1 + i,
+							  (u32)interesting(&r, 4, 0, 100));
 			tier_sb_encode(s, blk);
 			FZ(tier_sb_decode(blk, tier_sb_slot(s->generation), s,
 					  NULL) == 0,
