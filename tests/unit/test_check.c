@@ -29,18 +29,21 @@
 #define NR 3
 
 /*
- * A bad sector: every tl_pread_full() of fd fail_fd (-1: none) that covers
- * byte fail_off fails with EIO, as the kernel's read would.
+ * Bad sectors: every tl_pread_full() of fd fail_fd (-1: none) that covers
+ * byte fail_off (or fail_off2, U64_MAX: none) fails with EIO, as the
+ * kernel's read would.
  */
 static int fail_fd = -1;
-static u64 fail_off;
+static u64 fail_off, fail_off2 = U64_MAX;
 
 int __real_tl_pread_full(int fd, void *buf, size_t len, u64 off);
 int __wrap_tl_pread_full(int fd, void *buf, size_t len, u64 off);
 
 int __wrap_tl_pread_full(int fd, void *buf, size_t len, u64 off)
 {
-	if (fd >= 0 && fd == fail_fd && off <= fail_off && fail_off < off + len)
+	if (fd >= 0 && fd == fail_fd &&
+	    ((off <= fail_off && fail_off < off + len) ||
+	     (off <= fail_off2 && fail_off2 < off + len)))
 		return -EIO;
 	return __real_tl_pread_full(fd, buf, len, off);
 }
@@ -49,6 +52,7 @@ static void fail_clear(void *arg)
 {
 	(void)arg;
 	fail_fd = -1;
+	fail_off2 = U64_MAX;
 }
 
 struct img {
@@ -630,6 +634,49 @@ static void check_sb_unreadable_test(CASE_CTX)
 		CASE_EQ(md->sb.generation, gen + 1);
 		CASE_EQ(md->sb_slot, bad);
 	}
+}
+
+/*
+ * A bad sector in each map copy, in different blocks: check read the map
+ * in batches of 256 blocks and took a failed batch for 256 unreadable
+ * blocks, so one bad sector made every block of the fixture's map (29 per
+ * copy) an error, and repair, finding "both copies unreadable" everywhere,
+ * unmapped every extent. Only the two blocks are bad, and each is rebuilt
+ * from the other copy with nothing lost.
+ */
+static void check_map_bad_sector_test(CASE_CTX)
+{
+	struct tl_err err = { "" };
+	struct img *im = img_make(test, true);
+	struct tl_md *md;
+	u32 i, t;
+
+	case_defer(test, fail_clear, NULL);
+	fail_fd = im->fd[0];
+	fail_off = tier_map_block_sector(&im->sb[1], 0, 3) << 9;
+	fail_off2 = (tier_map_block_sector(&im->sb[1], 1, 5) << 9) + 512;
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_GT(md->sb.map_blocks, 6);
+	CASE_EQ(md->sb.active_copy, 0);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_EQ(md->nr_warnings, 1);
+	for (i = 0; i < md->nr_problems; i++) {
+		const struct tl_problem *p = &md->problems[i];
+
+		CASE_STREQ(p->structure, "map");
+		CASE_EQ(p->block, p->slot ? 5 : 3);
+		CASE_NOT_NULL(strstr(p->what, "read error"));
+	}
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	CASE_EQ(md->nr_losses, 0);
+	CASE_EQ(md->nr_writes, 2);
+	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+	fail_fd = -1;
+	expect_clean(test, im, "a bad sector in each copy");
+	md = md_check(test, im, NR, NULL);
+	for (t = 0; t < NR; t++)
+		CASE_EQ(md->used[t], used_want[t]);
 }
 
 /* One physical extent mapped twice (in both copies): one mapping goes. */
@@ -1413,6 +1460,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_used_count_test),
 	CASE_RUN(check_both_slots_test),
 	CASE_RUN(check_sb_unreadable_test),
+	CASE_RUN(check_map_bad_sector_test),
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),

@@ -663,7 +663,7 @@ static u8 *map_blk(const struct tl_md *md, u32 copy, u64 i)
 
 static int read_map(struct tl_md *md, struct tl_err *err)
 {
-	u64 mb = md->sb.map_blocks, i, n;
+	u64 mb = md->sb.map_blocks, i, n, k;
 	u32 c;
 	int r;
 
@@ -679,13 +679,19 @@ static int read_map(struct tl_md *md, struct tl_err *err)
 			n = mb - i < BATCH ? mb - i : BATCH;
 			r = read_blocks(md->dev[md->meta_dev].fd, map_blk(md, c, i),
 					n, tier_map_block_sector(&md->sb, c, i));
-			if (r) {
-				u64 k;
-
-				/* Unreadable: every block of the batch. */
-				for (k = 0; k < n; k++)
-					md->blk_ret[c][i + k] = r;
-			}
+			if (!r)
+				continue;
+			/*
+			 * One bad sector must not make the whole batch
+			 * unreadable: repair rebuilds an unreadable block from
+			 * the older copy, or unmaps it when that fails too.
+			 */
+			for (k = 0; k < n; k++)
+				md->blk_ret[c][i + k] =
+					read_blocks(md->dev[md->meta_dev].fd,
+						    map_blk(md, c, i + k), 1,
+						    tier_map_block_sector(&md->sb,
+									  c, i + k));
 		}
 	}
 	return TL_OK;
