@@ -679,6 +679,57 @@ static void check_map_bad_sector_test(CASE_CTX)
 		CASE_EQ(md->used[t], used_want[t]);
 }
 
+/*
+ * A commit cut before its superblock (generation 4 never written) left
+ * block 0 of the inactive copy newer than the superblock, mapping a tier
+ * the superblock does not have (an add-tier's) and an extent past tier 2
+ * (a grow's); then block 0 of the active copy went bad. Repair rebuilt it
+ * from the newer block without checking its entries (the core's block
+ * check stops at the generation), and its allocator scan indexed its
+ * bitmaps with them: a NULL bitmap or a heap overflow. The entries the
+ * superblock does not allow are unmapped (counted lost), the rest kept.
+ */
+static void check_newer_copy_entries_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	u8 *newer = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc added = { 3, 0, tier_pext(0) };
+	struct tier_loc grown = { 2, 0, tier_pext(1 << 20) };
+	struct tier_map_entry e;
+	struct img *im = img_make(test, true);
+	struct tier_sb sb4 = im->sb[1];
+	struct tl_err err = { "" };
+	struct tl_md *md;
+	u32 k;
+
+	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 1, 0), blk);
+	sb4.generation = 4;
+	tier_map_block_init(newer, &sb4, 1, 0);
+	for (k = 0; k < TIER_MAP_ENTRIES; k++) {
+		tier_map_block_get(blk, k, &e);
+		tier_map_block_set(newer, k, &e);
+	}
+	e = (struct tier_map_entry){ tier_map_word_encode(&added), 0, 0, 0 };
+	tier_map_block_set(newer, 5, &e);
+	e = (struct tier_map_entry){ tier_map_word_encode(&grown), 0, 0, 0 };
+	tier_map_block_set(newer, 6, &e);
+	tier_map_block_seal(newer);
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 1, 0), newer);
+	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	blk[100] ^= 0xff;
+	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_EQ(md->nr_errors, 1);
+	CASE_EQ(md->nr_warnings, 1);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	show(md);
+	CASE_EQ(md->nr_losses, 2);
+	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+	expect_clean(test, im, "newer inactive block");
+}
+
 /* One physical extent mapped twice (in both copies): one mapping goes. */
 static void check_double_use_test(CASE_CTX)
 {
@@ -1461,6 +1512,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_both_slots_test),
 	CASE_RUN(check_sb_unreadable_test),
 	CASE_RUN(check_map_bad_sector_test),
+	CASE_RUN(check_newer_copy_entries_test),
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),

@@ -1268,9 +1268,24 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 			/* The other copy: one commit older at worst. */
 			reencode(md, map_blk(md, a, i), map_blk(md, b, i), a, i,
 				 md->sb.generation);
-			fix_problems(md, "map", -2, a, i,
-				     "rebuilt from map copy %u block %llu (it may be one commit older)",
-				     b, (unsigned long long)i);
+			/*
+			 * A block newer than the superblock (a commit cut
+			 * before its superblock) had its entries never
+			 * checked: one may map a tier or an extent this
+			 * superblock does not have (an add-tier, a grown
+			 * tier), which the kernel refuses and the allocator
+			 * scan would index past its bitmaps with.
+			 */
+			n = clear_bad_entries(md, a, i, tmp);
+			md->nr_losses += n;
+			if (n)
+				fix_problems(md, "map", -2, a, i,
+					     "rebuilt from map copy %u block %llu (newer than the superblock); its %u entries outside this superblock's tiers or size are unmapped (their data is lost)",
+					     b, (unsigned long long)i, n);
+			else
+				fix_problems(md, "map", -2, a, i,
+					     "rebuilt from map copy %u block %llu (it may be one commit older)",
+					     b, (unsigned long long)i);
 		} else if (header_ok(md, a, i)) {
 			n = clear_bad_entries(md, a, i, tmp);
 			md->nr_losses += n;
