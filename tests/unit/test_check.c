@@ -197,6 +197,16 @@ static void show(const struct tl_md *md)
 			      md->problems[i].fix);
 }
 
+static bool has_problem(const struct tl_md *md, const char *text)
+{
+	u32 i;
+
+	for (i = 0; i < md->nr_problems; i++)
+		if (strstr(md->problems[i].what, text))
+			return true;
+	return false;
+}
+
 /* Check the devices @fd (paths @path, sizes @sectors) into a new md. */
 static struct tl_md *md_check_fds(CASE_CTX, const char *const *path,
 				  const int *fd, const u64 *sectors, u32 nr)
@@ -555,6 +565,44 @@ static void check_both_slots_test(CASE_CTX)
 	CASE_FALSE(tl_md_dumpable(md));
 	CASE_EQ(check_repair(test, im, W_ERROR, true, "both slots"), 0);
 	expect_clean(test, im, "both slots rebuilt");
+}
+
+/*
+ * Both slots gone, and tier 0's label (checksum intact) gives a virtual
+ * size beyond what its map holds: each label passes its own checks, so the
+ * superblock rebuilt from them was used as it was, and every pass over
+ * the map (tier_map_blocks_for(virt_extents) blocks) read past the map
+ * buffers (map_blocks blocks): a heap overflow. It is refused as damaged
+ * labels, and repair writes nothing.
+ */
+static void check_rebuild_virt_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tl_err err = { "" };
+	struct tier_label l;
+	struct tl_md *md;
+	u32 i;
+
+	memset(blk, 0, TIER_BLOCK_SIZE);
+	pw(test, im, 0, 8, blk);
+	pw(test, im, 0, 16, blk);
+	for (i = 0; i < NR; i++) {
+		pr(test, im, i, 0, blk);
+		CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+		l.virt_extents = im->sb[1].map_blocks * TIER_MAP_ENTRIES * 4;
+		tier_label_encode(&l, blk);
+		CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+		pw(test, im, i, 0, blk);
+	}
+	md = md_check(test, im, NR, NULL);
+	show(md);
+	CASE_GT(md->nr_errors, 0);
+	CASE_FALSE(md->sb_rebuilt);
+	CASE_TRUE(md->sb_fatal);
+	CASE_TRUE(has_problem(md, "the labels needed to rebuild it are missing or damaged"));
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	CASE_EQ(md->nr_writes, 0);
 }
 
 /*
@@ -1343,16 +1391,6 @@ static void check_meta_dev_shrunk_test(CASE_CTX)
 	CASE_EQ(md->problems[0].fix[0], '\0');
 }
 
-static bool has_problem(const struct tl_md *md, const char *text)
-{
-	u32 i;
-
-	for (i = 0; i < md->nr_problems; i++)
-		if (strstr(md->problems[i].what, text))
-			return true;
-	return false;
-}
-
 /*
  * Crafted sizes. A valid superblock (resealed) whose map copies are 2^40
  * blocks, far past the metadata device: check allocated the map from it
@@ -1510,6 +1548,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN_PARAMS(check_entry_test, entry),
 	CASE_RUN(check_used_count_test),
 	CASE_RUN(check_both_slots_test),
+	CASE_RUN(check_rebuild_virt_test),
 	CASE_RUN(check_sb_unreadable_test),
 	CASE_RUN(check_map_bad_sector_test),
 	CASE_RUN(check_newer_copy_entries_test),

@@ -354,6 +354,9 @@ static const struct tier_label *ref_label(const struct tl_md *md)
 static bool rebuild_sb(struct tl_md *md, struct tier_sb *sb)
 {
 	const struct tier_label *ml, *ref = ref_label(md);
+	struct tier_sb back;
+	void *blk;
+	bool ok;
 	u32 i;
 
 	if (md->meta_dev < 0 || md->dev[md->meta_dev].label_ret || !ref)
@@ -391,7 +394,19 @@ static bool rebuild_sb(struct tl_md *md, struct tier_sb *sb)
 		sb->tier[i].tier_class = l->tier_class;
 		memcpy(sb->tier[i].member_uuid, l->member_uuid, TIER_UUID_LEN);
 	}
-	return true;
+	/*
+	 * Each label passed its own checks, not the checks across them (the
+	 * virtual size within the map and the capacity, the map before tier
+	 * 0's data): the kernel's superblock check judges the whole, before
+	 * anything is sized from it.
+	 */
+	blk = tl_block_alloc(1);
+	if (!blk)
+		return false;
+	tier_sb_encode(sb, blk);
+	ok = !tier_sb_decode(blk, tier_sb_slot(sb->generation), &back, NULL);
+	free(blk);
+	return ok;
 }
 
 /*
