@@ -844,6 +844,38 @@ static void check_label_gone_test(CASE_CTX)
 	}
 }
 
+/*
+ * Two labels destroyed (tiers 1 and 2), the devices given in another
+ * order than the tiers: they took the missing tiers in the order given, and
+ * repair wrote tier 1's label on tier 2's device, which activate would
+ * then have used as tier 1. Which is which cannot be told: neither is
+ * placed, no label is written on them. One label gone is still rebuilt
+ * (check_label_gone_test).
+ */
+static void check_labels_gone_ambiguous_test(CASE_CTX)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct img *im = img_make(test, true);
+	struct tl_err err = { "" };
+	struct tl_md *md;
+	u32 i;
+
+	memset(blk, 0, TIER_BLOCK_SIZE);
+	pw(test, im, 1, 0, blk);
+	pw(test, im, 2, 0, blk);
+	md = md_check(test, im, NR, (const u32[]){ 0, 2, 1 });
+	show(md);
+	CASE_GT(md->nr_errors, 0);
+	CASE_EQ(md->devof[1], -1);
+	CASE_EQ(md->devof[2], -1);
+	CASE_TRUE(has_problem(md, "which is which cannot be told"));
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	for (i = 0; i < md->nr_writes; i++)
+		CASE_FALSE_MSG(md->writes[i].dev != 0 && md->writes[i].sector == 0,
+			       "label written on %s: %s",
+			       md->dev[md->writes[i].dev].path,
+			       md->writes[i].what);
+}
 
 static void map_destroy(void *arg)
 {
@@ -1555,6 +1587,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_double_use_test),
 	CASE_RUN(check_both_copies_test),
 	CASE_RUN(check_label_gone_test),
+	CASE_RUN(check_labels_gone_ambiguous_test),
 	CASE_RUN(check_heat_flags_test),
 	CASE_RUN(check_dump_restore_test),
 	CASE_RUN(check_restore_bad_test),

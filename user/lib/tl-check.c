@@ -316,22 +316,40 @@ static void find_meta_holder(struct tl_md *md, sector_t *meta_start)
 	free(blk);
 }
 
-/* Unidentified devices (damaged labels) take the missing tiers in order. */
+/*
+ * An unidentified device (damaged label) takes the missing tier when it is
+ * the only such device and one tier is missing. With more of either,
+ * which is which cannot be told from the disks: placing them in the order
+ * given would have repair write each a label of a tier it may not be (and
+ * the kernel then use it as that tier), so none is placed.
+ */
 static void assign_rest(struct tl_md *md)
 {
-	u32 i, t;
+	u32 i, t, nr_unplaced = 0, nr_missing = 0;
+	int dev = -1, tier = -1;
 
 	for (i = 0; i < md->nr_devs; i++) {
 		if (md->dev[i].index >= 0 || !md->dev[i].label_ret)
 			continue;
-		for (t = 0; t < md->nr_tiers; t++) {
-			if (md->devof[t] >= 0)
-				continue;
-			md->devof[t] = i;
-			md->dev[i].index = t;
-			break;
-		}
+		nr_unplaced++;
+		dev = i;
 	}
+	for (t = 0; t < md->nr_tiers; t++) {
+		if (md->devof[t] >= 0)
+			continue;
+		nr_missing++;
+		tier = t;
+	}
+	if (!nr_unplaced || !nr_missing)
+		return;
+	if (nr_unplaced == 1 && nr_missing == 1) {
+		md->devof[tier] = dev;
+		md->dev[dev].index = tier;
+		return;
+	}
+	problem(md, TL_SEV_ERROR, -1, "device",
+		"%u devices without a valid label for %u tiers without a member: which is which cannot be told, so none is placed and repair writes no label on them (a device without a label takes the missing tier only when it is the only one and one tier is missing; leave out any that is not a member)",
+		nr_unplaced, nr_missing);
 }
 
 /* ---- superblock -------------------------------------------------------- */
