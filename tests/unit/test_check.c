@@ -1296,6 +1296,35 @@ static void check_tier_list_hints_test(CASE_CTX)
  * label gives the size before the growth (a hint, accepted by the kernel),
  * which check reports as a warning naming the command that rewrites it.
  */
+/*
+ * Tier 2 with the spare metadata area add-tier gives a tier 0 replacement
+ * (docs/FORMAT.md "Replacing tier 0"), its label a resize hint behind:
+ * repair rewrote the label from the superblock without the spare area,
+ * after which the replacement cannot finish ("tier 1 has no room for tier
+ * 0's metadata"). The rewritten label keeps it.
+ */
+static void check_repair_keeps_spare_test(CASE_CTX)
+{
+	struct img *im = img_make(test, true);
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	u64 spare = 2 + 2 * im->sb[1].map_blocks;
+	struct tier_label l;
+
+	pr(test, im, 2, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	l.spare_meta_blocks = spare;
+	l.nr_extents -= 5;
+	l.dev_sectors -= 5 << l.extent_shift;
+	tier_label_encode(&l, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	pw(test, im, 2, 0, blk);
+	check_repair(test, im, W_WARN, true, "resize hint with a spare area");
+	pr(test, im, 2, 0, blk);
+	CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+	CASE_EQ(l.nr_extents, im->sb[1].tier[2].nr_extents);
+	CASE_EQ(l.spare_meta_blocks, spare);
+}
+
 static void check_resize_hint_test(CASE_CTX)
 {
 	struct img *im = img_make(test, true);
@@ -1595,6 +1624,7 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_settings_test),
 	CASE_RUN(check_tier_list_hints_test),
 	CASE_RUN(check_resize_hint_test),
+	CASE_RUN(check_repair_keeps_spare_test),
 	CASE_RUN(check_meta_dev_shrunk_test),
 	CASE_RUN(check_crafted_sizes_test),
 	CASE_RUN(check_replace_tier0_cut_test),

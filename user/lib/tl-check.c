@@ -1183,8 +1183,10 @@ static bool header_ok(const struct tl_md *md, u32 c, u64 i)
 	       code <= TIER_E_MAP_ENTRY_BEYOND;
 }
 
+/* @cur: the member's current label when it decodes, else NULL. */
 static void label_for(const struct tl_md *md, u32 idx,
-		      const struct tier_label *ref, struct tier_label *l)
+		      const struct tier_label *ref,
+		      const struct tier_label *cur, struct tier_label *l)
 {
 	const struct tier_sb *sb = &md->sb;
 	bool holds = md->meta_ext ? idx == TIER_META_DEV : idx == 0;
@@ -1215,6 +1217,13 @@ static void label_for(const struct tl_md *md, u32 idx,
 	l->dev_sectors = sb->tier[idx].dev_sectors;
 	l->data_start = sb->tier[idx].data_start;
 	l->nr_extents = sb->tier[idx].nr_extents;
+	/*
+	 * The spare metadata area add-tier reserved for a replace-tier of
+	 * tier 0 is in the label only: a valid label being rewritten keeps
+	 * it, or the replacement could not finish.
+	 */
+	if (!holds && cur)
+		l->spare_meta_blocks = cur->spare_meta_blocks;
 }
 
 static void fix_problems(struct tl_md *md, const char *structure, int dev,
@@ -1503,7 +1512,7 @@ static int plan_labels(struct tl_md *md, u8 *tmp)
 		if (md->dev[d].sectors < (idx == TIER_META_DEV ? 0 :
 					  md->sb.tier[idx].dev_sectors))
 			continue;
-		label_for(md, idx, ref, &l);
+		label_for(md, idx, ref, md->dev[d].label_ret ? NULL : cur, &l);
 		tier_label_encode(&l, tmp);
 		if (tier_label_decode(tmp, &back, NULL) ||
 		    tier_label_check_sb(&back, &md->sb, idx, NULL))
