@@ -3,7 +3,10 @@
  * (user/tierctl/cmd-check.c, cmd-restore.c) on image files: 0 clean, 1
  * damaged, 2 usage; repair writes nothing without --yes; a dump restores
  * onto other images. The checks themselves: test_check.c; on real devices:
- * VM test 062. */
+ * VM test 062.
+ *
+ * unit-ldflags: -Wl,--wrap=tl_pwrite_full
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +24,21 @@ int cmd_check(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+
+/* Writes left before tl_pwrite_full() fails with EIO (-1: never). */
+static int pwrite_ok_left = -1;
+
+int __real_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
+int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
+
+int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off)
+{
+	if (pwrite_ok_left == 0)
+		return -EIO;
+	if (pwrite_ok_left > 0)
+		pwrite_ok_left--;
+	return __real_tl_pwrite_full(fd, buf, len, off);
+}
 
 struct imgs {
 	char path[3][64];	/* tiers 0, 1; [2]: metadata device */
@@ -251,12 +269,66 @@ static void test_metadata_dev(void **state)
 	free_imgs(&to);
 }
 
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	close(fd);
+	return buf;
+}
+
+/*
+ * A write that fails in the middle of 'repair --yes': the output said
+ * "would write 2 blocks ... nothing written; run again with --yes to
+ * write" though the first block was on the disk. It says how many were
+ * written (text and JSON "blocks_written"), exit 1.
+ */
+static void test_repair_write_fails(void **state)
+{
+	char out[64] = "/tmp/tl-cmdchk-out-XXXXXX";
+	struct imgs im;
+	const char *text;
+
+	(void)state;
+	close(mkstemp(out));
+	make_imgs(&im);
+	flip(im.path[0], 24 * 512 + 100);	/* map copy 0 block 0 */
+	flip(im.path[0], 8 * 512 + 3000);	/* superblock slot 0 */
+	pwrite_ok_left = 1;
+	assert_int_equal(run(cmd_repair, out, "repair", "--yes", im.path[0],
+			     im.path[1], NULL), 1);
+	text = slurp(out);
+	assert_null(strstr(text, "nothing written"));
+	assert_non_null(strstr(text, "a write failed after 1 of the 2 blocks"));
+	flip(im.path[0], 24 * 512 + 100);	/* written: damage it again */
+	pwrite_ok_left = 1;
+	assert_int_equal(run(cmd_repair, out, "repair", "--yes", "--json",
+			     im.path[0], im.path[1], NULL), 1);
+	text = slurp(out);
+	assert_non_null(strstr(text, "\"written\":false"));
+	assert_non_null(strstr(text, "\"blocks_written\":1"));
+	pwrite_ok_left = -1;
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", im.path[0],
+			     im.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", im.path[0],
+			     im.path[1], NULL), 0);
+	unlink(out);
+	free_imgs(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_dump_restore),
 		cmocka_unit_test(test_metadata_dev),
+		cmocka_unit_test(test_repair_write_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

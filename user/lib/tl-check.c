@@ -1576,25 +1576,13 @@ out:
 	return TL_OK;
 }
 
-int tl_md_write(struct tl_md *md, struct tl_err *err)
+/* Flush every device the first @n writes went to. */
+static int flush_written(struct tl_md *md, u32 n, struct tl_err *err)
 {
 	bool synced[TL_CHK_MAX_DEVS] = { false };
 	u32 i;
-	int r;
 
-	for (i = 0; i < md->nr_writes; i++) {
-		const struct tl_write *w = &md->writes[i];
-
-		r = tl_pwrite_full(md->dev[w->dev].fd, w->blk, TIER_BLOCK_SIZE,
-				   w->sector << TIER_SECTOR_SHIFT);
-		if (r)
-			return tl_fail(err, TL_FAIL,
-				       "writing %s at sector %llu (%s) failed: %s",
-				       md->dev[w->dev].path,
-				       (unsigned long long)w->sector, w->what,
-				       strerror(-r));
-	}
-	for (i = 0; i < md->nr_writes; i++) {
+	for (i = 0; i < n; i++) {
 		int d = md->writes[i].dev;
 
 		if (synced[d])
@@ -1605,6 +1593,32 @@ int tl_md_write(struct tl_md *md, struct tl_err *err)
 				       md->dev[d].path, strerror(errno));
 	}
 	return TL_OK;
+}
+
+int tl_md_write(struct tl_md *md, struct tl_err *err)
+{
+	struct tl_err ignored;
+	u32 i;
+	int r;
+
+	md->nr_written = 0;
+	for (i = 0; i < md->nr_writes; i++) {
+		const struct tl_write *w = &md->writes[i];
+
+		r = tl_pwrite_full(md->dev[w->dev].fd, w->blk, TIER_BLOCK_SIZE,
+				   w->sector << TIER_SECTOR_SHIFT);
+		if (r) {
+			/* What was written is on the disks, as reported. */
+			flush_written(md, i, &ignored);
+			return tl_fail(err, TL_FAIL,
+				       "writing %s at sector %llu (%s) failed: %s; %u of %u blocks were written: run 'tierctl check' again before anything else",
+				       md->dev[w->dev].path,
+				       (unsigned long long)w->sector, w->what,
+				       strerror(-r), i, md->nr_writes);
+		}
+		md->nr_written = i + 1;
+	}
+	return flush_written(md, md->nr_writes, err);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -1711,7 +1725,11 @@ void tl_md_print_plan(const struct tl_md *md, bool written,
 		print_text("%u error%s cannot be repaired (no repair line above)\n",
 			   left, left == 1 ? "" : "s");
 	print_bool("written", NULL, written);
-	if (!written && md->nr_writes)
+	print_u64("blocks_written", NULL, md->nr_written);
+	if (!written && md->nr_written)
+		print_text("a write failed after %u of the %u blocks: the device is partly repaired; check it again\n",
+			   md->nr_written, md->nr_writes);
+	else if (!written && md->nr_writes)
 		print_text("nothing written; run again with --yes to write\n");
 	if (after) {
 		print_obj_begin("after");

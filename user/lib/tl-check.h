@@ -119,6 +119,8 @@ struct tl_write {
  * @nr_doubles:  physical extents mapped twice.
  * @problems:    findings; @nr_problems, @nr_errors, @nr_warnings.
  * @writes:      planned repair writes (tl_md_plan_repair()).
+ * @nr_written:  of them, written by tl_md_write() (fewer than @nr_writes
+ *               when a write failed: the device is then partly repaired).
  */
 struct tl_md {
 	struct tl_chk_dev dev[TL_CHK_MAX_DEVS];
@@ -152,6 +154,7 @@ struct tl_md {
 	u32 nr_problems, nr_errors, nr_warnings;
 	struct tl_write *writes;
 	u32 nr_writes;
+	u32 nr_written;
 	u32 nr_losses;
 };
 
@@ -184,7 +187,8 @@ int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err);
 
 /**
  * tl_md_write() - perform the planned writes in order (map blocks, then
- * superblocks, then labels) and fsync every device.
+ * superblocks, then labels) and fsync every device (after a failed write
+ * too, what was written; @md->nr_written counts it).
  * Return: TL_OK or TL_FAIL naming the device and sector.
  */
 int tl_md_write(struct tl_md *md, struct tl_err *err);
