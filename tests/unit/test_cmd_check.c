@@ -5,7 +5,7 @@
  * onto other images. The checks themselves: test_check.c; on real devices:
  * VM test 062.
  *
- * unit-ldflags: -Wl,--wrap=tl_pwrite_full
+ * unit-ldflags: -Wl,--wrap=tl_pwrite_full,--wrap=tl_sysfs_scan
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,7 @@
 
 #include "tl-create.h"
 #include "tl-disk.h"
+#include "tl-sysfs.h"
 
 /* From user/tierctl/tierctl.h, whose fail() collides with cmocka's. */
 int cmd_check(int argc, char **argv);
@@ -38,6 +39,31 @@ int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off)
 	if (pwrite_ok_left > 0)
 		pwrite_ok_left--;
 	return __real_tl_pwrite_full(fd, buf, len, off);
+}
+
+/* The block devices a scan finds (image files here), in this order. */
+static const char *scan_paths[4];
+static size_t scan_n;
+
+int __wrap_tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out,
+			 size_t *n);
+
+int __wrap_tl_sysfs_scan(const char *sysroot, struct tl_blockdev **out,
+			 size_t *n)
+{
+	struct tl_blockdev *bd = calloc(scan_n + 1, sizeof(*bd));
+	size_t i;
+
+	(void)sysroot;
+	if (!bd)
+		return -ENOMEM;
+	for (i = 0; i < scan_n; i++) {
+		snprintf(bd[i].name, sizeof(bd[i].name), "img%zu", i);
+		snprintf(bd[i].path, sizeof(bd[i].path), "%s", scan_paths[i]);
+	}
+	*out = bd;
+	*n = scan_n;
+	return 0;
 }
 
 struct imgs {
@@ -322,6 +348,61 @@ static void test_repair_write_fails(void **state)
 	free_imgs(&im);
 }
 
+/*
+ * 'check NAME' after a tier 0 replacement cut between NEWDEV's label
+ * rewrite and the old label's wipe (docs/FORMAT.md "Replacing tier 0"):
+ * two labels say tier 0, the old one's slots zeroed. The scan took one
+ * device per tier index, the first found: the old tier 0 alone, whose
+ * superblock check then rebuilt from its labels (exit 1), and which repair
+ * --yes wrote a superblock and map onto. Every device with the UUID is
+ * taken: clean, with a warning naming the old drive; repair writes nothing.
+ */
+static void test_check_name_two_tier0(void **state)
+{
+	char old[64] = "/tmp/tl-cmdchk-XXXXXX";
+	u8 *buf = malloc(1 << 20);
+	struct tier_label l;
+	struct imgs im;
+	u64 off, size;
+	u32 crc;
+	int src, dst;
+
+	(void)state;
+	assert_non_null(buf);
+	make_imgs(&im);
+	src = open(im.path[0], O_RDONLY);
+	dst = mkstemp(old);
+	assert_true(src >= 0 && dst >= 0);
+	size = lseek(src, 0, SEEK_END);
+	for (off = 0; off < size; off += 1 << 20) {
+		assert_int_equal(tl_pread_full(src, buf, 1 << 20, off), 0);
+		assert_int_equal(tl_pwrite_full(dst, buf, 1 << 20, off), 0);
+	}
+	assert_int_equal(tl_pread_full(dst, buf, TIER_BLOCK_SIZE, 0), 0);
+	assert_int_equal(tier_label_decode(buf, &l, NULL), 0);
+	memset(l.member_uuid, 0x5a, TIER_UUID_LEN);
+	tier_label_encode(&l, buf);
+	assert_int_equal(tl_pwrite_full(dst, buf, TIER_BLOCK_SIZE, 0), 0);
+	memset(buf, 0, 2 * TIER_BLOCK_SIZE);
+	assert_int_equal(tl_pwrite_full(dst, buf, 2 * TIER_BLOCK_SIZE, 8 << 9), 0);
+	close(src);
+	close(dst);
+
+	scan_paths[0] = old;
+	scan_paths[1] = im.path[0];
+	scan_paths[2] = im.path[1];
+	scan_n = 3;
+	crc = crc_of(old, 16 << 9);
+	assert_int_equal(run(cmd_check, NULL, "check", "img", NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", "img", NULL), 1);
+	assert_int_equal(run(cmd_repair, NULL, "repair", "--yes", "img", NULL), 0);
+	assert_int_equal(crc_of(old, 16 << 9), crc);
+	scan_n = 0;
+	unlink(old);
+	free(buf);
+	free_imgs(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_dump_restore),
 		cmocka_unit_test(test_metadata_dev),
 		cmocka_unit_test(test_repair_write_fails),
+		cmocka_unit_test(test_check_name_two_tier0),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

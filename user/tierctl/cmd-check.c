@@ -74,9 +74,8 @@ static int scan_groups(struct tl_groups *gs, size_t *nr_scanned)
 static int find_by_name(const char *cmd, const char *name, struct members *ms)
 {
 	struct tl_groups gs;
-	size_t n = 0;
+	size_t n = 0, m;
 	int idx, rc;
-	u32 d;
 
 	tl_groups_init(&gs);
 	rc = scan_groups(&gs, &n);
@@ -93,14 +92,19 @@ static int find_by_name(const char *cmd, const char *name, struct members *ms)
 			  cmd, name, cmd);
 		goto out;
 	}
+	/*
+	 * Every device carrying the device's UUID, not one per tier index:
+	 * the index is a hint, and after a cut tier 0 replacement two labels
+	 * say tier 0; the check places them by the newest superblock, as
+	 * activate does, and names the stale one. With one of them only, it
+	 * judged (and repair rewrote) the old tier 0's stale metadata.
+	 */
 	ms->n = 0;
-	for (d = 0; d < TIER_MAX_DEVS; d++) {
-		int s = gs.group[idx].slot[d];
-
-		if (s >= 0 && ms->n < TL_CHK_MAX_DEVS)
+	for (m = 0; m < gs.nr_members && ms->n < TL_CHK_MAX_DEVS; m++)
+		if (!memcmp(gs.member[m].label.uuid, gs.group[idx].uuid,
+			    TIER_UUID_LEN))
 			snprintf(ms->path[ms->n++], TL_PATH_LEN, "%s",
-				 gs.member[s].path);
-	}
+				 gs.member[m].path);
 out:
 	tl_groups_free(&gs);
 	return rc;
