@@ -295,6 +295,32 @@ static void test_metadata_dev(void **state)
 	free_imgs(&to);
 }
 
+/*
+ * A dump of a device whose metadata device's label is damaged (the device
+ * found by its superblock): the dump gave the metadata device's size as 0
+ * (from the label it could not read), and restore refused the dump ("its
+ * metadata device of 0 sectors cannot hold the metadata area"): no
+ * backup of the one device that needs it. It gives the device's size.
+ */
+static void test_dump_meta_label_damaged(void **state)
+{
+	struct imgs im, to;
+
+	(void)state;
+	make_imgs_meta(&im, true);
+	make_imgs_meta(&to, true);
+	flip(im.path[2], 300);		/* the metadata device's label */
+	assert_int_equal(run(cmd_dump, im.dump, "dump", "--json", im.path[0],
+			     im.path[1], im.path[2], NULL), 1);
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
+			     "--metadata-dev", to.path[2], im.dump, to.path[0],
+			     to.path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
+			     to.path[1], to.path[2], NULL), 0);
+	free_imgs(&im);
+	free_imgs(&to);
+}
+
 static char *slurp(const char *path)
 {
 	static char buf[65536];
@@ -411,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_dev),
 		cmocka_unit_test(test_repair_write_fails),
 		cmocka_unit_test(test_check_name_two_tier0),
+		cmocka_unit_test(test_dump_meta_label_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

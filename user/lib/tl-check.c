@@ -1799,8 +1799,15 @@ void tl_md_print_dump(const struct tl_md *md)
 		tl_uuid_hex(sb->meta_uuid, hex);
 		print_str("path", "metadata device %s", d >= 0 ? md->dev[d].path : "?");
 		print_str("member_uuid", " member %s", hex);
+		/*
+		 * Its label's size, which restore writes back; a device
+		 * found by its superblock (label damaged): its size, as
+		 * repair's label gets it, not 0, which restore refuses.
+		 */
 		print_u64("dev_sectors", " sectors %llu\n",
-			  d >= 0 ? md->dev[d].label.dev_sectors : 0);
+			  d < 0 ? 0 :
+			  !md->dev[d].label_ret ? md->dev[d].label.dev_sectors :
+						  md->dev[d].sectors);
 		print_obj_end();
 	}
 	print_arr_begin("tiers", NULL);
