@@ -100,6 +100,29 @@ static void status_line_meta(const char *name, struct tl_status_meta *meta)
  * status over netlink. TIERCTL_EXIT_NOFEATURE, without a message, when the
  * module has no dm-tier family (or no dev-get): the caller falls back.
  */
+/*
+ * The live table names one tier more or less than the device has, and the
+ * device is suspended: a tier-list change failed at its resume
+ * (device-mapper keeps the new table live; tierctl reloads the previous
+ * one itself, so this is a change made by hand or interrupted). Say that,
+ * not "is tierctl older". Returns true when it set @err.
+ */
+static bool failed_list_change(const char *name, const struct tl_dm_dev *dt,
+			       u32 dev_tiers, u32 table_tiers,
+			       struct tl_err *err)
+{
+	if (!dt->suspended || dev_tiers == table_tiers ||
+	    (dev_tiers != table_tiers + 1 && dev_tiers + 1 != table_tiers))
+		return false;
+	tl_fail(err, TL_FAIL,
+		"%s is suspended with a table of %u tiers while the device has %u: a change of its tier list failed at resume ('dmesg | grep tier' says why)",
+		name, table_tiers, dev_tiers);
+	tl_err_append(err,
+		      "reload the table it had and resume it (dmsetup reload, dmsetup resume), or fix the cause and run 'dmsetup resume %s'",
+		      name);
+	return true;
+}
+
 static int status_netlink(const char *name, bool json)
 {
 	struct tl_err err = { "" }, lerr = { "" };
@@ -155,17 +178,21 @@ static int status_netlink(const char *name, bool json)
 		return report(TIERCTL_EXIT_FAIL, &err);
 	}
 	rc = tl_table_parse_line(dt.params, &tt, &err);
-	if (!rc && (tt.t.nr_tiers != dev->nr_tiers ||
-		    ((u64)tt.t.extent_sectors << TIER_SECTOR_SHIFT) != dev->extent_bytes))
+	if (!rc && failed_list_change(name, &dt, dev->nr_tiers, tt.t.nr_tiers,
+				      &err))
+		rc = TL_FAIL;
+	else if (!rc &&
+		 (tt.t.nr_tiers != dev->nr_tiers ||
+		  ((u64)tt.t.extent_sectors << TIER_SECTOR_SHIFT) != dev->extent_bytes)) {
 		rc = tl_fail(&err, TL_FAIL,
 			     "netlink and table of %s disagree (%u/%u tiers, %llu/%llu byte extents)",
 			     name, dev->nr_tiers, tt.t.nr_tiers,
 			     (unsigned long long)dev->extent_bytes,
 			     (unsigned long long)tt.t.extent_sectors << TIER_SECTOR_SHIFT);
-	if (rc)
 		tl_err_append(&err,
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
-	else {
+	}
+	if (!rc) {
 		tl_nl_dev_to_status(dev, &st);
 		status_line_meta(name, &st.meta);
 		print_view(&dt, &st, &tt, dev, &lost, lost_note, json);
@@ -220,17 +247,20 @@ int cmd_status(int argc, char **argv)
 	rc = tl_status_parse(ds.params, &st, &err);
 	if (!rc)
 		rc = tl_table_parse_line(dt.params, &tt, &err);
-	if (!rc && (tt.t.nr_tiers != st.nr_tiers ||
-		    tt.t.extent_sectors != st.extent_sectors))
+	if (!rc && failed_list_change(name, &dt, st.nr_tiers, tt.t.nr_tiers,
+				      &err))
+		rc = TL_FAIL;
+	else if (!rc && (tt.t.nr_tiers != st.nr_tiers ||
+			 tt.t.extent_sectors != st.extent_sectors)) {
 		rc = tl_fail(&err, TL_FAIL,
 			     "status and table of %s disagree (%u/%u tiers, %llu/%u sector extents)",
 			     name, st.nr_tiers, tt.t.nr_tiers,
 			     (unsigned long long)st.extent_sectors,
 			     tt.t.extent_sectors);
-	if (rc) {
 		tl_err_append(&err,
 			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
-	} else {
+	}
+	if (!rc) {
 		print_view(&ds, &st, &tt, NULL, NULL, NULL, json);
 	}
 	tl_table_free(&tt);
