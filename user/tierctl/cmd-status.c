@@ -97,10 +97,6 @@ static void status_line_meta(const char *name, struct tl_status_meta *meta)
 }
 
 /*
- * status over netlink. TIERCTL_EXIT_NOFEATURE, without a message, when the
- * module has no dm-tier family (or no dev-get): the caller falls back.
- */
-/*
  * The live table names one tier more or less than the device has, and the
  * device is suspended: a tier-list change failed at its resume
  * (device-mapper keeps the new table live; tierctl reloads the previous
@@ -123,6 +119,10 @@ static bool failed_list_change(const char *name, const struct tl_dm_dev *dt,
 	return true;
 }
 
+/*
+ * status over netlink. TIERCTL_EXIT_NOFEATURE, without a message, when the
+ * module has no dm-tier family (or no dev-get): the caller falls back.
+ */
 static int status_netlink(const char *name, bool json)
 {
 	struct tl_err err = { "" }, lerr = { "" };
@@ -181,16 +181,18 @@ static int status_netlink(const char *name, bool json)
 	if (!rc && failed_list_change(name, &dt, dev->nr_tiers, tt.t.nr_tiers,
 				      &err))
 		rc = TL_FAIL;
-	else if (!rc &&
-		 (tt.t.nr_tiers != dev->nr_tiers ||
-		  ((u64)tt.t.extent_sectors << TIER_SECTOR_SHIFT) != dev->extent_bytes)) {
-		rc = tl_fail(&err, TL_FAIL,
-			     "netlink and table of %s disagree (%u/%u tiers, %llu/%llu byte extents)",
-			     name, dev->nr_tiers, tt.t.nr_tiers,
-			     (unsigned long long)dev->extent_bytes,
-			     (unsigned long long)tt.t.extent_sectors << TIER_SECTOR_SHIFT);
-		tl_err_append(&err,
-			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
+	else {
+		if (!rc &&
+		    (tt.t.nr_tiers != dev->nr_tiers ||
+		     ((u64)tt.t.extent_sectors << TIER_SECTOR_SHIFT) != dev->extent_bytes))
+			rc = tl_fail(&err, TL_FAIL,
+				     "netlink and table of %s disagree (%u/%u tiers, %llu/%llu byte extents)",
+				     name, dev->nr_tiers, tt.t.nr_tiers,
+				     (unsigned long long)dev->extent_bytes,
+				     (unsigned long long)tt.t.extent_sectors << TIER_SECTOR_SHIFT);
+		if (rc)
+			tl_err_append(&err,
+				      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	}
 	if (!rc) {
 		tl_nl_dev_to_status(dev, &st);
@@ -250,15 +252,17 @@ int cmd_status(int argc, char **argv)
 	if (!rc && failed_list_change(name, &dt, st.nr_tiers, tt.t.nr_tiers,
 				      &err))
 		rc = TL_FAIL;
-	else if (!rc && (tt.t.nr_tiers != st.nr_tiers ||
-			 tt.t.extent_sectors != st.extent_sectors)) {
-		rc = tl_fail(&err, TL_FAIL,
-			     "status and table of %s disagree (%u/%u tiers, %llu/%u sector extents)",
-			     name, st.nr_tiers, tt.t.nr_tiers,
-			     (unsigned long long)st.extent_sectors,
-			     tt.t.extent_sectors);
-		tl_err_append(&err,
-			      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
+	else {
+		if (!rc && (tt.t.nr_tiers != st.nr_tiers ||
+			    tt.t.extent_sectors != st.extent_sectors))
+			rc = tl_fail(&err, TL_FAIL,
+				     "status and table of %s disagree (%u/%u tiers, %llu/%u sector extents)",
+				     name, st.nr_tiers, tt.t.nr_tiers,
+				     (unsigned long long)st.extent_sectors,
+				     tt.t.extent_sectors);
+		if (rc)
+			tl_err_append(&err,
+				      "is tierctl older than the dm-tier module? ('tierctl version', 'modinfo dm-tier')");
 	}
 	if (!rc) {
 		print_view(&ds, &st, &tt, NULL, NULL, NULL, json);
