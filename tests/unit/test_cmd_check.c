@@ -256,6 +256,18 @@ static void test_dump_restore(void **state)
 	free_imgs(&to);
 }
 
+/*
+ * @dump restored onto @to, @to->path[2] its metadata device: restore
+ * succeeds and the result checks clean.
+ */
+static void assert_restores_clean(const char *dump, const struct imgs *to)
+{
+	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
+			     "--metadata-dev", to->path[2], dump, to->path[0],
+			     to->path[1], NULL), 0);
+	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to->path[0],
+			     to->path[1], to->path[2], NULL), 0);
+}
 
 /* A separate metadata device: found by its label, repaired, restored. */
 static void test_metadata_dev(void **state)
@@ -286,11 +298,7 @@ static void test_metadata_dev(void **state)
 			     im.path[1], im.path[2], NULL), 0);
 	assert_int_equal(run(cmd_restore, NULL, "restore", "--force", im.dump,
 			     to.path[0], to.path[1], NULL), 2);
-	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
-			     "--metadata-dev", to.path[2], im.dump, to.path[0],
-			     to.path[1], NULL), 0);
-	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
-			     to.path[1], to.path[2], NULL), 0);
+	assert_restores_clean(im.dump, &to);
 	free_imgs(&im);
 	free_imgs(&to);
 }
@@ -312,11 +320,7 @@ static void test_dump_meta_label_damaged(void **state)
 	flip(im.path[2], 300);		/* the metadata device's label */
 	assert_int_equal(run(cmd_dump, im.dump, "dump", "--json", im.path[0],
 			     im.path[1], im.path[2], NULL), 1);
-	assert_int_equal(run(cmd_restore, NULL, "restore", "--force",
-			     "--metadata-dev", to.path[2], im.dump, to.path[0],
-			     to.path[1], NULL), 0);
-	assert_int_equal(run(cmd_check, NULL, "check", "--strict", to.path[0],
-			     to.path[1], to.path[2], NULL), 0);
+	assert_restores_clean(im.dump, &to);
 	free_imgs(&im);
 	free_imgs(&to);
 }
