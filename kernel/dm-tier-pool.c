@@ -947,7 +947,8 @@ void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)
 	tier_pool_drop_bdev(gone);
 }
 
-int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
+int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, const void *owner,
+			char **err)
 {
 	struct tier_alloc *a = &pool->alloc[tier];
 
@@ -963,16 +964,24 @@ int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err)
 		return -EBUSY;
 	}
 	set_bit(tier, &pool->noalloc_hold);
+	pool->hold_owner[tier] = owner;
 	a->flags |= TIER_ALLOC_F_NOALLOC;
 	return 0;
 }
 
-void tier_pool_release_tier(struct tier_pool *pool, u32 tier)
+void tier_pool_release_tier(struct tier_pool *pool, const void *owner)
 {
+	u32 tier;
+
 	spin_lock_irq(&pool->lock);
-	if (test_and_clear_bit(tier, &pool->noalloc_hold) &&
-	    tier < pool->nr_tiers)
-		tier_pool_sync_noalloc(pool);
+	for (tier = 0; tier < pool->nr_tiers; tier++) {
+		if (pool->hold_owner[tier] != owner)
+			continue;
+		pool->hold_owner[tier] = NULL;
+		if (test_and_clear_bit(tier, &pool->noalloc_hold))
+			tier_pool_sync_noalloc(pool);
+		break;
+	}
 	spin_unlock_irq(&pool->lock);
 }
 
@@ -988,6 +997,7 @@ static void tier_pool_tier_reset(struct tier_pool *pool, u32 tier)
 	clear_bit(tier, &pool->acked_dirty);
 	clear_bit(tier, &pool->near_full);
 	clear_bit(tier, &pool->noalloc_hold);
+	pool->hold_owner[tier] = NULL;
 	clear_bit(tier, &pool->forgotten);
 	pool->mapped[tier] = 0;
 	for_each_possible_cpu(cpu) {
@@ -1026,6 +1036,7 @@ static void tier_pool_tier_move(struct tier_pool *pool, u32 to, u32 from)
 	memcpy(pool->tier_name[to], pool->tier_name[from], BDEVNAME_SIZE);
 	pool->alloc[to] = pool->alloc[from];
 	pool->mapped[to] = pool->mapped[from];
+	pool->hold_owner[to] = pool->hold_owner[from];
 	atomic64_set(&pool->io_errors[to],
 		     atomic64_read(&pool->io_errors[from]));
 	atomic_set(&pool->health[to], atomic_read(&pool->health[from]));
@@ -1192,6 +1203,7 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	struct block_device *gone;
 	struct tier_alloc old;
 	char name[BDEVNAME_SIZE];
+	const void *owner;
 	char *why;
 	int r;
 
@@ -1203,10 +1215,13 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);
 	/* Held since the load: still empty, unless a job was under way. */
+	owner = pool->hold_owner[pos];
 	clear_bit(pos, &pool->noalloc_hold);
-	r = tier_pool_hold_tier(pool, pos, &why);
-	if (r)
+	r = tier_pool_hold_tier(pool, pos, owner, &why);
+	if (r) {
 		set_bit(pos, &pool->noalloc_hold);
+		pool->hold_owner[pos] = owner;
+	}
 	tier_pool_used(pool, used, false, pos);
 	spin_unlock_irq(&pool->lock);
 	if (r) {

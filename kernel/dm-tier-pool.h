@@ -252,8 +252,13 @@ struct tier_pool {
 	 * Tiers a loaded table without them (tierctl remove-tier) keeps from
 	 * taking extents until it resumes or is destroyed; bit per tier.
 	 * tier_pool_sync_noalloc() keeps their TIER_ALLOC_F_NOALLOC.
+	 * @hold_owner names the table of each hold: a tier-list change that
+	 * resumes meanwhile (after the holder's preresume failed) moves the
+	 * tier and its bit, and the holder's destructor must release the
+	 * tier it held, wherever it is now, not the index it held.
 	 */
 	unsigned long noalloc_hold;
+	const void *hold_owner[TIER_MAX_TIERS];
 	/*
 	 * Tiers forget-tier declared lost, a bit each: they take no new
 	 * extents (tier_pool_sync_noalloc()) until tier-recover succeeds or
@@ -1046,25 +1051,28 @@ void tier_pool_sync_noalloc(struct tier_pool *pool);
  * on: a table without it was loaded (tierctl remove-tier), and it must
  * still be empty when that table resumes. Undone by
  * tier_pool_release_tier().
- * @pool: the pool.
- * @tier: the tier to remove (tier 0 only when tier 1 takes its place).
- * @err:  out; a static message for ti->error.
+ * @pool:  the pool.
+ * @tier:  the tier to remove (tier 0 only when tier 1 takes its place).
+ * @owner: the holder (the table's context), which releases it by that.
+ * @err:   out; a static message for ti->error.
  *
  * Context: caller holds pool->lock.
  * Return: 0; -EBUSY when the tier holds extents or some are being
  * prepared or moved there, or it is held already.
  */
-int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, char **err);
+int tier_pool_hold_tier(struct tier_pool *pool, u32 tier, const void *owner,
+			char **err);
 
 /**
  * tier_pool_release_tier() - undo tier_pool_hold_tier() (the table without
- * the tier was destroyed without resuming).
- * @pool: the pool.
- * @tier: the tier.
+ * the tier was destroyed without resuming): the tier @owner holds, at
+ * whatever index a tier-list change resumed since has moved it to.
+ * @pool:  the pool.
+ * @owner: the holder given to tier_pool_hold_tier().
  *
  * Context: process; takes pool->lock.
  */
-void tier_pool_release_tier(struct tier_pool *pool, u32 tier);
+void tier_pool_release_tier(struct tier_pool *pool, const void *owner);
 
 /**
  * tier_pool_add_tier() - insert a tier at @pos (@pos = count appends):

@@ -1686,7 +1686,7 @@ static int tier_prepare_list_change(struct tier_c *tc, char **error)
 				"The other tiers are smaller than the device's virtual size";
 			r = -ENOSPC;
 		} else {
-			r = tier_pool_hold_tier(pool, pos, error);
+			r = tier_pool_hold_tier(pool, pos, tc, error);
 		}
 		spin_unlock_irq(&pool->lock);
 		tc->held = !r;
@@ -1982,7 +1982,7 @@ static int tier_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 bad_pool:
 	if (tc->held)
-		tier_pool_release_tier(tc->pool, tc->list_pos);
+		tier_pool_release_tier(tc->pool, tc);
 	mutex_lock(&tier_pools_mutex);
 	last = tier_pool_put(tc->pool, tc);
 	mutex_unlock(&tier_pools_mutex);
@@ -2001,7 +2001,7 @@ static void tier_dtr(struct dm_target *ti)
 
 	/* A table without a tier, destroyed before it resumed. */
 	if (tc->held)
-		tier_pool_release_tier(pool, tc->list_pos);
+		tier_pool_release_tier(pool, tc);
 	mutex_lock(&tier_pools_mutex);
 	if (pool->ti == ti)
 		pool->ti = NULL;

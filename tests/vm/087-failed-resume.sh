@@ -18,6 +18,13 @@
 #             and the map checks. In the failed state `tierctl status`
 #             says the tier-list change failed at resume and what to do
 #             (before: "status and table disagree; is tierctl older").
+#   held      tier 2's removal fails at preresume, then a table inserting a
+#             tier at 1 resumes over it (tier 2 becomes 3) and the failed
+#             table is destroyed: tier 3 takes extents again (moves there
+#             and back, data intact) and can be removed. Before: the
+#             destroyed table released the hold by its old index (2), so
+#             tier 3 stayed held (migrate: ENOSPC; remove-tier: "another
+#             table without this tier is loaded already").
 #   shrink    a table of half the size is loaded, the device suspended, a
 #             move queued (migrate), so the shrink's preresume fails
 #             (moves queued): `tierctl status` lists the move and `tierctl
@@ -36,6 +43,7 @@
 DEV=fr87
 D=/dev/mapper/$DEV
 SDEV=fs87
+HDEV=hd87
 
 shim0_ok() { printf '0 %s linear %s 0\n' "$SZ" "$A"; }
 # Sectors 8..23: both superblock slots (docs/FORMAT.md).
@@ -95,6 +103,59 @@ step_removal() {
 	echo "removal: the pool kept its devices; a device created again under the same number is re-bound"
 }
 
+step_held() {
+	local table new ins sum s3
+	tierctl create $HDEV --tier /dev/mapper/shim0 --tier /dev/mapper/shim1 \
+		--tier /dev/mapper/shim2 --extent-size 1M --size 64M --force >/dev/null
+	tier_set $HDEV auto_migrate 0
+	dd if=<(rand_bytes) iflag=fullblock of=/dev/mapper/$HDEV bs=1M count=8 oflag=direct conv=fsync status=none
+	sum=$(dev_sum /dev/mapper/$HDEV 8)
+	# shim3's label as the tier to insert at 1 (add-tier stopped before
+	# its table load: the test loads the table by hand below).
+	TIERCTL_TEST_STOP=label tierctl add-tier $HDEV /dev/mapper/shim3 --position 1 2>/dev/null ||
+		fail "held: add-tier's label on shim3"
+	table=$(dmsetup table $HDEV)
+	new=$(awk '{ $5 = 2; $8 = ""; print }' <<<"$table" | tr -s ' ')
+	s3=$(devno shim3 | tr -d ' ')
+	ins=$(awk -v s3="$s3" '{ $5 = 4; $6 = $6 " " s3; print }' <<<"$table")
+
+	# Tier 2's removal fails at preresume (its commit: tier 0's slots
+	# fail after the suspend's own commit, so the mode stays rw).
+	dmsetup reload $HDEV --table "$new" || fail "held: the table without tier 2 did not load"
+	bounded 60 "held: dmsetup suspend" dmsetup suspend $HDEV
+	shim0_swap shim0_bad
+	! dmsetup resume $HDEV 2>/dev/null || fail "held: resumed though the commit of the tier list failed"
+	shim0_swap shim0_ok
+	# The insert at 1 resumes over it: tier 2, held by the failed table,
+	# becomes tier 3; then the failed table is destroyed.
+	dmsetup reload $HDEV --table "$ins" || fail "held: the table with shim3 at 1 did not load"
+	bounded 60 "held: dmsetup resume" dmsetup resume $HDEV ||
+		fail "held: the insert did not resume: $(dmesg | grep 'tier:' | tail -n 3)"
+	expect_eq "$(tier_stat $HDEV nr_tiers)" 4 "held: tiers after the insert"
+	klog_has "$HDEV: tier 1 added" || fail "held: no 'tier 1 added' in dmesg"
+	# No table holds shim2 (tier 3) any more: it takes extents again.
+	tier_msg $HDEV migrate 0 $((4 * 2048)) 3 ||
+		fail "held: migrate to tier 3 (shim2) refused: it is still held by the destroyed table"
+	tier_wait $HDEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped3 = 4 ]' ||
+		fail "held: the migration to tier 3 did not end: $(tier_summary $HDEV)"
+	tier_msg $HDEV migrate 0 $((4 * 2048)) 0 || fail "held: migrate back to tier 0"
+	tier_wait $HDEV 60 '[ $manual_pending = 0 ] && [ $in_flight = 0 ] && [ $mapped3 = 0 ]' ||
+		fail "held: the migration back did not end: $(tier_summary $HDEV)"
+	expect_eq "$(dev_sum /dev/mapper/$HDEV 8)" "$sum" "held: the data after moves to tier 3 and back"
+	tier_sane $HDEV held
+	# And it can be removed (it was "held already" before). The insert was
+	# loaded by hand: the first remove-tier completes the label hints
+	# add-tier would have written and removes nothing (it says so).
+	tierctl remove-tier $HDEV 3 >/tmp/rm.out 2>&1 || { cat /tmp/rm.out; fail "held: tierctl remove-tier 3"; }
+	if grep -q "Nothing is removed now" /tmp/rm.out; then
+		tierctl remove-tier $HDEV 3 >/tmp/rm.out 2>&1 ||
+			{ cat /tmp/rm.out; fail "held: tierctl remove-tier 3 (again)"; }
+	fi
+	expect_eq "$(tier_stat $HDEV nr_tiers)" 3 "held: tiers after removing tier 3"
+	bounded 60 "held: dmsetup remove" dmsetup remove --retry $HDEV
+	echo "held: the tier a failed removal held was released where an insert had moved it"
+}
+
 step_shrink() {
 	local table small sum id
 	tierctl create $SDEV --tier /dev/mapper/shim0 --tier /dev/mapper/shim1 \
@@ -129,10 +190,13 @@ guest_main() {
 	shim0_ok | dmsetup create shim0
 	shim_of 0 | dmsetup create shim1
 	shim_of 1 | dmsetup create shim2
+	# 32 MiB after them: a tier to insert.
+	printf '0 65536 linear %s 262144\n' "$B" | dmsetup create shim3
 	step_removal
+	step_held
 	step_shrink
 	no_kernel_warning "failed resume"
-	dmsetup remove --retry shim0 shim1 shim2
+	dmsetup remove --retry shim0 shim1 shim2 shim3
 	echo "failed preresume: the pool kept its devices and the live table"
 }
 run_guest_phase "$@"
