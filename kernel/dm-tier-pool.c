@@ -8,13 +8,16 @@
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/device-mapper.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "dm-tier-pool.h"
 #include "dm-tier-debug.h"
@@ -59,22 +62,41 @@ void tier_pool_wait_unpinned(struct tier_pool *pool)
 
 /* ---- jobs ---------------------------------------------------------------- */
 
-int tier_pool_jobs_init(void)
+/*
+ * tier-recover's probe flushes, each in its own work item: one that times
+ * out goes on here, owning nothing but its device reference, and module
+ * exit waits for it.
+ */
+static struct workqueue_struct *tier_probe_wq;
+
+int tier_pool_module_init(void)
 {
 	int r;
 
 	tier_job_cache = KMEM_CACHE(tier_job, 0);
 	if (!tier_job_cache)
 		return -ENOMEM;
+	tier_probe_wq = alloc_workqueue("dm-tier-probe", WQ_UNBOUND, 0);
+	if (!tier_probe_wq) {
+		r = -ENOMEM;
+		goto bad_wq;
+	}
 	r = tier_copy_init();
 	if (r)
-		kmem_cache_destroy(tier_job_cache);
+		goto bad_copy;
+	return 0;
+
+bad_copy:
+	destroy_workqueue(tier_probe_wq);
+bad_wq:
+	kmem_cache_destroy(tier_job_cache);
 	return r;
 }
 
-void tier_pool_jobs_exit(void)
+void tier_pool_module_exit(void)
 {
 	tier_copy_exit();
+	destroy_workqueue(tier_probe_wq);
 	kmem_cache_destroy(tier_job_cache);
 }
 
@@ -727,10 +749,122 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status)
 				     TIER_HEV_IO_ERROR);
 }
 
+/*
+ * The pool's own reference on a device it uses (struct tier_pool,
+ * tier_bdev): the device's memory, its disk's and its queue's outlive a
+ * removal while the pool points at it; its bios then fail. Not an open: it
+ * keeps nobody from removing or claiming the device.
+ */
+static void tier_pool_hold_bdev(struct block_device *bdev)
+{
+	get_device(&bdev->bd_device);
+}
+
+/* Context: process, may sleep (the last reference frees the disk). */
+static void tier_pool_drop_bdev(struct block_device *bdev)
+{
+	if (bdev)
+		put_device(&bdev->bd_device);
+}
+
 #define TIER_MSG_PROBE \
 	"The tier failed its probe flush: reconnect or repair it, then retry"
 #define TIER_MSG_RECOVER_MOVED \
 	"the tier list changed or the tier was re-bound meanwhile (a table reload): check the tier, then retry"
+
+#define TIER_MSG_PROBE_HUNG \
+	"The tier did not answer its probe flush in time: its path hangs (a controller reconnecting, a suspended device); nothing changed: retry once it answers"
+
+/* One probe flush, shared by its work and its caller (the last frees it). */
+struct tier_probe {
+	struct work_struct work;
+	struct block_device *bdev; /* referenced (tier_pool_hold_bdev()) */
+	struct completion done;
+	refcount_t ref;
+	int result;
+};
+
+static void tier_probe_put(struct tier_probe *p)
+{
+	if (!refcount_dec_and_test(&p->ref))
+		return;
+	tier_pool_drop_bdev(p->bdev);
+	kfree(p);
+}
+
+static void tier_probe_work(struct work_struct *ws)
+{
+	struct tier_probe *p = container_of(ws, struct tier_probe, work);
+
+	p->result = blkdev_issue_flush(p->bdev);
+	complete(&p->done);
+	tier_probe_put(p);
+}
+
+/*
+ * Whether @tier's path answers a flush, asked without md_lock and waited
+ * for at most TIER_PROBE_WAIT_S: a path that still hangs keeps neither the
+ * pool's commits (and so the device's fsyncs, its suspend, its reloads)
+ * nor the caller's netlink request (genetlink's cb_lock, which a family
+ * registration anywhere on the host waits for) as long as it hangs. A
+ * flush that timed out goes on in tier_probe_wq.
+ */
+static int tier_probe_path(struct tier_pool *pool, u32 tier, dev_t dev,
+			   const char **err)
+{
+	struct tier_probe *p;
+	long left;
+	int r;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		*err = "Cannot allocate the probe";
+		return -ENOMEM;
+	}
+	mutex_lock(&pool->md_lock);
+	if (READ_ONCE(pool->suspended)) {
+		mutex_unlock(&pool->md_lock);
+		kfree(p);
+		*err = TIER_MSG_SUSPENDED;
+		return -EBUSY;
+	}
+	if (tier >= pool->nr_tiers || pool->tier_dev_id[tier] != dev) {
+		mutex_unlock(&pool->md_lock);
+		kfree(p);
+		*err = TIER_MSG_RECOVER_MOVED;
+		return -EBUSY;
+	}
+	p->bdev = pool->tier_bdev[tier];
+	tier_pool_hold_bdev(p->bdev);
+	mutex_unlock(&pool->md_lock);
+
+	INIT_WORK(&p->work, tier_probe_work);
+	init_completion(&p->done);
+	refcount_set(&p->ref, 2);
+	queue_work(tier_probe_wq, &p->work);
+	left = wait_for_completion_killable_timeout(&p->done,
+						    TIER_PROBE_WAIT_S * HZ);
+	if (left > 0) {
+		r = p->result;
+		if (r)
+			*err = TIER_MSG_PROBE;
+	} else if (!left) {
+		r = -ETIMEDOUT;
+		*err = TIER_MSG_PROBE_HUNG;
+	} else {
+		r = -EINTR;
+		*err = "Interrupted while the tier's probe flush waited";
+	}
+	tier_probe_put(p);
+	if (r == -ETIMEDOUT)
+		DMERR("%s: tier %u (%s): probe flush did not answer in %d s; state kept",
+		      tier_pool_log_name(pool), tier, pool->tier_name[tier],
+		      TIER_PROBE_WAIT_S);
+	else if (r && r != -EINTR)
+		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
+		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);
+	return r;
+}
 
 int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
 		      void (*recovered)(struct tier_pool *pool, u32 tier),
@@ -739,6 +873,9 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
 	bool acked;
 	int r;
 
+	r = tier_probe_path(pool, tier, dev, err);
+	if (r)
+		return r;
 	/*
 	 * Serialised with commits, which flush and read the same bits; the
 	 * probe takes acked_dirty as any flush does (tier_pool_flush_begin()),
@@ -905,24 +1042,6 @@ u64 tier_forget_tier_range(struct tier_pool *pool, u32 tier, u64 first,
 		cond_resched();
 	}
 	return done;
-}
-
-/*
- * The pool's own reference on a device it uses (struct tier_pool,
- * tier_bdev): the device's memory, its disk's and its queue's outlive a
- * removal while the pool points at it; its bios then fail. Not an open: it
- * keeps nobody from removing or claiming the device.
- */
-static void tier_pool_hold_bdev(struct block_device *bdev)
-{
-	get_device(&bdev->bd_device);
-}
-
-/* Context: process, may sleep (the last reference frees the disk). */
-static void tier_pool_drop_bdev(struct block_device *bdev)
-{
-	if (bdev)
-		put_device(&bdev->bd_device);
 }
 
 void tier_pool_rebind(struct tier_pool *pool, u32 tier, struct dm_dev *dev)

@@ -418,6 +418,12 @@ struct tier_pool {
 
 /* Refusals of what a suspended device cannot do now (EBUSY). */
 #define TIER_MSG_SUSPENDED "the device is suspended; resume it first"
+/*
+ * How long tier-recover waits for its probe flush: a live path answers in
+ * milliseconds; one that hangs fails the request (-ETIMEDOUT) instead of
+ * holding it, and the netlink socket's lock, as long as it hangs.
+ */
+#define TIER_PROBE_WAIT_S 15
 
 #define TIER_JOB_RETRY_MS 10 /* worker retry after no job could be had */
 #define TIER_HEAT_COMMIT_S 30 /* heat alone is committed at most this often */
@@ -593,20 +599,22 @@ static inline void tier_heat_note(struct tier_pool *pool, struct tier_vext v)
 /* ---- lifetime ------------------------------------------------------------ */
 
 /**
- * tier_pool_jobs_init() - create the slabs of struct tier_job and of the
- * copier's buffers.
+ * tier_pool_module_init() - create what every pool shares: the slabs of
+ * struct tier_job and of the copier's buffers, tier-recover's probe
+ * workqueue.
  *
  * Context: module init (target registration).
  * Return: 0 or -ENOMEM.
  */
-int tier_pool_jobs_init(void);
+int tier_pool_module_init(void);
 
 /**
- * tier_pool_jobs_exit() - destroy them.
+ * tier_pool_module_exit() - destroy them (waits for a probe flush still
+ * under way: one that timed out).
  *
  * Context: module exit, after the last pool is gone.
  */
-void tier_pool_jobs_exit(void);
+void tier_pool_module_exit(void);
 
 /**
  * tier_pool_create() - a pool for a table, with its metadata loaded.
@@ -1002,18 +1010,21 @@ void tier_note_io_error(struct tier_pool *pool, u32 tier, blk_status_t status);
  * failed, so its pending mappings may be committed again. The worker is
  * woken: writes parked for the tier (offline_queue_s) are issued again.
  * The tiers' no-new-extents marks are resynced (tier_pool_sync_noalloc()).
- * The flush may wait as long as the tier's path hangs (a suspended dm
- * device, an NVMe-oF controller reconnecting): md_lock is held, so the
- * pool's commits, its suspend and a reload of its table (the re-bind
- * checks) wait too; other devices and requests do not. A suspended
- * device is refused (EBUSY): its resume may re-bind the tier under
- * tier_pools_mutex, which then must not wait for this flush.
+ * The probe is two flushes: the first without md_lock, waited for at most
+ * TIER_PROBE_WAIT_S (a path that still hangs, a suspended dm device or an
+ * NVMe-oF controller reconnecting, fails the request and holds nothing:
+ * the pool's commits, its suspend and its reloads go on); once the path
+ * answers, the second under md_lock, as a commit's flush, for the tier's
+ * dirty bits. A suspended device is refused (EBUSY): its resume may
+ * re-bind the tier under tier_pools_mutex, which then must not wait for
+ * this flush.
  *
  * Context: process, may sleep; caller does not hold tier_pools_mutex
  * (the flush may wait on a hung path); takes pool->md_lock, then
  * pool->lock.
- * Return: 0; -EBUSY (device suspended, or the tier changed); or the
- * flush's error: the tier keeps its state.
+ * Return: 0; -EBUSY (device suspended, or the tier changed); -ETIMEDOUT
+ * (no answer in TIER_PROBE_WAIT_S); -EINTR (a fatal signal); -ENOMEM; or
+ * the flush's error: the tier keeps its state.
  */
 int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
 		      void (*recovered)(struct tier_pool *pool, u32 tier),

@@ -3002,17 +3002,17 @@ int dm_tier_target_register(void)
 {
 	int r;
 
-	r = tier_pool_jobs_init();
+	r = tier_pool_module_init();
 	if (r)
 		return r;
 	r = dm_register_target(&tier_target);
 	if (r)
-		tier_pool_jobs_exit();
+		tier_pool_module_exit();
 	return r;
 }
 
 void dm_tier_target_unregister(void)
 {
 	dm_unregister_target(&tier_target);
-	tier_pool_jobs_exit();
+	tier_pool_module_exit();
 }

@@ -18,12 +18,17 @@
 #             before. Before the fix the load held tier_pools_mutex and
 #             everything else waited for it.
 #   recover   tier 1 degraded; nh1 suspended: `tierctl recover nh --tier 1`
-#             waits in its probe flush. Meanwhile `tierctl list`, `tierctl
+#             waits in its probe flush. Meanwhile a pin and a commit of nh
+#             (`dmsetup message nh 0 commit`), `tierctl list`, `tierctl
 #             status nb`, `dmsetup remove nb` and `dmsetup create nb` (its
 #             constructor and resume) must each end within their bound;
-#             nh1 resumed, the recover succeeds and tier 1 is ok. Before
-#             the fix tier-recover held tier_pools_mutex and genl_mutex
-#             across the flush, and each of them waited for it.
+#             the recover gives up after 15 s (exit 1, "did not answer its
+#             probe flush in time", tier 1 still degraded); nh1 resumed,
+#             a recover succeeds and tier 1 is ok. Before the fixes
+#             tier-recover held tier_pools_mutex and genl_mutex across the
+#             flush, and each of them waited for it; then it held md_lock
+#             (nh's commits, so its fsyncs, waited) and its netlink request
+#             (genetlink's cb_lock) for as long as the tier hung.
 #   commit    tier 1 degraded; nh0 suspended; a pin makes the worker commit,
 #             which waits writing the map to tier 0 with md_lock held.
 #             `tierctl evacuate-lost nh --tier 1` (tier-forget) and
@@ -146,23 +151,41 @@ step_load() {
 }
 
 step_recover() {
-	local rec
+	local rec rc=0 c0
 	tier1_degrade recover
 	dmsetup suspend --noflush --nolockfs nh1
 	HELD=nh1
 	tierctl recover $DEV --tier 1 >/tmp/rec.out 2>&1 &
 	rec=$!
-	# In the probe flush (holding tier_pools_mutex before the fix).
+	# In the probe flush (holding tier_pools_mutex before 2026-12-07,
+	# md_lock before this step's second fix).
 	waits_in $rec tier_tier_recover "recover: tierctl recover" /tmp/rec.out
+	# The device's commits go on: a pin asks for one, the commit message
+	# makes one and waits for it.
+	c0=$(tier_stat $DEV commits)
+	must_go 10 "recover: tierctl pin" tierctl pin $DEV --range 6M:1M
+	must_go 20 "recover: a commit of $DEV" dmsetup message $DEV 0 commit
+	[ "$(tier_stat $DEV commits)" -gt "$c0" ] || fail_held "recover: no commit while the probe waited"
 	others_go recover
-	still_waits $rec "recover: tierctl recover" /tmp/rec.out
+	# The probe gives up after TIER_PROBE_WAIT_S (15 s): exit 1, the
+	# kernel's reason, the state kept.
+	wait_for 60 "! kill -0 $rec 2>/dev/null" ||
+		fail_held "recover: tierctl recover still waits 60 s after it started: $(cat /proc/$rec/stack 2>&1)"
+	wait $rec || rc=$?
+	[ $rc = 1 ] || { cat /tmp/rec.out; fail_held "recover: exit status $rc while tier 1 hangs (want 1)"; }
+	grep -q "did not answer its probe flush in time" /tmp/rec.out ||
+		{ cat /tmp/rec.out; fail_held "recover: the failure does not say the path hangs"; }
+	expect_eq "$(tier_stat $DEV state 1)" degraded "recover: tier 1 after a probe that timed out"
+	klog_has "tier 1 (.*): probe flush did not answer in 15 s" ||
+		fail_held "recover: the kernel log does not name the probe's timeout"
 	dmsetup resume nh1
 	HELD=
-	wait_bounded 60 "recover: tierctl recover after the resume" $rec ||
+	bounded 60 "recover: tierctl recover after the resume" tierctl recover $DEV --tier 1 >/tmp/rec.out 2>&1 ||
 		{ cat /tmp/rec.out; fail "recover: tierctl recover failed after the resume"; }
 	expect_eq "$(tier_stat $DEV state 1)" ok "recover: tier 1 after the recover"
+	tierctl unpin $DEV --range 6M:1M >/dev/null || fail "recover: unpin"
 	tier_sane $DEV recover
-	echo "recover: the probe waited on the suspended tier; list, status, remove and create of nb went on; recovered after the resume"
+	echo "recover: the probe waited on the suspended tier for 15 s and gave up (exit 1, state kept); commits, list, status, remove and create of nb went on; recovered after the resume"
 }
 
 step_commit() {
