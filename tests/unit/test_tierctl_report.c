@@ -7,8 +7,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <locale.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "tl-lost.h"
 #include "tl-nl.h"
@@ -54,6 +56,25 @@ static const char *ws(const char *p)
 
 static const char *value(const char *p);
 
+/*
+ * A raw byte at or above 0x80 must start well-formed UTF-8 (RFC 8259):
+ * glibc's decoder (C.UTF-8) refuses overlong forms and surrogates.
+ */
+static const char *utf8_char(const char *p)
+{
+	mbstate_t st = { 0 };
+	wchar_t wc;
+	size_t n;
+
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		fail_msg("no C.UTF-8 locale to check UTF-8 with");
+	n = mbrtowc(&wc, p, MB_LEN_MAX, &st);
+	setlocale(LC_CTYPE, "C");
+	if (n == (size_t)-1 || n == (size_t)-2 || !n)
+		return NULL;
+	return p + n - 1;
+}
+
 static const char *string(const char *p)
 {
 	if (*p++ != '"')
@@ -61,6 +82,11 @@ static const char *string(const char *p)
 	while (*p && *p != '"') {
 		if ((unsigned char)*p < 0x20)
 			return NULL;
+		if ((unsigned char)*p >= 0x80) {
+			p = utf8_char(p);
+			if (!p)
+				return NULL;
+		}
 		if (*p == '\\') {
 			p++;
 			if (*p == 'u') {
@@ -165,6 +191,40 @@ static void test_json_checker(void **state)
 	assert_null(value("{\"a\" 1}"));
 	assert_non_null(value("[0.5,12.25]"));
 	assert_null(value("[1.]"));
+	assert_non_null(value("[\"\xc3\xa9\xf0\x9f\x98\x80\"]"));
+	assert_null(value("[\"\xff\"]"));
+	assert_null(value("[\"\xc0\xaf\"]"));	/* overlong '/' */
+	assert_null(value("[\"\xed\xa0\x80\"]"));	/* a surrogate */
+	assert_null(value("[\"\xe2\x82\"]"));	/* cut short */
+}
+
+static void do_path(const void *arg)
+{
+	print_obj_begin(NULL);
+	print_str("path", "%s\n", arg);
+	print_obj_end();
+}
+
+/*
+ * A file name in another encoding: --json must still be JSON (UTF-8), each
+ * byte that starts no well-formed sequence a U+FFFD; the text output
+ * keeps the bytes. Before 2026-12-07 (sixth session) they were copied.
+ */
+static void test_json_not_utf8(void **state)
+{
+	static const char name[] = "ok/\xc3\xa9t\xc3\xa9/\xff\xfe/\xed\xa0\x80/"
+				   "\xc0\xaf/\xf0\x9f\x98\x80/\xf4\x90\x80\x80/end\xe2\x82";
+
+	(void)state;
+	capture(true, do_path, name);
+	assert_json(out);
+	assert_string_equal(out,
+			    "{\"path\":\"ok/\xc3\xa9t\xc3\xa9/\\ufffd\\ufffd/"
+			    "\\ufffd\\ufffd\\ufffd/\\ufffd\\ufffd/\xf0\x9f\x98\x80/"
+			    "\\ufffd\\ufffd\\ufffd\\ufffd/end\\ufffd\\ufffd\"}\n");
+	capture(false, do_path, name);
+	assert_int_equal(strlen(out), strlen(name) + 1);
+	assert_memory_equal(out, name, strlen(name));
 }
 
 /* ---- list ----------------------------------------------------------------- */
@@ -675,6 +735,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_checker),
+		cmocka_unit_test(test_json_not_utf8),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_commit_time),

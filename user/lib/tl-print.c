@@ -32,18 +32,59 @@ void print_close(void)
 	fflush(stdout);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* the terminating NUL included */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * JSON text must be UTF-8 (RFC 8259), and a file name, a device's model or
+ * a label's text may be any bytes: a byte that does not start a
+ * well-formed sequence is written as U+FFFD, so consumers (jq, Python)
+ * always parse the output. The text output prints the bytes as they are.
+ */
 static void json_string(const char *s)
 {
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	putchar('"');
+	while (p && *p) {
+		int n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else if (n)
+			fwrite(p, 1, n, stdout);
 		else
-			putchar(c);
+			fputs("\\ufffd", stdout);
+		p += n ? n : 1;
 	}
 	putchar('"');
 }
