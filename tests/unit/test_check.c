@@ -11,7 +11,7 @@
  * core's own decoders), and repair must leave a clean device, except for
  * what it must not touch (newer versions and features).
  *
- * unit-ldflags: -Wl,--wrap=tl_pread_full
+ * unit-ldflags: -Wl,--wrap=tl_pread_full,--wrap=tl_pwrite_full,--wrap=fsync
  */
 #include "case-cmocka.h"
 #include "../cases/format_cases.h"
@@ -53,6 +53,51 @@ static void fail_clear(void *arg)
 	(void)arg;
 	fail_fd = -1;
 	fail_off2 = U64_MAX;
+}
+
+/*
+ * The order of a repair's I/O: while io_log_on, every block written
+ * (tl_pwrite_full(), one block at a time) and every fsync(), as they were
+ * issued.
+ */
+struct io_event {
+	bool flush;
+	int fd;
+	u64 sector;
+};
+
+static struct io_event io_log[64];
+static u32 io_log_n;
+static bool io_log_on;
+
+static void io_log_add(bool flush, int fd, u64 off)
+{
+	if (io_log_on && io_log_n < ARRAY_SIZE(io_log))
+		io_log[io_log_n++] = (struct io_event){ flush, fd, off >> 9 };
+}
+
+int __real_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
+int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
+
+int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off)
+{
+	io_log_add(false, fd, off);
+	return __real_tl_pwrite_full(fd, buf, len, off);
+}
+
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+
+int __wrap_fsync(int fd)
+{
+	io_log_add(true, fd, 0);
+	return __real_fsync(fd);
+}
+
+static void io_log_stop(void *arg)
+{
+	(void)arg;
+	io_log_on = false;
 }
 
 struct img {
@@ -718,11 +763,16 @@ static void check_map_bad_sector_test(CASE_CTX)
 	}
 	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	CASE_EQ(md->nr_losses, 0);
-	CASE_EQ(md->nr_writes, 2);
+	/* Copy 1's block 5, the superblock naming copy 1, copy 0's block 3. */
+	CASE_ASSERT_EQ(md->nr_writes, 3);
+	CASE_EQ(md->writes[0].sector, tier_map_block_sector(&im->sb[1], 1, 5));
+	CASE_EQ(md->writes[1].sector, tier_sb_sector(8, 0));
+	CASE_EQ(md->writes[2].sector, tier_map_block_sector(&im->sb[1], 0, 3));
 	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
 	fail_fd = -1;
 	expect_clean(test, im, "a bad sector in each copy");
 	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->sb.active_copy, 1);
 	for (t = 0; t < NR; t++)
 		CASE_EQ(md->used[t], used_want[t]);
 }
@@ -934,9 +984,13 @@ static void check_heat_flags_test(CASE_CTX)
 	CASE_NOT_NULL(strstr(md->problems[1].what,
 			     "1 entries with reserved entry flags set, 1 accessed after the last commit"));
 
-	/* Repair clears the undefined bit only: the warning stays. */
+	/*
+	 * Repair clears the undefined bit only: the warning stays. Block 0
+	 * goes to copy 1, the superblock makes that copy active, then copy
+	 * 0's block 0 follows.
+	 */
 	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
-	CASE_EQ(md->nr_writes, 1);
+	CASE_EQ(md->nr_writes, 3);
 	CASE_EQ(md->nr_losses, 0);
 	CASE_NOT_NULL(strstr(md->problems[0].fix,
 			     "undefined extent flags cleared in 1 entries"));
@@ -1599,6 +1653,231 @@ static void check_replace_tier0_cut_test(CASE_CTX)
 	CASE_TRUE_MSG(i < md->nr_problems, "no 'tier 1 found twice'");
 }
 
+/* ---- an interrupted repair ------------------------------------------------ */
+
+/*
+ * Damage that repair fixes by rewriting blocks of the active map copy (0,
+ * generation 3 in slot 1): block 0 with a bad checksum, copy 1's good;
+ * block 1 readable, but mapping vext 454 to tier 1 pext 0 as vext 254 does
+ * (entry 200: in the block's second half, so that a torn write of the
+ * block fails its checksum), and copy 1's block 1 torn (a warning); block
+ * 2 with a bad checksum, and its only good copy, copy 1's, mapping vext
+ * 708 to tier 2 pext 7 as vext 600 does; tier 0's used count wrong. Repair
+ * unmaps vexts 454 and 708: the repaired map is the fixture's. With
+ * @no_sb, both superblock slots are zeroed as well: repair rebuilds the
+ * superblock from the labels, naming copy 1 (fewer damaged blocks).
+ */
+static struct img *crash_img(CASE_CTX, bool no_sb)
+{
+	struct img *im = img_make(test, true);
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	struct tier_loc twice1 = { 1, 0, tier_pext(0) };
+	struct tier_loc twice2 = { 2, 0, tier_pext(7) };
+	struct tier_map_entry e = { 0 };
+	struct tier_sb sb = im->sb[1];
+
+	pr(test, im, 0, tier_map_block_sector(&sb, 0, 0), blk);
+	blk[100] ^= 0xff;
+	pw(test, im, 0, tier_map_block_sector(&sb, 0, 0), blk);
+
+	pr(test, im, 0, tier_map_block_sector(&sb, 0, 1), blk);
+	e.word = tier_map_word_encode(&twice1);
+	tier_map_block_set(blk, 200, &e);
+	tier_map_block_seal(blk);
+	pw(test, im, 0, tier_map_block_sector(&sb, 0, 1), blk);
+	pr(test, im, 0, tier_map_block_sector(&sb, 1, 1), blk);
+	blk[3000] ^= 0xff;
+	pw(test, im, 0, tier_map_block_sector(&sb, 1, 1), blk);
+
+	pr(test, im, 0, tier_map_block_sector(&sb, 1, 2), blk);
+	e.word = tier_map_word_encode(&twice2);
+	tier_map_block_set(blk, 200, &e);
+	tier_map_block_seal(blk);
+	pw(test, im, 0, tier_map_block_sector(&sb, 1, 2), blk);
+	pr(test, im, 0, tier_map_block_sector(&sb, 0, 2), blk);
+	blk[100] ^= 0xff;
+	pw(test, im, 0, tier_map_block_sector(&sb, 0, 2), blk);
+
+	sb.tier[0].used_extents = 9;
+	tier_sb_encode(&sb, blk);
+	pw(test, im, 0, tier_sb_sector(sb.meta_start, 1), blk);
+	if (no_sb) {
+		memset(blk, 0, TIER_BLOCK_SIZE);
+		pw(test, im, 0, tier_sb_sector(sb.meta_start, 0), blk);
+		pw(test, im, 0, tier_sb_sector(sb.meta_start, 1), blk);
+	}
+	case_free(blk);
+	return im;
+}
+
+/*
+ * A crash after the first @k of @md's planned writes (devices in the
+ * image's order), and with @torn, write @k cut in the middle: its first
+ * half new, its second half as it was.
+ */
+static void crash_after(CASE_CTX, struct img *im, const struct tl_md *md,
+			u32 k, bool torn)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+	u32 i;
+
+	for (i = 0; i < k; i++)
+		pw(test, im, md->writes[i].dev, md->writes[i].sector,
+		   md->writes[i].blk);
+	if (torn && k < md->nr_writes) {
+		pr(test, im, md->writes[k].dev, md->writes[k].sector, blk);
+		memcpy(blk, md->writes[k].blk, TIER_BLOCK_SIZE / 2);
+		pw(test, im, md->writes[k].dev, md->writes[k].sector, blk);
+	}
+	case_free(blk);
+}
+
+/* The active copy maps the fixture's extents, with their heat and times. */
+static void expect_fixture_map(CASE_CTX, struct img *im, const char *what)
+{
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	u32 a = md->sb.active_copy;
+	u64 v;
+	size_t k;
+
+	CASE_ASSERT_TRUE(md->map[a] != NULL);
+	for (v = 0; v < md->sb.virt_extents; v++) {
+		struct tier_map_entry got, want = { 0 };
+
+		for (k = 0; k < ARRAY_SIZE(extents); k++) {
+			struct tier_loc loc = { extents[k].tier, extents[k].flags,
+						tier_pext(extents[k].pext) };
+
+			if (extents[k].vext != v)
+				continue;
+			want.word = tier_map_word_encode(&loc);
+			want.heat = extents[k].heat;
+			want.atime = extents[k].atime;
+		}
+		tier_map_block_get(md->map[a] +
+					   v / TIER_MAP_ENTRIES * TIER_BLOCK_SIZE,
+				   v % TIER_MAP_ENTRIES, &got);
+		CASE_EQ_MSG(got.word, want.word, "%s: vext %llu", what,
+			    (unsigned long long)v);
+		CASE_EQ_MSG(got.heat, want.heat, "%s: vext %llu", what,
+			    (unsigned long long)v);
+		CASE_EQ_MSG(got.atime, want.atime, "%s: vext %llu", what,
+			    (unsigned long long)v);
+	}
+}
+
+/*
+ * A repair cut after any of its writes, or in the middle of one, leaves a
+ * device no worse than before it: no more errors, a repair that gives up
+ * no more extents, and that repair, run to its end, gives the same map as
+ * the uninterrupted one. Repair rewrote the active copy in place: a write
+ * of block 1 torn in the middle left both copies of it damaged, and 254
+ * extents lost instead of 2. The same with no superblock slot left.
+ */
+static void repair_interrupted(CASE_CTX, bool no_sb)
+{
+	struct tl_err err = { "" };
+	struct img *im = crash_img(test, no_sb);
+	struct tl_md *plan = md_check(test, im, NR, NULL);
+	struct tl_md *md;
+	char what[80];
+	u32 k, torn, errors = plan->nr_errors;
+
+	show(plan);
+	CASE_EQ(plan->sb_rebuilt, no_sb);
+	CASE_EQ(plan->sb.active_copy, no_sb);
+	CASE_ASSERT_EQ(tl_md_plan_repair(plan, false, &err), TL_OK);
+	CASE_EQ(plan->nr_losses, 2);
+	for (k = 0; k <= plan->nr_writes; k++) {
+		for (torn = 0; torn < 2 && k + torn <= plan->nr_writes; torn++) {
+			snprintf(what, sizeof(what), "%scut after %u of %u writes%s",
+				 no_sb ? "no superblock, " : "", k,
+				 plan->nr_writes, torn ? ", the next torn" : "");
+			im = crash_img(test, no_sb);
+			crash_after(test, im, plan, k, torn);
+			md = md_check(test, im, NR, NULL);
+			if (md->nr_errors > errors)
+				show(md);
+			CASE_LE_MSG(md->nr_errors, errors, "%s: %u errors, %u before",
+				    what, md->nr_errors, errors);
+			CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+			if (md->nr_losses > plan->nr_losses)
+				show(md);
+			CASE_LE_MSG(md->nr_losses, plan->nr_losses,
+				    "%s: repair gives up %u extents, %u before",
+				    what, md->nr_losses, plan->nr_losses);
+			CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+			expect_clean(test, im, what);
+			expect_fixture_map(test, im, what);
+		}
+	}
+}
+
+static void check_repair_interrupted_test(CASE_CTX)
+{
+	repair_interrupted(test, false);
+	repair_interrupted(test, true);
+}
+
+/*
+ * The flushes of a repair: every block written before the new superblock
+ * is flushed before it is written, and it is flushed before any block
+ * after it; before it is on the disk, no block of the copy the old
+ * superblock names is written that was readable (a torn write would damage
+ * it). tl_md_write() flushed only at the end, after writing the active
+ * copy in place.
+ */
+static void check_repair_flush_order_test(CASE_CTX)
+{
+	struct tl_err err = { "" };
+	struct img *im = crash_img(test, false);
+	struct tl_md *before = md_check(test, im, NR, NULL);
+	struct tl_md *md = md_check(test, im, NR, NULL);
+	u64 map_end = before->sb.map_start[0] +
+		      before->sb.map_blocks * TIER_BLOCK_SECTORS;
+	int fd = im->fd[0];
+	u32 i, j, sb_at = 0, nr_sb = 0;
+
+	CASE_EQ(before->sb.active_copy, 0);
+	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
+	case_defer(test, io_log_stop, NULL);
+	io_log_n = 0;
+	io_log_on = true;
+	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
+	io_log_on = false;
+	for (i = 0; i < io_log_n; i++) {
+		if (io_log[i].flush || io_log[i].fd != fd ||
+		    io_log[i].sector >= before->sb.map_start[0])
+			continue;
+		sb_at = i;
+		nr_sb++;
+	}
+	CASE_ASSERT_EQ(nr_sb, 1);
+	for (i = 0; i < io_log_n; i++) {
+		bool flushed = false;
+		u64 s = io_log[i].sector;
+
+		if (io_log[i].flush || i == sb_at)
+			continue;
+		for (j = i < sb_at ? i : sb_at; j < (i < sb_at ? sb_at : i); j++)
+			flushed |= io_log[j].flush && io_log[j].fd == fd;
+		CASE_TRUE_MSG(flushed,
+			      "the write at sector %llu is not flushed %s the superblock",
+			      (unsigned long long)s, i < sb_at ? "before" : "after");
+		if (i > sb_at || io_log[i].fd != fd || s < before->sb.map_start[0] ||
+		    s >= map_end)
+			continue;
+		j = (s - before->sb.map_start[0]) / TIER_BLOCK_SECTORS;
+		CASE_TRUE_MSG(before->blk_ret[0][j] != 0,
+			      "readable block %u of the active copy written before the superblock",
+			      j);
+	}
+	expect_clean(test, im, "flush order");
+	md = md_check(test, im, NR, NULL);
+	CASE_EQ(md->sb.generation, 4);
+	CASE_EQ(md->sb.active_copy, 1);
+}
+
 static struct case_entry check_cases[] = {
 	CASE_RUN(check_clean_test),
 	CASE_RUN(check_fresh_test),
@@ -1628,6 +1907,8 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_meta_dev_shrunk_test),
 	CASE_RUN(check_crafted_sizes_test),
 	CASE_RUN(check_replace_tier0_cut_test),
+	CASE_RUN(check_repair_interrupted_test),
+	CASE_RUN(check_repair_flush_order_test),
 	{}
 };
 

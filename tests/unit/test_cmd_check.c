@@ -343,7 +343,9 @@ static char *slurp(const char *path)
  * A write that fails in the middle of 'repair --yes': the output said
  * "would write 2 blocks ... nothing written; run again with --yes to
  * write" though the first block was on the disk. It says how many were
- * written (text and JSON "blocks_written"), exit 1.
+ * written (text and JSON "blocks_written"), exit 1. The two blocks: the
+ * superblock of generation 2 in slot 0, naming copy 1 (whose block 0 is
+ * good), then copy 0's block 0.
  */
 static void test_repair_write_fails(void **state)
 {
@@ -359,10 +361,15 @@ static void test_repair_write_fails(void **state)
 	pwrite_ok_left = 1;
 	assert_int_equal(run(cmd_repair, out, "repair", "--yes", im.path[0],
 			     im.path[1], NULL), 1);
+	pwrite_ok_left = -1;
 	text = slurp(out);
 	assert_null(strstr(text, "nothing written"));
 	assert_non_null(strstr(text, "a write failed after 1 of the 2 blocks"));
-	flip(im.path[0], 24 * 512 + 100);	/* written: damage it again */
+	/* The same damage again (the superblock was written). */
+	free_imgs(&im);
+	make_imgs(&im);
+	flip(im.path[0], 24 * 512 + 100);
+	flip(im.path[0], 8 * 512 + 3000);
 	pwrite_ok_left = 1;
 	assert_int_equal(run(cmd_repair, out, "repair", "--yes", "--json",
 			     im.path[0], im.path[1], NULL), 1);

@@ -1114,6 +1114,7 @@ static int add_write(struct tl_md *md, int dev, u64 sector, const void *blk,
 	if (!n->blk)
 		return -ENOMEM;
 	memcpy(n->blk, blk, TIER_BLOCK_SIZE);
+	n->flush_first = false;
 	n->dev = dev;
 	n->sector = sector;
 	va_start(ap, fmt);
@@ -1291,7 +1292,16 @@ static void fix_undef_flags(struct tl_md *md, u32 c, u64 i, u32 n)
 	}
 }
 
-static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
+/*
+ * The repaired map, in the active copy's buffers, each block it changes
+ * re-encoded as a block of that copy and generation: damaged blocks
+ * rebuilt, double use and undefined extent flags cleared. Nothing is
+ * planned yet (plan_commit(), plan_tidy()).
+ * @changed:    block i differs from what the active copy holds on the disk.
+ * @from_other: block i is damaged there and rebuilt from the other copy's.
+ */
+static int repair_active(struct tl_md *md, bool *changed, bool *from_other,
+			 u8 *tmp)
 {
 	u32 a = md->sb.active_copy, b = a ^ 1;
 	u64 i, nown = 0, j;
@@ -1308,6 +1318,7 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 		    (md->blk_ret[b][i] == -EUCLEAN &&
 		     md->blk_err[b][i].code == TIER_E_MAP_GENERATION)) {
 			/* The other copy: one commit older at worst. */
+			from_other[i] = true;
 			reencode(md, map_blk(md, a, i), map_blk(md, b, i), a, i,
 				 md->sb.generation);
 			/*
@@ -1389,13 +1400,228 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 			continue;
 		reencode(md, tmp, map_blk(md, a, i), a, i, md->sb.generation);
 		memcpy(map_blk(md, a, i), tmp, TIER_BLOCK_SIZE);
-		r = add_write(md, md->meta_dev, tier_map_block_sector(&md->sb, a, i),
-			      tmp, "map copy %u block %llu (%u extents mapped)",
-			      a, (unsigned long long)i, count_mapped(tmp));
+	}
+	return 0;
+}
+
+/* Whether block @i of copy @c was read (a read error leaves no content). */
+static bool blk_was_read(const struct tl_md *md, u32 c, u64 i)
+{
+	return md->blk_ret[c][i] >= 0 || md->blk_err[c][i].code != TIER_E_NONE;
+}
+
+/*
+ * Whether block @i of copy @c, as read, passes the checks of @sb and holds
+ * the entries of @want (NULL: none): then the repair need not write it, as
+ * tier_map_block_current() spares it a kernel commit.
+ */
+static bool blk_holds(const struct tl_md *md, const struct tier_sb *sb, u32 c,
+		      u64 i, const u8 *want)
+{
+	const struct tier_map_block_disk *have =
+		(const void *)map_blk(md, c, i);
+	const struct tier_map_block_disk *w = (const void *)want;
+
+	if (!blk_was_read(md, c, i) ||
+	    tier_map_block_check(have, sb, c, i, NULL))
+		return false;
+	if (!w)
+		return all_zero((const u8 *)have->entry, sizeof(have->entry));
+	return !memcmp(have->entry, w->entry, sizeof(have->entry));
+}
+
+/* Writes from @first on start a phase: the ones before are flushed first. */
+static void flush_before(struct tl_md *md, u32 first)
+{
+	if (first > 0 && first < md->nr_writes)
+		md->writes[first].flush_first = true;
+}
+
+/*
+ * Whether the repair must commit: write a superblock of the next generation,
+ * which names the other map copy (plan_commit()).
+ */
+static bool needs_commit(const struct tl_md *md, const bool *changed)
+{
+	bool need = md->sb_rebuilt;
+	u64 i;
+	u32 t, s;
+
+	for (t = 0; t < md->sb.nr_tiers; t++)
+		need |= md->used[t] != md->sb.tier[t].used_extents;
+	for (s = 0; s < 2; s++)
+		need |= md->slot_ret[s] &&
+			!(md->slot_zero[s] && md->sb.generation == 1);
+	for (i = 0; i < md->nr_blocks; i++)
+		need |= changed[i];
+	return need;
+}
+
+/*
+ * Block @i of the active copy @a must be rebuilt in place before the other
+ * copy's is rewritten: it is damaged, and that block, its source, is the
+ * only good copy of its extents, which a torn write there would lose.
+ * Written in place it was damaged already, so a torn write loses nothing.
+ */
+static bool rebuild_first(const struct tl_md *md, const struct tier_sb *n,
+			  const bool *from_other, u32 a, u64 i)
+{
+	return from_other[i] && !blk_holds(md, n, a ^ 1, i, map_blk(md, a, i));
+}
+
+/* A block that fails under the old superblock only (newer than it). */
+#define KEPT_VALID "kept: it is what the new superblock below needs there, and valid under it"
+
+/*
+ * The repair as a kernel commit (docs/FORMAT.md "Commit protocol", and
+ * "Offline"), so that a crash at any point leaves the device as it was or
+ * repaired: the repaired map into the inactive copy b, flush; the
+ * superblock of the next generation naming b, flush; then copy a, the
+ * one the old superblock names, made equal to b, flush. A readable block
+ * of copy a is never written before the new superblock is on the disk; a
+ * damaged one whose only good copy is b's, which the first step rewrites,
+ * is rebuilt in place before it (rebuild_first()). With no valid slot, the superblock rebuilt from the labels, naming copy
+ * a as it is, goes first: a crash later must not leave a half-written
+ * copy b for the next rebuild to pick.
+ */
+static int plan_commit(struct tl_md *md, const bool *changed,
+		       const bool *from_other, const u64 *used_before, u8 *tmp)
+{
+	u32 a = md->sb.active_copy, b = a ^ 1, t, s, first;
+	struct tier_sb n = md->sb, back;
+	u64 i;
+	int r;
+
+	n.generation++;
+	n.active_copy = b;
+	n.commit_time = time(NULL);
+	for (t = 0; t < md->sb.nr_tiers; t++)
+		n.tier[t].used_extents = md->used[t];
+	tier_sb_encode(&n, tmp);
+	if (tier_sb_decode(tmp, tier_sb_slot(n.generation), &back, NULL))
+		return -EUCLEAN;
+
+	if (md->sb_rebuilt) {
+		struct tier_sb rb = md->sb;
+
+		/* Copy a as it is: the counts check found in it. */
+		for (t = 0; t < md->sb.nr_tiers; t++)
+			rb.tier[t].used_extents = used_before[t];
+		rb.commit_time = n.commit_time;
+		tier_sb_encode(&rb, tmp);
+		r = add_write(md, md->meta_dev,
+			      tier_sb_sector(rb.meta_start,
+					     tier_sb_slot(rb.generation)),
+			      tmp, "superblock slot %u: rebuilt from the labels and map copy %u, generation %llu",
+			      tier_sb_slot(rb.generation), rb.active_copy,
+			      (unsigned long long)rb.generation);
 		if (r)
 			return r;
 	}
-	/* Blocks the kernel does not read: beyond the size, and copy b. */
+
+	first = md->nr_writes;
+	for (i = 0; i < md->nr_blocks; i++) {
+		if (!rebuild_first(md, &n, from_other, a, i))
+			continue;
+		r = add_write(md, md->meta_dev, tier_map_block_sector(&md->sb, a, i),
+			      map_blk(md, a, i),
+			      "map copy %u block %llu (%u extents mapped): damaged, rebuilt in place before its source in copy %u is rewritten",
+			      a, (unsigned long long)i,
+			      count_mapped(map_blk(md, a, i)), b);
+		if (r)
+			return r;
+	}
+	flush_before(md, first);
+
+	first = md->nr_writes;
+	for (i = 0; i < md->sb.map_blocks; i++) {
+		const u8 *want = i < md->nr_blocks ? map_blk(md, a, i) : NULL;
+
+		if (blk_holds(md, &n, b, i, want)) {
+			fix_problems(md, "map", -2, b, i, KEPT_VALID);
+			continue;
+		}
+		if (want) {
+			reencode(md, tmp, want, b, i, n.generation);
+			fix_problems(md, "map", -2, b, i,
+				     "rewritten from the repaired map: the copy the new superblock makes active");
+		} else {
+			tier_map_block_init(tmp, &n, b, i);
+			tier_map_block_seal(tmp);
+			fix_problems(md, "map", -2, b, i, "rewritten empty");
+		}
+		r = add_write(md, md->meta_dev, tier_map_block_sector(&md->sb, b, i),
+			      tmp, "map copy %u block %llu (%u extents mapped), made active below",
+			      b, (unsigned long long)i, count_mapped(tmp));
+		if (r)
+			return r;
+	}
+	flush_before(md, first);
+
+	first = md->nr_writes;
+	for (s = 0; s < 2; s++)
+		if (md->slot_unreadable[s])
+			fix_problems(md, "superblock", -2, s, -2,
+				     "written over (--force) with the superblock below: a newer commit it held, if any, is lost");
+	if (md->sb_rebuilt)
+		fix_problems(md, "superblock", -2, -2, -2,
+			     "superblock rebuilt from the labels: generation %llu in slot %u, then generation %llu in slot %u, map copy %u active",
+			     (unsigned long long)md->sb.generation,
+			     tier_sb_slot(md->sb.generation),
+			     (unsigned long long)n.generation,
+			     tier_sb_slot(n.generation), b);
+	else
+		fix_problems(md, "superblock", -2, -2, -2,
+			     "superblock rewritten: generation %llu in slot %u, used counts of the map, map copy %u active",
+			     (unsigned long long)n.generation,
+			     tier_sb_slot(n.generation), b);
+	tier_sb_encode(&n, tmp);
+	r = add_write(md, md->meta_dev,
+		      tier_sb_sector(n.meta_start, tier_sb_slot(n.generation)),
+		      tmp, "superblock slot %u: generation %llu, map copy %u, used %llu/%llu/...",
+		      tier_sb_slot(n.generation), (unsigned long long)n.generation,
+		      n.active_copy, (unsigned long long)n.tier[0].used_extents,
+		      (unsigned long long)(n.nr_tiers > 1 ? n.tier[1].used_extents : 0));
+	if (r)
+		return r;
+	flush_before(md, first);
+
+	/* Copy a, inactive from now on, as the kernel's next commit would. */
+	first = md->nr_writes;
+	for (i = 0; i < md->sb.map_blocks; i++) {
+		if (i < md->nr_blocks) {
+			if (!changed[i] || rebuild_first(md, &n, from_other, a, i))
+				continue;
+			memcpy(tmp, map_blk(md, a, i), TIER_BLOCK_SIZE);
+		} else {
+			if (blk_holds(md, &n, a, i, NULL)) {
+				fix_problems(md, "map", -2, a, i, KEPT_VALID);
+				continue;
+			}
+			tier_map_block_init(tmp, &md->sb, a, i);
+			tier_map_block_seal(tmp);
+			fix_problems(md, "map", -2, a, i, "rewritten empty");
+		}
+		r = add_write(md, md->meta_dev, tier_map_block_sector(&md->sb, a, i),
+			      tmp, "map copy %u block %llu (%u extents mapped), as copy %u",
+			      a, (unsigned long long)i, count_mapped(tmp), b);
+		if (r)
+			return r;
+	}
+	flush_before(md, first);
+	return 0;
+}
+
+/*
+ * Nothing the kernel reads changes: only blocks it does not read, beyond
+ * the virtual size and of the inactive copy, are rewritten, in place.
+ */
+static int plan_tidy(struct tl_md *md, u8 *tmp)
+{
+	u32 a = md->sb.active_copy, b = a ^ 1;
+	u64 i;
+	int r;
+
 	for (i = md->nr_blocks; i < md->sb.map_blocks; i++) {
 		if (!md->blk_ret[a][i])
 			continue;
@@ -1425,53 +1651,6 @@ static int plan_map(struct tl_md *md, bool *changed, u8 *tmp)
 			return r;
 	}
 	return 0;
-}
-
-static int plan_sb(struct tl_md *md, u8 *tmp)
-{
-	struct tier_sb n = md->sb;
-	bool need = md->sb_rebuilt;
-	u32 t, s;
-	int r;
-
-	for (t = 0; t < md->sb.nr_tiers; t++) {
-		need |= md->used[t] != md->sb.tier[t].used_extents;
-		n.tier[t].used_extents = md->used[t];
-	}
-	for (s = 0; s < 2; s++)
-		need |= md->slot_ret[s] &&
-			!(md->slot_zero[s] && md->sb.generation == 1);
-	if (!need)
-		return 0;
-	n.commit_time = time(NULL);
-	if (md->sb_rebuilt) {
-		tier_sb_encode(&n, tmp);
-		r = add_write(md, md->meta_dev,
-			      tier_sb_sector(n.meta_start, tier_sb_slot(n.generation)),
-			      tmp, "superblock slot %u: rebuilt from the labels and map copy %u, generation %llu",
-			      tier_sb_slot(n.generation), n.active_copy,
-			      (unsigned long long)n.generation);
-		if (r)
-			return r;
-	}
-	n.generation++;
-	tier_sb_encode(&n, tmp);
-	if (tier_sb_decode(tmp, tier_sb_slot(n.generation), &n, NULL))
-		return -EUCLEAN;
-	for (s = 0; s < 2; s++)
-		if (md->slot_unreadable[s])
-			fix_problems(md, "superblock", -2, s, -2,
-				     "written over (--force) with the superblock below: a newer commit it held, if any, is lost");
-	fix_problems(md, "superblock", -2, -2, -2,
-		     "superblock rewritten: generation %llu in slot %u, used counts of the map",
-		     (unsigned long long)n.generation, tier_sb_slot(n.generation));
-	r = add_write(md, md->meta_dev,
-		      tier_sb_sector(n.meta_start, tier_sb_slot(n.generation)),
-		      tmp, "superblock slot %u: generation %llu, map copy %u, used %llu/%llu/...",
-		      tier_sb_slot(n.generation), (unsigned long long)n.generation,
-		      n.active_copy, (unsigned long long)n.tier[0].used_extents,
-		      (unsigned long long)(n.nr_tiers > 1 ? n.tier[1].used_extents : 0));
-	return r;
 }
 
 static int plan_labels(struct tl_md *md, u8 *tmp)
@@ -1538,8 +1717,10 @@ static int plan_labels(struct tl_md *md, u8 *tmp)
 
 int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err)
 {
-	bool *changed = NULL;
+	bool *changed = NULL, *from_other = NULL;
+	u64 used_before[TIER_MAX_TIERS];
 	u8 *tmp = tl_block_alloc(1);
+	u32 first;
 	int r = 0;
 
 	if (!md->have_group || md->sb_fatal || !md->map[0])
@@ -1547,7 +1728,7 @@ int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err)
 	/*
 	 * Nothing at all, not only no superblock: if the unreadable slot held
 	 * the newest commit, the copy it made active is the one check calls
-	 * inactive (its blocks newer than the superblock), which plan_map()
+	 * inactive (its blocks newer than the superblock), which the repair
 	 * would rewrite from the older copy.
 	 */
 	if (!force && (md->slot_unreadable[0] || md->slot_unreadable[1])) {
@@ -1556,18 +1737,26 @@ int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err)
 		goto out;
 	}
 	changed = calloc(md->nr_blocks ? md->nr_blocks : 1, sizeof(bool));
-	if (!tmp || !changed) {
+	from_other = calloc(md->nr_blocks ? md->nr_blocks : 1, sizeof(bool));
+	if (!tmp || !changed || !from_other) {
 		r = -ENOMEM;
 		goto out;
 	}
-	r = plan_map(md, changed, tmp);
+	memcpy(used_before, md->used, sizeof(used_before));
+	r = repair_active(md, changed, from_other, tmp);
 	if (!r)
-		r = plan_sb(md, tmp);
+		r = needs_commit(md, changed) ?
+			    plan_commit(md, changed, from_other, used_before, tmp) :
+			    plan_tidy(md, tmp);
+	first = md->nr_writes;
 	if (!r)
 		r = plan_labels(md, tmp);
+	/* Labels last: an interrupted repair leaves none naming new metadata. */
+	flush_before(md, first);
 out:
 	free(tmp);
 	free(changed);
+	free(from_other);
 	if (r == -ENOMEM)
 		return tl_fail(err, TL_FAIL, "out of memory");
 	if (r)
@@ -1576,21 +1765,24 @@ out:
 	return TL_OK;
 }
 
-/* Flush every device the first @n writes went to. */
-static int flush_written(struct tl_md *md, u32 n, struct tl_err *err)
+/* Flush every device writes @from .. @to - 1 went to. */
+static int flush_written(struct tl_md *md, u32 from, u32 to,
+			 struct tl_err *err)
 {
 	bool synced[TL_CHK_MAX_DEVS] = { false };
 	u32 i;
 
-	for (i = 0; i < n; i++) {
+	for (i = from; i < to; i++) {
 		int d = md->writes[i].dev;
 
 		if (synced[d])
 			continue;
 		synced[d] = true;
 		if (fsync(md->dev[d].fd))
-			return tl_fail(err, TL_FAIL, "flushing %s failed: %s",
-				       md->dev[d].path, strerror(errno));
+			return tl_fail(err, TL_FAIL,
+				       "flushing %s failed: %s; %u of %u blocks were written, the rest not (they must follow what is on the disk): run 'tierctl check' again before anything else",
+				       md->dev[d].path, strerror(errno), to,
+				       md->nr_writes);
 	}
 	return TL_OK;
 }
@@ -1598,18 +1790,25 @@ static int flush_written(struct tl_md *md, u32 n, struct tl_err *err)
 int tl_md_write(struct tl_md *md, struct tl_err *err)
 {
 	struct tl_err ignored;
-	u32 i;
+	u32 i, flushed = 0;
 	int r;
 
 	md->nr_written = 0;
 	for (i = 0; i < md->nr_writes; i++) {
 		const struct tl_write *w = &md->writes[i];
 
+		/* A phase starts once the one before is on the disks. */
+		if (w->flush_first) {
+			r = flush_written(md, flushed, i, err);
+			if (r)
+				return r;
+			flushed = i;
+		}
 		r = tl_pwrite_full(md->dev[w->dev].fd, w->blk, TIER_BLOCK_SIZE,
 				   w->sector << TIER_SECTOR_SHIFT);
 		if (r) {
 			/* What was written is on the disks, as reported. */
-			flush_written(md, i, &ignored);
+			flush_written(md, flushed, i, &ignored);
 			return tl_fail(err, TL_FAIL,
 				       "writing %s at sector %llu (%s) failed: %s; %u of %u blocks were written: run 'tierctl check' again before anything else",
 				       md->dev[w->dev].path,
@@ -1618,7 +1817,7 @@ int tl_md_write(struct tl_md *md, struct tl_err *err)
 		}
 		md->nr_written = i + 1;
 	}
-	return flush_written(md, md->nr_writes, err);
+	return flush_written(md, flushed, md->nr_writes, err);
 }
 
 /* ---- output ------------------------------------------------------------- */

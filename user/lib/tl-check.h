@@ -79,16 +79,20 @@ struct tl_problem {
 
 /**
  * struct tl_write - one block repair would write.
- * @dev:    device array index.
- * @sector: where.
- * @blk:    the content (TIER_BLOCK_SIZE, aligned).
- * @what:   description for the preview.
+ * @dev:         device array index.
+ * @sector:      where.
+ * @blk:         the content (TIER_BLOCK_SIZE, aligned).
+ * @what:        description for the preview.
+ * @flush_first: the writes before it must be on the disks before it is
+ *               written (a new phase of the repair, docs/FORMAT.md
+ *               "Offline"): tl_md_write() flushes their devices first.
  */
 struct tl_write {
 	int dev;
 	u64 sector;
 	void *blk;
 	char what[200];
+	bool flush_first;
 };
 
 /**
@@ -186,9 +190,12 @@ bool tl_md_dumpable(const struct tl_md *md);
 int tl_md_plan_repair(struct tl_md *md, bool force, struct tl_err *err);
 
 /**
- * tl_md_write() - perform the planned writes in order (map blocks, then
- * superblocks, then labels) and fsync every device (after a failed write
- * too, what was written; @md->nr_written counts it).
+ * tl_md_write() - perform the planned writes in order, as a kernel commit
+ * does: the map copy the new superblock makes active, flush, the
+ * superblock, flush, the other copy, flush, the labels, flush (each write
+ * marked flush_first is preceded by an fsync of the devices written
+ * since the last one; after a failed write too, what was written is
+ * flushed, and @md->nr_written counts it).
  * Return: TL_OK or TL_FAIL naming the device and sector.
  */
 int tl_md_write(struct tl_md *md, struct tl_err *err);
