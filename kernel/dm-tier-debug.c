@@ -66,6 +66,11 @@ module_param(dbg_zero_refuse, uint, 0644);
 MODULE_PARM_DESC(dbg_zero_refuse,
 		 "debug: the next N zeroings sent as WRITE ZEROES end refused");
 
+static unsigned int dbg_probe_wait_s;
+module_param(dbg_probe_wait_s, uint, 0644);
+MODULE_PARM_DESC(dbg_probe_wait_s,
+		 "debug: tier-recover waits this long for its probe flush (s)");
+
 static unsigned int dbg_commit_delay_ms;
 module_param(dbg_commit_delay_ms, uint, 0644);
 MODULE_PARM_DESC(dbg_commit_delay_ms,
@@ -184,6 +189,13 @@ void tier_dbg_worker_delay(void)
 void tier_dbg_fill_delay(void)
 {
 	tier_dbg_sleep(&dbg_fill_delay_ms);
+}
+
+unsigned int tier_dbg_probe_wait_s(unsigned int dflt)
+{
+	unsigned int s = READ_ONCE(dbg_probe_wait_s);
+
+	return s ? s : dflt;
 }
 
 void tier_dbg_commit_delay(void)

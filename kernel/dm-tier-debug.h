@@ -28,6 +28,9 @@
  *    queueing the work that sends them: they wait for the next event
  *    raised after it is 0 again, or for the device's teardown, which
  *    sends what is pending (VM test 086).
+ *  - dbg_probe_wait_s: tier-recover waits this many seconds for its probe
+ *    flush instead of TIER_PROBE_WAIT_S, so a test has time to show what
+ *    goes on meanwhile (VM test 086).
  *  - tier_submit() always checks (WARN_ON_ONCE) that the physical extent a
  *    bio goes to is allocated and not awaiting a commit to be freed.
  *  - Every reader checks (WARN_ONCE) that it counted itself before the
@@ -142,6 +145,15 @@ void tier_dbg_worker_delay(void);
 void tier_dbg_fill_delay(void);
 
 /**
+ * tier_dbg_probe_wait_s() - how long tier-recover waits for its probe flush.
+ * @dflt: the production wait (TIER_PROBE_WAIT_S).
+ *
+ * Context: any.
+ * Return: dbg_probe_wait_s when set, else @dflt.
+ */
+unsigned int tier_dbg_probe_wait_s(unsigned int dflt);
+
+/**
  * tier_dbg_commit_delay() - sleep dbg_commit_delay_ms in a commit after it
  * read the used counts and before it writes the map blocks: a change of
  * the map that is not serialised with commits (pool->md_lock) lands in
@@ -232,6 +244,11 @@ static inline void tier_dbg_event_delay(void)
 
 static inline void tier_dbg_worker_delay(void)
 {
+}
+
+static inline unsigned int tier_dbg_probe_wait_s(unsigned int dflt)
+{
+	return dflt;
 }
 
 static inline void tier_dbg_commit_delay(void)

@@ -14,8 +14,10 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
@@ -775,14 +777,24 @@ static void tier_pool_drop_bdev(struct block_device *bdev)
 #define TIER_MSG_PROBE_HUNG \
 	"The tier did not answer its probe flush in time: its path hangs (a controller reconnecting, a suspended device); nothing changed: retry once it answers"
 
-/* One probe flush, shared by its work and its caller (the last frees it). */
+/*
+ * One probe flush of a device, shared by its work and every caller that
+ * waits for it (the last reference frees it). While it runs it is on
+ * tier_probes: a recover of the same device meanwhile (a script retrying,
+ * tierd and an admin) waits for it instead of starting another, so flushes
+ * that hang do not pile up, one worker each, on tier_probe_wq.
+ */
 struct tier_probe {
 	struct work_struct work;
+	struct list_head node; /* tier_probes, while the flush runs */
 	struct block_device *bdev; /* referenced (tier_pool_hold_bdev()) */
 	struct completion done;
 	refcount_t ref;
 	int result;
 };
+
+static DEFINE_SPINLOCK(tier_probes_lock);
+static LIST_HEAD(tier_probes);
 
 static void tier_probe_put(struct tier_probe *p)
 {
@@ -792,13 +804,49 @@ static void tier_probe_put(struct tier_probe *p)
 	kfree(p);
 }
 
+/*
+ * The module stays loaded while a flush runs (rmmod: EBUSY, not a wait as
+ * long as the path hangs); module exit's drain of tier_probe_wq covers the
+ * return after module_put().
+ */
 static void tier_probe_work(struct work_struct *ws)
 {
 	struct tier_probe *p = container_of(ws, struct tier_probe, work);
 
 	p->result = blkdev_issue_flush(p->bdev);
-	complete(&p->done);
+	spin_lock(&tier_probes_lock);
+	list_del_init(&p->node);
+	spin_unlock(&tier_probes_lock);
+	complete_all(&p->done);
 	tier_probe_put(p);
+	module_put(THIS_MODULE);
+}
+
+/* The probe of @bdev in flight, or @fresh started; referenced for the caller. */
+static struct tier_probe *tier_probe_get(struct block_device *bdev,
+					 struct tier_probe *fresh)
+{
+	struct tier_probe *p;
+
+	spin_lock(&tier_probes_lock);
+	list_for_each_entry(p, &tier_probes, node) {
+		if (p->bdev == bdev) {
+			refcount_inc(&p->ref);
+			spin_unlock(&tier_probes_lock);
+			kfree(fresh);
+			return p;
+		}
+	}
+	INIT_WORK(&fresh->work, tier_probe_work);
+	init_completion(&fresh->done);
+	refcount_set(&fresh->ref, 2);
+	fresh->bdev = bdev;
+	tier_pool_hold_bdev(bdev);
+	__module_get(THIS_MODULE);
+	list_add(&fresh->node, &tier_probes);
+	spin_unlock(&tier_probes_lock);
+	queue_work(tier_probe_wq, &fresh->work);
+	return fresh;
 }
 
 /*
@@ -812,6 +860,8 @@ static void tier_probe_work(struct work_struct *ws)
 static int tier_probe_path(struct tier_pool *pool, u32 tier, dev_t dev,
 			   const char **err)
 {
+	unsigned int wait_s = tier_dbg_probe_wait_s(TIER_PROBE_WAIT_S);
+	char name[BDEVNAME_SIZE];
 	struct tier_probe *p;
 	long left;
 	int r;
@@ -834,16 +884,11 @@ static int tier_probe_path(struct tier_pool *pool, u32 tier, dev_t dev,
 		*err = TIER_MSG_RECOVER_MOVED;
 		return -EBUSY;
 	}
-	p->bdev = pool->tier_bdev[tier];
-	tier_pool_hold_bdev(p->bdev);
+	strscpy(name, pool->tier_name[tier], sizeof(name));
+	p = tier_probe_get(pool->tier_bdev[tier], p);
 	mutex_unlock(&pool->md_lock);
 
-	INIT_WORK(&p->work, tier_probe_work);
-	init_completion(&p->done);
-	refcount_set(&p->ref, 2);
-	queue_work(tier_probe_wq, &p->work);
-	left = wait_for_completion_killable_timeout(&p->done,
-						    TIER_PROBE_WAIT_S * HZ);
+	left = wait_for_completion_killable_timeout(&p->done, wait_s * HZ);
 	if (left > 0) {
 		r = p->result;
 		if (r)
@@ -857,12 +902,11 @@ static int tier_probe_path(struct tier_pool *pool, u32 tier, dev_t dev,
 	}
 	tier_probe_put(p);
 	if (r == -ETIMEDOUT)
-		DMERR("%s: tier %u (%s): probe flush did not answer in %d s; state kept",
-		      tier_pool_log_name(pool), tier, pool->tier_name[tier],
-		      TIER_PROBE_WAIT_S);
+		DMERR("%s: tier %u (%s): probe flush did not answer in %u s; state kept",
+		      tier_pool_log_name(pool), tier, name, wait_s);
 	else if (r && r != -EINTR)
 		DMERR("%s: tier %u (%s): probe flush failed: %d; state kept",
-		      tier_pool_log_name(pool), tier, pool->tier_name[tier], r);
+		      tier_pool_log_name(pool), tier, name, r);
 	return r;
 }
 
@@ -897,8 +941,20 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
 		*err = TIER_MSG_RECOVER_MOVED;
 		return -EBUSY;
 	}
-	acked = tier_pool_flush_begin(pool, tier);
-	r = tier_md_flush_tier(pool->meta, tier);
+	/*
+	 * The path answered. Flushed again here only when written since its
+	 * last flush: this flush takes the marks, as a commit's does, so it
+	 * runs under md_lock, and a path that dropped again right after the
+	 * probe would hold that lock as long as it hangs.
+	 */
+	if (!test_bit(tier, &pool->flush_dirty) &&
+	    !test_bit(tier, &pool->acked_dirty)) {
+		r = 0;
+		acked = false;
+	} else {
+		acked = tier_pool_flush_begin(pool, tier);
+		r = tier_md_flush_tier(pool->meta, tier);
+	}
 	if (r) {
 		tier_pool_flush_undo(pool, tier, acked,
 				     "failed its probe flush");

@@ -17,14 +17,18 @@
 #             table"). nh1 resumed: nh is created, its data and tiers as
 #             before. Before the fix the load held tier_pools_mutex and
 #             everything else waited for it.
-#   recover   tier 1 degraded; nh1 suspended: `tierctl recover nh --tier 1`
-#             waits in its probe flush. Meanwhile a pin and a commit of nh
-#             (`dmsetup message nh 0 commit`), `tierctl list`, `tierctl
-#             status nb`, `dmsetup remove nb` and `dmsetup create nb` (its
-#             constructor and resume) must each end within their bound;
-#             the recover gives up after 15 s (exit 1, "did not answer its
-#             probe flush in time", tier 1 still degraded); nh1 resumed,
-#             a recover succeeds and tier 1 is ok. Before the fixes
+#   recover   tier 1 degraded; nh1 suspended; the probe's wait set to 45 s
+#             (dbg_probe_wait_s; 15 s in production): `tierctl recover nh
+#             --tier 1` waits in its probe flush. Meanwhile a pin and a
+#             commit of nh (`dmsetup message nh 0 commit`) end within their
+#             bound while it still waits; a second recover of tier 1 waits
+#             for the same flush (one kernel thread in blkdev_issue_flush);
+#             `tierctl list`, `tierctl status nb`, `dmsetup remove nb` and
+#             `dmsetup create nb` (its constructor and resume) end within
+#             their bound. Both recovers then give up (exit 1, "did not
+#             answer its probe flush in time", tier 1 still degraded); the
+#             flush goes on and holds a module reference until nh1 resumes.
+#             A recover then succeeds and tier 1 is ok. Before the fixes
 #             tier-recover held tier_pools_mutex and genl_mutex across the
 #             flush, and each of them waited for it; then it held md_lock
 #             (nh's commits, so its fsyncs, waited) and its netlink request
@@ -150,15 +154,20 @@ step_load() {
 	echo "load: the first load waited on the suspended tier; list, status, remove and create of nb went on; a second table was refused; loaded after the resume"
 }
 
+# Kernel threads flushing right now (the probe's work, a commit's flush).
+flushing() { grep -l blkdev_issue_flush /proc/[0-9]*/stack 2>/dev/null | wc -l; }
+
 step_recover() {
-	local rec rc=0 c0
+	local rec rec2 rc=0 c0 refs
 	tier1_degrade recover
+	# The probe's wait (15 s in production), long enough for what follows.
+	echo 45 >/sys/module/dm_tier/parameters/dbg_probe_wait_s
 	dmsetup suspend --noflush --nolockfs nh1
 	HELD=nh1
 	tierctl recover $DEV --tier 1 >/tmp/rec.out 2>&1 &
 	rec=$!
 	# In the probe flush (holding tier_pools_mutex before 2026-12-07,
-	# md_lock before this step's second fix).
+	# md_lock before its sixth session).
 	waits_in $rec tier_tier_recover "recover: tierctl recover" /tmp/rec.out
 	# The device's commits go on: a pin asks for one, the commit message
 	# makes one and waits for it.
@@ -166,26 +175,40 @@ step_recover() {
 	must_go 10 "recover: tierctl pin" tierctl pin $DEV --range 6M:1M
 	must_go 20 "recover: a commit of $DEV" dmsetup message $DEV 0 commit
 	[ "$(tier_stat $DEV commits)" -gt "$c0" ] || fail_held "recover: no commit while the probe waited"
+	still_waits $rec "recover: tierctl recover" /tmp/rec.out
+	# A second recover of the same tier waits for the same flush.
+	tierctl recover $DEV --tier 1 >/tmp/rec2.out 2>&1 &
+	rec2=$!
+	waits_in $rec2 tier_tier_recover "recover: a second tierctl recover" /tmp/rec2.out
+	wait_for 10 '[ "$(flushing)" = 1 ]' ||
+		fail_held "recover: $(flushing) flushes in flight with two recovers waiting (want 1: the second shares the first's)"
 	others_go recover
-	# The probe gives up after TIER_PROBE_WAIT_S (15 s): exit 1, the
-	# kernel's reason, the state kept.
-	wait_for 60 "! kill -0 $rec 2>/dev/null" ||
-		fail_held "recover: tierctl recover still waits 60 s after it started: $(cat /proc/$rec/stack 2>&1)"
+	# Each gives up after its wait: exit 1, the kernel's reason, the state
+	# kept; the flush goes on and keeps the module loaded.
+	wait_for 120 "! kill -0 $rec 2>/dev/null && ! kill -0 $rec2 2>/dev/null" ||
+		fail_held "recover: tierctl recover still waits after its probe's wait"
 	wait $rec || rc=$?
 	[ $rc = 1 ] || { cat /tmp/rec.out; fail_held "recover: exit status $rc while tier 1 hangs (want 1)"; }
 	grep -q "did not answer its probe flush in time" /tmp/rec.out ||
 		{ cat /tmp/rec.out; fail_held "recover: the failure does not say the path hangs"; }
 	expect_eq "$(tier_stat $DEV state 1)" degraded "recover: tier 1 after a probe that timed out"
-	klog_has "tier 1 (.*): probe flush did not answer in 15 s" ||
+	klog_has "tier 1 (.*): probe flush did not answer in 45 s" ||
 		fail_held "recover: the kernel log does not name the probe's timeout"
+	wait_for 10 '[ "$(flushing)" = 1 ]' ||
+		fail_held "recover: $(flushing) flushes in flight after the recovers gave up (want 1)"
+	refs=$(cat /sys/module/dm_tier/refcnt)
 	dmsetup resume nh1
 	HELD=
+	wait_for 30 '[ "$(flushing)" = 0 ]' || fail "recover: the probe's flush did not end after the resume"
+	wait_for 10 "[ \"\$(cat /sys/module/dm_tier/refcnt)\" = $((refs - 1)) ]" ||
+		fail "recover: module references $(cat /sys/module/dm_tier/refcnt) after the probe's flush ended, $refs before (want one less: rmmod must not wait on a hung flush)"
+	echo 0 >/sys/module/dm_tier/parameters/dbg_probe_wait_s
 	bounded 60 "recover: tierctl recover after the resume" tierctl recover $DEV --tier 1 >/tmp/rec.out 2>&1 ||
 		{ cat /tmp/rec.out; fail "recover: tierctl recover failed after the resume"; }
 	expect_eq "$(tier_stat $DEV state 1)" ok "recover: tier 1 after the recover"
 	tierctl unpin $DEV --range 6M:1M >/dev/null || fail "recover: unpin"
 	tier_sane $DEV recover
-	echo "recover: the probe waited on the suspended tier for 15 s and gave up (exit 1, state kept); commits, list, status, remove and create of nb went on; recovered after the resume"
+	echo "recover: the probe waited on the suspended tier without holding the device's commits; a second recover shared its flush; both gave up (exit 1, state kept) with the flush still holding the module; recovered after the resume"
 }
 
 step_commit() {
