@@ -66,8 +66,8 @@ void tier_pool_wait_unpinned(struct tier_pool *pool)
 
 /*
  * tier-recover's probe flushes, each in its own work item: one that times
- * out goes on here, owning nothing but its device reference, and module
- * exit waits for it.
+ * out goes on here, holding its device and the module (struct tier_probe),
+ * and module exit drains what is left of it.
  */
 static struct workqueue_struct *tier_probe_wq;
 
