@@ -31,7 +31,8 @@
 /*
  * Bad sectors: every tl_pread_full() of fd fail_fd (-1: none) that covers
  * byte fail_off (or fail_off2, U64_MAX: none) fails with EIO, as the
- * kernel's read would.
+ * kernel's read would, until a write covers it (the disk remaps the
+ * sector: an interrupted repair may or may not have written over it).
  */
 static int fail_fd = -1;
 static u64 fail_off, fail_off2 = U64_MAX;
@@ -68,12 +69,16 @@ struct io_event {
 
 static struct io_event io_log[64];
 static u32 io_log_n;
-static bool io_log_on;
+static bool io_log_on, io_log_full;
 
 static void io_log_add(bool flush, int fd, u64 off)
 {
-	if (io_log_on && io_log_n < ARRAY_SIZE(io_log))
+	if (!io_log_on)
+		return;
+	if (io_log_n < ARRAY_SIZE(io_log))
 		io_log[io_log_n++] = (struct io_event){ flush, fd, off >> 9 };
+	else
+		io_log_full = true;
 }
 
 int __real_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
@@ -82,8 +87,16 @@ int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off);
 int __wrap_tl_pwrite_full(int fd, const void *buf, size_t len, u64 off)
 {
 	io_log_add(false, fd, off);
+	if (fd >= 0 && fd == fail_fd && off <= fail_off && fail_off < off + len)
+		fail_off = U64_MAX;
+	if (fd >= 0 && fd == fail_fd && off <= fail_off2 &&
+	    fail_off2 < off + len)
+		fail_off2 = U64_MAX;
 	return __real_tl_pwrite_full(fd, buf, len, off);
 }
+
+/* The crash cases' images are thrown away: no need to wait for the disk. */
+static bool fsync_skip;
 
 int __real_fsync(int fd);
 int __wrap_fsync(int fd);
@@ -91,18 +104,21 @@ int __wrap_fsync(int fd);
 int __wrap_fsync(int fd)
 {
 	io_log_add(true, fd, 0);
-	return __real_fsync(fd);
+	return fsync_skip ? 0 : __real_fsync(fd);
 }
 
 static void io_log_stop(void *arg)
 {
 	(void)arg;
 	io_log_on = false;
+	fsync_skip = false;
 }
 
 struct img {
-	char path[NR][64];
-	int fd[NR];
+	char path[NR + 1][64];
+	int fd[NR + 1];
+	u32 nr;	  /* the tiers, and the metadata device if separate */
+	u32 meta; /* the device holding the metadata: 0, or NR if separate */
 	struct tier_fresh *f;
 	struct tier_sb sb[2]; /* generation 2 (slot 0), 3 (slot 1) */
 };
@@ -132,7 +148,7 @@ static void img_close(void *arg)
 	struct img *im = arg;
 	u32 i;
 
-	for (i = 0; i < NR; i++) {
+	for (i = 0; i < im->nr; i++) {
 		if (im->fd[i] >= 0)
 			close(im->fd[i]);
 		unlink(im->path[i]);
@@ -184,43 +200,61 @@ static void img_commit(CASE_CTX, struct img *im, u64 gen, u32 copy)
 						   &e);
 		}
 		tier_map_block_seal(blk);
-		pw(test, im, 0, tier_map_block_sector(sb, copy, i), blk);
+		pw(test, im, im->meta, tier_map_block_sector(sb, copy, i), blk);
 	}
 	tier_sb_encode(sb, blk);
-	pw(test, im, 0, tier_sb_sector(sb->meta_start, tier_sb_slot(gen)), blk);
+	pw(test, im, im->meta, tier_sb_sector(sb->meta_start, tier_sb_slot(gen)),
+	   blk);
 	case_free(blk);
 }
 
-static struct img *img_make(CASE_CTX, bool commits)
+/* Image device @i's size (device NR: the metadata device). */
+static u64 img_sectors(const struct img *im, u32 i)
+{
+	return i < NR ? im->f->lo.tier[i].dev_sectors :
+			im->f->lo.meta_dev_sectors;
+}
+
+/* The fixture's images, with @meta_ext its metadata on a device of its own. */
+static struct img *img_make_on(CASE_CTX, bool commits, bool meta_ext)
 {
 	struct img *im = case_alloc(test, sizeof(*im));
 	struct tl_err err = { "" };
 	int fds[TIER_MAX_DEVS];
 	const char *paths[TIER_MAX_DEVS];
-	u32 i;
+	u32 i, idx;
 
-	im->f = fixture(test, false);
+	im->f = fixture(test, meta_ext);
+	im->nr = meta_ext ? NR + 1 : NR;
+	im->meta = meta_ext ? NR : 0;
 	for (i = 0; i < TIER_MAX_DEVS; i++) {
 		fds[i] = -1;
 		paths[i] = "?";
 	}
-	for (i = 0; i < NR; i++) {
+	for (i = 0; i < im->nr; i++)
+		im->fd[i] = -1;
+	case_defer(test, img_close, im);
+	for (i = 0; i < im->nr; i++) {
+		idx = i < NR ? i : TIER_META_DEV;
 		snprintf(im->path[i], sizeof(im->path[i]), "/tmp/tl-check-XXXXXX");
 		im->fd[i] = mkstemp(im->path[i]);
 		CASE_ASSERT_TRUE(im->fd[i] >= 0);
-		CASE_ASSERT_EQ(ftruncate(im->fd[i],
-					 im->f->lo.tier[i].dev_sectors << 9),
+		CASE_ASSERT_EQ(ftruncate(im->fd[i], img_sectors(im, i) << 9),
 			       0);
-		fds[i] = im->fd[i];
-		paths[i] = im->path[i];
+		fds[idx] = im->fd[i];
+		paths[idx] = im->path[i];
 	}
-	case_defer(test, img_close, im);
 	CASE_ASSERT_EQ(tl_create_write(im->f, fds, paths, &err), TL_OK);
 	if (commits) {
 		img_commit(test, im, 2, 1);
 		img_commit(test, im, 3, 0);
 	}
 	return im;
+}
+
+static struct img *img_make(CASE_CTX, bool commits)
+{
+	return img_make_on(test, commits, false);
 }
 
 static void md_free(void *arg)
@@ -286,14 +320,14 @@ static struct tl_md *md_check(CASE_CTX, struct img *im, u32 nr,
 
 		path[i] = im->path[d];
 		fd[i] = im->fd[d];
-		sectors[i] = im->f->lo.tier[d].dev_sectors;
+		sectors[i] = img_sectors(im, d);
 	}
 	return md_check_fds(test, path, fd, sectors, nr);
 }
 
-static void expect_clean(CASE_CTX, struct img *im, const char *what)
+/* @md, a check after a repair: clean, and the fixture's used counts. */
+static void expect_clean_md(CASE_CTX, const struct tl_md *md, const char *what)
 {
-	struct tl_md *md = md_check(test, im, NR, NULL);
 	u32 t;
 
 	if (md->nr_errors || md->nr_warnings)
@@ -302,6 +336,11 @@ static void expect_clean(CASE_CTX, struct img *im, const char *what)
 	CASE_EQ_MSG(md->nr_warnings, 0, "%s: warnings", what);
 	for (t = 0; t < NR; t++)
 		CASE_EQ_MSG(md->used[t], used_want[t], "%s: tier %u used", what, t);
+}
+
+static void expect_clean(CASE_CTX, struct img *im, const char *what)
+{
+	expect_clean_md(test, md_check(test, im, im->nr, NULL), what);
 }
 
 enum want { W_CLEAN, W_WARN, W_ERROR };
@@ -1655,6 +1694,15 @@ static void check_replace_tier0_cut_test(CASE_CTX)
 
 /* ---- an interrupted repair ------------------------------------------------ */
 
+/* What crash_img() damages besides the map, and where the metadata is. */
+enum {
+	CRASH_NO_SB = 1,     /* both superblock slots zeroed */
+	CRASH_LABEL = 2,     /* tier 2's label names another device */
+	CRASH_META_EXT = 4,  /* the metadata on a device of its own */
+	CRASH_SLOT0_EIO = 8, /* slot 0 unreadable: repair --force */
+	CRASH_WIDE = 16,     /* copy 1 zeroed from block 3 on */
+};
+
 /*
  * Damage that repair fixes by rewriting blocks of the active map copy (0,
  * generation 3 in slot 1): block 0 with a bad checksum, copy 1's good;
@@ -1664,78 +1712,100 @@ static void check_replace_tier0_cut_test(CASE_CTX)
  * 2 with a bad checksum, and its only good copy, copy 1's, mapping vext
  * 708 to tier 2 pext 7 as vext 600 does; tier 0's used count wrong. Repair
  * unmaps vexts 454 and 708: the repaired map is the fixture's. With
- * @no_sb, both superblock slots are zeroed as well: repair rebuilds the
- * superblock from the labels, naming copy 1 (fewer damaged blocks).
+ * CRASH_NO_SB, both superblock slots are zeroed as well: repair rebuilds
+ * the superblock from the labels, naming copy 1 (fewer damaged blocks).
+ * CRASH_LABEL gives the labels a phase of their own, CRASH_WIDE the
+ * inactive copy's more writes than crash_cut() tries every subset of;
+ * CRASH_SLOT0_EIO is armed by crash_arm(), not written.
  */
-static struct img *crash_img(CASE_CTX, bool no_sb)
+static struct img *crash_img(CASE_CTX, u32 how)
 {
-	struct img *im = img_make(test, true);
+	struct img *im = img_make_on(test, true, how & CRASH_META_EXT);
 	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
 	struct tier_loc twice1 = { 1, 0, tier_pext(0) };
 	struct tier_loc twice2 = { 2, 0, tier_pext(7) };
 	struct tier_map_entry e = { 0 };
 	struct tier_sb sb = im->sb[1];
+	struct tier_label l;
+	u32 m = im->meta;
+	u64 i;
 
-	pr(test, im, 0, tier_map_block_sector(&sb, 0, 0), blk);
+	pr(test, im, m, tier_map_block_sector(&sb, 0, 0), blk);
 	blk[100] ^= 0xff;
-	pw(test, im, 0, tier_map_block_sector(&sb, 0, 0), blk);
+	pw(test, im, m, tier_map_block_sector(&sb, 0, 0), blk);
 
-	pr(test, im, 0, tier_map_block_sector(&sb, 0, 1), blk);
+	pr(test, im, m, tier_map_block_sector(&sb, 0, 1), blk);
 	e.word = tier_map_word_encode(&twice1);
 	tier_map_block_set(blk, 200, &e);
 	tier_map_block_seal(blk);
-	pw(test, im, 0, tier_map_block_sector(&sb, 0, 1), blk);
-	pr(test, im, 0, tier_map_block_sector(&sb, 1, 1), blk);
+	pw(test, im, m, tier_map_block_sector(&sb, 0, 1), blk);
+	pr(test, im, m, tier_map_block_sector(&sb, 1, 1), blk);
 	blk[3000] ^= 0xff;
-	pw(test, im, 0, tier_map_block_sector(&sb, 1, 1), blk);
+	pw(test, im, m, tier_map_block_sector(&sb, 1, 1), blk);
 
-	pr(test, im, 0, tier_map_block_sector(&sb, 1, 2), blk);
+	pr(test, im, m, tier_map_block_sector(&sb, 1, 2), blk);
 	e.word = tier_map_word_encode(&twice2);
 	tier_map_block_set(blk, 200, &e);
 	tier_map_block_seal(blk);
-	pw(test, im, 0, tier_map_block_sector(&sb, 1, 2), blk);
-	pr(test, im, 0, tier_map_block_sector(&sb, 0, 2), blk);
+	pw(test, im, m, tier_map_block_sector(&sb, 1, 2), blk);
+	pr(test, im, m, tier_map_block_sector(&sb, 0, 2), blk);
 	blk[100] ^= 0xff;
-	pw(test, im, 0, tier_map_block_sector(&sb, 0, 2), blk);
+	pw(test, im, m, tier_map_block_sector(&sb, 0, 2), blk);
 
 	sb.tier[0].used_extents = 9;
 	tier_sb_encode(&sb, blk);
-	pw(test, im, 0, tier_sb_sector(sb.meta_start, 1), blk);
-	if (no_sb) {
+	pw(test, im, m, tier_sb_sector(sb.meta_start, 1), blk);
+	if (how & CRASH_NO_SB) {
 		memset(blk, 0, TIER_BLOCK_SIZE);
-		pw(test, im, 0, tier_sb_sector(sb.meta_start, 0), blk);
-		pw(test, im, 0, tier_sb_sector(sb.meta_start, 1), blk);
+		pw(test, im, m, tier_sb_sector(sb.meta_start, 0), blk);
+		pw(test, im, m, tier_sb_sector(sb.meta_start, 1), blk);
+	}
+	memset(blk, 0, TIER_BLOCK_SIZE);
+	for (i = 3; how & CRASH_WIDE && i < sb.map_blocks; i++)
+		pw(test, im, m, tier_map_block_sector(&sb, 1, i), blk);
+	if (how & CRASH_LABEL) {
+		/* Valid still: a superblock can be rebuilt with it. */
+		pr(test, im, 2, 0, blk);
+		CASE_ASSERT_EQ(tier_label_decode(blk, &l, NULL), 0);
+		memset(l.name, 0, sizeof(l.name));
+		strcpy(l.name, "other");
+		tier_label_encode(&l, blk);
+		pw(test, im, 2, 0, blk);
 	}
 	case_free(blk);
 	return im;
 }
 
-/*
- * A crash after the first @k of @md's planned writes (devices in the
- * image's order), and with @torn, write @k cut in the middle: its first
- * half new, its second half as it was.
- */
-static void crash_after(CASE_CTX, struct img *im, const struct tl_md *md,
-			u32 k, bool torn)
+/* The bad sector of CRASH_SLOT0_EIO (re-armed: a write over it remaps it). */
+static void crash_arm(struct img *im, u32 how)
 {
-	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
-	u32 i;
-
-	for (i = 0; i < k; i++)
-		pw(test, im, md->writes[i].dev, md->writes[i].sector,
-		   md->writes[i].blk);
-	if (torn && k < md->nr_writes) {
-		pr(test, im, md->writes[k].dev, md->writes[k].sector, blk);
-		memcpy(blk, md->writes[k].blk, TIER_BLOCK_SIZE / 2);
-		pw(test, im, md->writes[k].dev, md->writes[k].sector, blk);
-	}
-	case_free(blk);
+	if (!(how & CRASH_SLOT0_EIO))
+		return;
+	fail_fd = im->fd[im->meta];
+	fail_off = tier_sb_sector(im->sb[1].meta_start, 0) << 9;
 }
 
-/* The active copy maps the fixture's extents, with their heat and times. */
-static void expect_fixture_map(CASE_CTX, struct img *im, const char *what)
+/* Check @im into @md (one the caller reuses: a crash test loads thousands). */
+static void md_load_into(CASE_CTX, struct img *im, struct tl_md *md)
 {
-	struct tl_md *md = md_check(test, im, NR, NULL);
+	struct tl_err err = { "" };
+	u32 i;
+
+	tl_md_free(md);
+	tl_md_init(md);
+	for (i = 0; i < im->nr; i++) {
+		md->dev[i].path = im->path[i];
+		md->dev[i].fd = im->fd[i];
+		md->dev[i].sectors = img_sectors(im, i);
+	}
+	md->nr_devs = im->nr;
+	CASE_ASSERT_EQ(tl_md_load(md, &err), TL_OK);
+}
+
+/* @md's active copy maps the fixture's extents, with their heat and times. */
+static void expect_fixture_map_md(CASE_CTX, const struct tl_md *md,
+				  const char *what)
+{
 	u32 a = md->sb.active_copy;
 	u64 v;
 	size_t k;
@@ -1766,116 +1836,457 @@ static void expect_fixture_map(CASE_CTX, struct img *im, const char *what)
 	}
 }
 
+/* The planned writes, for a failure's report. */
+static void show_writes(const struct tl_md *md)
+{
+	u32 i;
+
+	for (i = 0; i < md->nr_writes; i++)
+		print_message("# write %u%s: %s sector %llu: %s\n", i,
+			      md->writes[i].flush_first ? " (flush first)" : "",
+			      md->dev[md->writes[i].dev].path,
+			      (unsigned long long)md->writes[i].sector,
+			      md->writes[i].what);
+}
+
 /*
- * A repair cut after any of its writes, or in the middle of one, leaves a
- * device no worse than before it: no more errors, a repair that gives up
+ * What a repair may write (each label, the superblock slots and the map
+ * copies), saved to put the image back as crash_img() left it: a crash
+ * case costs a few writes, not a new image.
+ */
+struct img_save {
+	u8 *blk[NR + 1];
+	u64 sectors[NR + 1];
+};
+
+static void img_save(CASE_CTX, struct img *im, struct img_save *save)
+{
+	const struct tier_sb *sb = &im->sb[1];
+	u32 i;
+
+	for (i = 0; i < im->nr; i++) {
+		save->sectors[i] = i != im->meta ?
+					   TIER_BLOCK_SECTORS :
+					   sb->map_start[1] +
+						   sb->map_blocks * TIER_BLOCK_SECTORS;
+		save->blk[i] = case_alloc(test, save->sectors[i] << 9);
+		CASE_ASSERT_EQ(tl_pread_full(im->fd[i], save->blk[i],
+					     save->sectors[i] << 9, 0), 0);
+	}
+}
+
+static void img_restore(CASE_CTX, struct img *im, const struct img_save *save)
+{
+	u32 i;
+
+	for (i = 0; i < im->nr; i++)
+		CASE_ASSERT_EQ(tl_pwrite_full(im->fd[i], save->blk[i],
+					      save->sectors[i] << 9, 0), 0);
+}
+
+/*
+ * Crash cases: a disk with a volatile write cache. A write is on the disk
+ * once an fsync() of its device, issued after it, has returned; until then
+ * it may be there or not, in any combination with the other writes in
+ * flight, and one of them may be torn (first half new, second half old).
+ * The cut points are just before each fsync() and at the end: a crash
+ * anywhere since the previous fsync() leaves a subset of the writes in
+ * flight there. Up to CRASH_EXHAUSTIVE writes in flight every subset is
+ * tried, whole and with each of its writes torn; beyond, CRASH_SAMPLES
+ * subsets and torn writes drawn from CRASH_SEED.
+ */
+#define CRASH_EXHAUSTIVE 10
+#define CRASH_SAMPLES 300
+#define CRASH_SEED 0x7e1e5eedULL
+
+struct crash {
+	struct img *im;
+	u32 how;
+	const struct tl_md *plan; /* the repair, its writes as issued */
+	u32 errors;		  /* check's before it */
+	struct img_save save;
+	struct tl_md *md;
+	u8 *blk;
+	u32 nr_states;
+};
+
+/* xorshift64*: the same draws on every run. */
+static u64 crash_rand(u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * The image as the crash leaves it: the writes of @on on the disk, write
+ * @torn (one of them, or -1) only its first half, then check, repair and
+ * check again: no more errors than before the repair, a repair that gives
+ * up no more extents than the first one, and that repair, run to its end,
+ * leaves the fixture's map, clean.
+ */
+static void crash_case(CASE_CTX, struct crash *c, u32 cut, u64 on, int torn)
+{
+	const struct tl_md *plan = c->plan;
+	struct tl_err err = { "" };
+	char what[200];
+	int n, len = 0;
+	u32 i;
+
+	img_restore(test, c->im, &c->save);
+	crash_arm(c->im, c->how);
+	n = snprintf(what, sizeof(what), "%s%s%s%s%scut %u, on the disk:",
+		     c->how & CRASH_META_EXT ? "metadata device, " : "",
+		     c->how & CRASH_NO_SB ? "no superblock, " : "",
+		     c->how & CRASH_LABEL ? "a label, " : "",
+		     c->how & CRASH_SLOT0_EIO ? "slot 0 unreadable, " : "",
+		     c->how & CRASH_WIDE ? "copy 1 zeroed, " : "", cut);
+	len = n > 0 && n < (int)sizeof(what) ? n : 0;
+	for (i = 0; i < plan->nr_writes; i++) {
+		const struct tl_write *w = &plan->writes[i];
+
+		if (!(on & (1ULL << i)))
+			continue;
+		n = snprintf(what + len, sizeof(what) - len, " %u%s", i,
+			     (int)i == torn ? " (torn)" : "");
+		if (n > 0 && len + n < (int)sizeof(what))
+			len += n;
+		if ((int)i != torn) {
+			pw(test, c->im, w->dev, w->sector, w->blk);
+			continue;
+		}
+		/* The old half as it is, even under a bad sector. */
+		CASE_ASSERT_EQ(__real_tl_pread_full(c->im->fd[w->dev], c->blk,
+						    TIER_BLOCK_SIZE,
+						    w->sector << 9),
+			       0);
+		memcpy(c->blk, w->blk, TIER_BLOCK_SIZE / 2);
+		pw(test, c->im, w->dev, w->sector, c->blk);
+	}
+	c->nr_states++;
+
+	md_load_into(test, c->im, c->md);
+	if (c->md->nr_errors > c->errors) {
+		show_writes(plan);
+		show(c->md);
+	}
+	CASE_LE_MSG(c->md->nr_errors, c->errors, "%s: %u errors, %u before",
+		    what, c->md->nr_errors, c->errors);
+	CASE_ASSERT_EQ(tl_md_plan_repair(c->md, c->how & CRASH_SLOT0_EIO, &err),
+		       TL_OK);
+	if (c->md->nr_losses > plan->nr_losses) {
+		show_writes(plan);
+		show(c->md);
+	}
+	CASE_LE_MSG(c->md->nr_losses, plan->nr_losses,
+		    "%s: repair gives up %u extents, %u before", what,
+		    c->md->nr_losses, plan->nr_losses);
+	CASE_ASSERT_EQ_MSG(tl_md_write(c->md, &err), TL_OK, "%s: %s", what,
+			   err.msg);
+	md_load_into(test, c->im, c->md);
+	expect_clean_md(test, c->md, what);
+	expect_fixture_map_md(test, c->md, what);
+}
+
+/* Every crash state of cut @cut: @on flushed, @maybe in flight. */
+static void crash_cut(CASE_CTX, struct crash *c, u32 cut, u64 on, u64 maybe,
+		      u64 *seed)
+{
+	u32 m = __builtin_popcountll(maybe), k, i;
+	u64 sub, pick;
+	int torn;
+
+	if (m > CRASH_EXHAUSTIVE) {
+		for (k = 0; k < CRASH_SAMPLES; k++) {
+			sub = crash_rand(seed) & maybe;
+			/* 0: no write torn, else the pick-th of the subset. */
+			pick = crash_rand(seed) % (__builtin_popcountll(sub) + 1);
+			torn = -1;
+			for (i = 0; pick && i < 64; i++)
+				if ((sub & (1ULL << i)) && !--pick)
+					torn = i;
+			crash_case(test, c, cut, on | sub, torn);
+		}
+		return;
+	}
+	sub = maybe;
+	do {
+		crash_case(test, c, cut, on | sub, -1);
+		for (i = 0; i < 64; i++)
+			if (sub & (1ULL << i))
+				crash_case(test, c, cut, on | sub, i);
+		sub = (sub - 1) & maybe;
+	} while (sub != maybe);
+}
+
+/*
+ * A repair cut anywhere, on a disk with a write cache (crash_cut()), leaves
+ * a device no worse than before it: no more errors, a repair that gives up
  * no more extents, and that repair, run to its end, gives the same map as
  * the uninterrupted one. Repair rewrote the active copy in place: a write
  * of block 1 torn in the middle left both copies of it damaged, and 254
- * extents lost instead of 2. The same with no superblock slot left.
+ * extents lost instead of 2. The cut points are where tl_md_write()
+ * fsync()s, as it did (io_log), not where the plan says it would.
  */
-static void repair_interrupted(CASE_CTX, bool no_sb)
+static void repair_interrupted(CASE_CTX, u32 how)
 {
 	struct tl_err err = { "" };
-	struct img *im = crash_img(test, no_sb);
-	struct tl_md *plan = md_check(test, im, NR, NULL);
-	struct tl_md *md;
-	char what[80];
-	u32 k, torn, errors = plan->nr_errors;
+	struct crash c = { .how = how };
+	struct tl_md *plan;
+	u32 at[ARRAY_SIZE(io_log)], flushed[ARRAY_SIZE(io_log)];
+	u32 i, j, w, cut = 0;
+	u64 on, maybe, last_on = ~0ULL, last_maybe = 0, seed = CRASH_SEED;
 
+	c.im = crash_img(test, how);
+	c.md = case_alloc(test, sizeof(*c.md));
+	tl_md_init(c.md);
+	case_defer(test, md_free, c.md);
+	c.blk = case_alloc(test, TIER_BLOCK_SIZE);
+	img_save(test, c.im, &c.save);
+	case_defer(test, fail_clear, NULL);
+	crash_arm(c.im, how);
+	plan = md_check(test, c.im, c.im->nr, NULL);
+	c.plan = plan;
+	c.errors = plan->nr_errors;
 	show(plan);
-	CASE_EQ(plan->sb_rebuilt, no_sb);
-	CASE_EQ(plan->sb.active_copy, no_sb);
-	CASE_ASSERT_EQ(tl_md_plan_repair(plan, false, &err), TL_OK);
+	CASE_EQ(plan->sb_rebuilt, !!(how & CRASH_NO_SB));
+	CASE_EQ(plan->sb.active_copy, !!(how & CRASH_NO_SB));
+	CASE_EQ(plan->meta_ext, !!(how & CRASH_META_EXT));
+	CASE_EQ(plan->slot_unreadable[0], !!(how & CRASH_SLOT0_EIO));
+	CASE_ASSERT_EQ(tl_md_plan_repair(plan, how & CRASH_SLOT0_EIO, &err),
+		       TL_OK);
 	CASE_EQ(plan->nr_losses, 2);
-	for (k = 0; k <= plan->nr_writes; k++) {
-		for (torn = 0; torn < 2 && k + torn <= plan->nr_writes; torn++) {
-			snprintf(what, sizeof(what), "%scut after %u of %u writes%s",
-				 no_sb ? "no superblock, " : "", k,
-				 plan->nr_writes, torn ? ", the next torn" : "");
-			im = crash_img(test, no_sb);
-			crash_after(test, im, plan, k, torn);
-			md = md_check(test, im, NR, NULL);
-			if (md->nr_errors > errors)
-				show(md);
-			CASE_LE_MSG(md->nr_errors, errors, "%s: %u errors, %u before",
-				    what, md->nr_errors, errors);
-			CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
-			if (md->nr_losses > plan->nr_losses)
-				show(md);
-			CASE_LE_MSG(md->nr_losses, plan->nr_losses,
-				    "%s: repair gives up %u extents, %u before",
-				    what, md->nr_losses, plan->nr_losses);
-			CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
-			expect_clean(test, im, what);
-			expect_fixture_map(test, im, what);
+	CASE_ASSERT_TRUE(plan->nr_writes <= 64);
+	show_writes(plan);
+	/* The model takes each block for written once. */
+	for (i = 0; i < plan->nr_writes; i++)
+		for (j = 0; j < i; j++)
+			CASE_FALSE(plan->writes[i].dev == plan->writes[j].dev &&
+				   plan->writes[i].sector == plan->writes[j].sector);
+
+	case_defer(test, io_log_stop, NULL);
+	fsync_skip = true;
+	io_log_n = 0;
+	io_log_full = false;
+	io_log_on = true;
+	CASE_ASSERT_EQ(tl_md_write(plan, &err), TL_OK);
+	io_log_on = false;
+	CASE_FALSE(io_log_full);
+	md_load_into(test, c.im, c.md);
+	expect_clean_md(test, c.md, "uninterrupted");
+	expect_fixture_map_md(test, c.md, "uninterrupted");
+
+	/* Write w: log event at[w], on the disk from event flushed[w] on. */
+	for (i = w = 0; i < io_log_n; i++) {
+		if (io_log[i].flush)
+			continue;
+		CASE_ASSERT_TRUE(w < plan->nr_writes);
+		CASE_EQ(io_log[i].fd, c.im->fd[plan->writes[w].dev]);
+		CASE_EQ(io_log[i].sector, plan->writes[w].sector);
+		at[w] = i;
+		flushed[w] = io_log_n;
+		for (j = i + 1; j < io_log_n; j++) {
+			if (io_log[j].flush && io_log[j].fd == io_log[i].fd) {
+				flushed[w] = j;
+				break;
+			}
 		}
+		w++;
 	}
+	CASE_ASSERT_EQ(w, plan->nr_writes);
+
+	for (i = 0; i <= io_log_n; i++) {
+		if (i < io_log_n && !io_log[i].flush)
+			continue;
+		on = maybe = 0;
+		for (w = 0; w < plan->nr_writes; w++) {
+			if (flushed[w] < i)
+				on |= 1ULL << w;
+			else if (at[w] < i)
+				maybe |= 1ULL << w;
+		}
+		if (on == last_on && maybe == last_maybe)
+			continue;
+		last_on = on;
+		last_maybe = maybe;
+		crash_cut(test, &c, cut++, on, maybe, &seed);
+	}
+	print_message("# %u crash states at %u cuts (sampled with seed %#llx beyond %u writes in flight)\n",
+		      c.nr_states, cut, CRASH_SEED, CRASH_EXHAUSTIVE);
 }
 
 static void check_repair_interrupted_test(CASE_CTX)
 {
-	repair_interrupted(test, false);
-	repair_interrupted(test, true);
+	repair_interrupted(test, 0);
+	repair_interrupted(test, CRASH_NO_SB);
+	repair_interrupted(test, CRASH_NO_SB | CRASH_LABEL);
+}
+
+/* The same with the metadata on a device of its own. */
+static void check_repair_interrupted_meta_test(CASE_CTX)
+{
+	repair_interrupted(test, CRASH_META_EXT);
+	repair_interrupted(test, CRASH_META_EXT | CRASH_NO_SB | CRASH_LABEL);
 }
 
 /*
- * The flushes of a repair: every block written before the new superblock
- * is flushed before it is written, and it is flushed before any block
- * after it; before it is on the disk, no block of the copy the old
- * superblock names is written that was readable (a torn write would damage
- * it). tl_md_write() flushed only at the end, after writing the active
- * copy in place.
+ * Copy 1 zeroed from block 3 on: 28 writes in one phase, too many for
+ * every subset (crash_cut() samples them).
  */
-static void check_repair_flush_order_test(CASE_CTX)
+static void check_repair_interrupted_wide_test(CASE_CTX)
+{
+	repair_interrupted(test, CRASH_WIDE);
+}
+
+/*
+ * The same with superblock slot 0 unreadable, which repair --force writes
+ * over with the new superblock (generation 4): until then the slot stays
+ * unreadable, and each repair after the crash needs --force too.
+ */
+static void check_repair_interrupted_forced_test(CASE_CTX)
+{
+	repair_interrupted(test, CRASH_SLOT0_EIO);
+	repair_interrupted(test, CRASH_SLOT0_EIO | CRASH_LABEL);
+}
+
+/* A repair's phases (docs/FORMAT.md "Offline"), in their order. */
+enum phase {
+	PH_REBUILT,  /* the superblock rebuilt from the labels */
+	PH_IN_PLACE, /* a damaged block of the active copy, rebuilt in place */
+	PH_COPY_B,   /* the inactive copy, made active by: */
+	PH_SB,	     /* the superblock of the next generation */
+	PH_COPY_A,   /* the old active copy, made equal */
+	PH_LABELS,
+	NR_PHASES
+};
+
+static const char *const phase_name[NR_PHASES] = {
+	"the rebuilt superblock", "an active copy block rebuilt in place",
+	"an inactive copy block", "the new superblock",
+	"an old active copy block", "a label",
+};
+
+/*
+ * The flushes of a repair: every phase is on the disk before a write of
+ * the next one is issued (between two writes of different phases, the
+ * device of the first is flushed), and every device written is flushed at
+ * the end. Before the new superblock is on the disk, no block of the copy
+ * the old superblock names is written that was readable (a torn write
+ * would damage it). tl_md_write() flushed only at the end, after writing
+ * the active copy in place; then only around the new superblock was it
+ * checked, and the other fences could go unnoticed.
+ */
+static void repair_flush_order(CASE_CTX, u32 how)
 {
 	struct tl_err err = { "" };
-	struct img *im = crash_img(test, false);
-	struct tl_md *before = md_check(test, im, NR, NULL);
-	struct tl_md *md = md_check(test, im, NR, NULL);
-	u64 map_end = before->sb.map_start[0] +
-		      before->sb.map_blocks * TIER_BLOCK_SECTORS;
-	int fd = im->fd[0];
-	u32 i, j, sb_at = 0, nr_sb = 0;
+	struct img *im = crash_img(test, how);
+	struct tl_md *before = md_check(test, im, im->nr, NULL);
+	struct tl_md *md = md_check(test, im, im->nr, NULL);
+	const struct tier_sb *sb = &before->sb;
+	u32 a = sb->active_copy, nr[NR_PHASES] = { 0 };
+	int fd = im->fd[im->meta];
+	u8 ph[ARRAY_SIZE(io_log)];
+	u32 i, j, k, sb_at = 0, nr_sb = 0;
+	bool flushed;
+	u64 s;
 
-	CASE_EQ(before->sb.active_copy, 0);
+	CASE_EQ(before->sb_rebuilt, !!(how & CRASH_NO_SB));
 	CASE_ASSERT_EQ(tl_md_plan_repair(md, false, &err), TL_OK);
 	case_defer(test, io_log_stop, NULL);
 	io_log_n = 0;
+	io_log_full = false;
 	io_log_on = true;
 	CASE_ASSERT_EQ(tl_md_write(md, &err), TL_OK);
 	io_log_on = false;
+	CASE_FALSE(io_log_full);
+	show_writes(md);
+
+	/* The new superblock: active copy blocks before it are rebuilt in place. */
 	for (i = 0; i < io_log_n; i++) {
-		if (io_log[i].flush || io_log[i].fd != fd ||
-		    io_log[i].sector >= before->sb.map_start[0])
+		s = io_log[i].sector;
+		if (io_log[i].flush || io_log[i].fd != fd || s == 0 ||
+		    s >= sb->map_start[0] ||
+		    (before->sb_rebuilt &&
+		     s == tier_sb_sector(sb->meta_start,
+					 tier_sb_slot(sb->generation))))
 			continue;
 		sb_at = i;
 		nr_sb++;
 	}
 	CASE_ASSERT_EQ(nr_sb, 1);
 	for (i = 0; i < io_log_n; i++) {
-		bool flushed = false;
-		u64 s = io_log[i].sector;
-
-		if (io_log[i].flush || i == sb_at)
+		s = io_log[i].sector;
+		if (io_log[i].flush)
 			continue;
-		for (j = i < sb_at ? i : sb_at; j < (i < sb_at ? sb_at : i); j++)
-			flushed |= io_log[j].flush && io_log[j].fd == fd;
-		CASE_TRUE_MSG(flushed,
-			      "the write at sector %llu is not flushed %s the superblock",
-			      (unsigned long long)s, i < sb_at ? "before" : "after");
-		if (i > sb_at || io_log[i].fd != fd || s < before->sb.map_start[0] ||
-		    s >= map_end)
+		if (s == 0) {
+			ph[i] = PH_LABELS;
+		} else {
+			CASE_ASSERT_EQ(io_log[i].fd, fd);
+			if (s < sb->map_start[0])
+				ph[i] = i == sb_at ? PH_SB : PH_REBUILT;
+			else if ((s >= sb->map_start[1]) != a)
+				ph[i] = PH_COPY_B;
+			else
+				ph[i] = i < sb_at ? PH_IN_PLACE : PH_COPY_A;
+		}
+		nr[ph[i]]++;
+		if (ph[i] != PH_IN_PLACE)
 			continue;
-		j = (s - before->sb.map_start[0]) / TIER_BLOCK_SECTORS;
-		CASE_TRUE_MSG(before->blk_ret[0][j] != 0,
+		k = (s - sb->map_start[a]) / TIER_BLOCK_SECTORS;
+		CASE_TRUE_MSG(before->blk_ret[a][k] != 0,
 			      "readable block %u of the active copy written before the superblock",
-			      j);
+			      k);
+	}
+	/* The fixture has every phase: every fence is checked. */
+	CASE_EQ(nr[PH_REBUILT], !!(how & CRASH_NO_SB));
+	CASE_GE(nr[PH_IN_PLACE], 1);
+	CASE_GE(nr[PH_COPY_B], 1);
+	CASE_GE(nr[PH_COPY_A], 1);
+	CASE_EQ(nr[PH_LABELS] > 0, !!(how & CRASH_LABEL));
+
+	for (i = 0; i < io_log_n; i++) {
+		if (io_log[i].flush)
+			continue;
+		for (j = i + 1; j <= io_log_n; j++) {
+			if (j < io_log_n && (io_log[j].flush || ph[j] == ph[i]))
+				continue;
+			flushed = false;
+			for (k = i + 1; k < j; k++)
+				flushed |= io_log[k].flush &&
+					   io_log[k].fd == io_log[i].fd;
+			if (j == io_log_n) {
+				CASE_TRUE_MSG(flushed,
+					      "%s (sector %llu) is not flushed at the end",
+					      phase_name[ph[i]],
+					      (unsigned long long)io_log[i].sector);
+				continue;
+			}
+			CASE_TRUE_MSG(ph[i] < ph[j],
+				      "%s (sector %llu) is written after %s (sector %llu)",
+				      phase_name[ph[i]],
+				      (unsigned long long)io_log[i].sector,
+				      phase_name[ph[j]],
+				      (unsigned long long)io_log[j].sector);
+			CASE_TRUE_MSG(flushed,
+				      "%s (sector %llu) is not flushed before %s (sector %llu) is written",
+				      phase_name[ph[i]],
+				      (unsigned long long)io_log[i].sector,
+				      phase_name[ph[j]],
+				      (unsigned long long)io_log[j].sector);
+		}
 	}
 	expect_clean(test, im, "flush order");
-	md = md_check(test, im, NR, NULL);
-	CASE_EQ(md->sb.generation, 4);
-	CASE_EQ(md->sb.active_copy, 1);
+	md = md_check(test, im, im->nr, NULL);
+	CASE_EQ(md->sb.generation, sb->generation + 1);
+	CASE_EQ(md->sb.active_copy, a ^ 1);
+}
+
+static void check_repair_flush_order_test(CASE_CTX)
+{
+	repair_flush_order(test, 0);
+	repair_flush_order(test, CRASH_NO_SB | CRASH_LABEL);
+	repair_flush_order(test, CRASH_META_EXT | CRASH_NO_SB | CRASH_LABEL);
 }
 
 static struct case_entry check_cases[] = {
@@ -1908,6 +2319,9 @@ static struct case_entry check_cases[] = {
 	CASE_RUN(check_crafted_sizes_test),
 	CASE_RUN(check_replace_tier0_cut_test),
 	CASE_RUN(check_repair_interrupted_test),
+	CASE_RUN(check_repair_interrupted_meta_test),
+	CASE_RUN(check_repair_interrupted_forced_test),
+	CASE_RUN(check_repair_interrupted_wide_test),
 	CASE_RUN(check_repair_flush_order_test),
 	{}
 };
