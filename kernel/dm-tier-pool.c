@@ -1368,7 +1368,7 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
 	return 0;
 }
 
-int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos, const void *owner,
 			  void (*follow)(struct tier_pool *pool, bool insert,
 					 u32 pos, u32 old_n))
 {
@@ -1378,19 +1378,25 @@ int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
 	struct block_device *gone;
 	struct tier_alloc old;
 	char name[BDEVNAME_SIZE];
-	const void *owner;
 	char *why;
 	int r;
 
 	lockdep_assert_held(&tier_pools_mutex);
 	if (pool->read_only || READ_ONCE(pool->mode) != TIER_MODE_WRITE)
 		return -EROFS;
-	if (pos >= n || n < 2 || !test_bit(pos, &pool->noalloc_hold))
+	if (pos >= n || n < 2)
 		return -EBUSY;
 	mutex_lock(&pool->md_lock);
 	spin_lock_irq(&pool->lock);
+	if (!test_bit(pos, &pool->noalloc_hold) ||
+	    pool->hold_owner[pos] != owner) {
+		spin_unlock_irq(&pool->lock);
+		mutex_unlock(&pool->md_lock);
+		DMERR("%s: tier %u is not held by the table being resumed: not removed",
+		      tier_pool_log_name(pool), pos);
+		return -EBUSY;
+	}
 	/* Held since the load: still empty, unless a job was under way. */
-	owner = pool->hold_owner[pos];
 	clear_bit(pos, &pool->noalloc_hold);
 	r = tier_pool_hold_tier(pool, pos, owner, &why);
 	if (r) {

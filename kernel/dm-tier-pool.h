@@ -1131,13 +1131,16 @@ int tier_pool_add_tier(struct tier_pool *pool, u32 pos, struct dm_dev *dev,
  * this pool from now on.
  * @pool:   the pool.
  * @pos:    0..nr_tiers - 1.
+ * @owner:  the table that holds it (tier_pool_hold_tier()): a hold at @pos
+ *          that is another's is refused, never a tier removed by a stale
+ *          index.
  * @follow: as for tier_pool_add_tier().
  *
  * Context: as tier_pool_add_tier().
- * Return: 0; -EROFS; -EBUSY (not held, or extents appeared on it); the
- * commit's error (the list and the map are unchanged).
+ * Return: 0; -EROFS; -EBUSY (not held by @owner, or extents appeared on
+ * it); the commit's error (the list and the map are unchanged).
  */
-int tier_pool_remove_tier(struct tier_pool *pool, u32 pos,
+int tier_pool_remove_tier(struct tier_pool *pool, u32 pos, const void *owner,
 			  void (*follow)(struct tier_pool *pool, bool insert,
 					 u32 pos, u32 old_n));
 

@@ -2153,7 +2153,7 @@ static int tier_preresume(struct dm_target *ti)
 				       tc->tier_dev[tc->list_pos], &tc->new_rec,
 				       &tc->new_alloc, tier_mig_tiers_renumber);
 	else if (!r)
-		r = tier_pool_remove_tier(pool, tc->list_pos,
+		r = tier_pool_remove_tier(pool, tc->list_pos, tc,
 					  tier_mig_tiers_renumber);
 	if (!r) {
 		tc->list_change = 0;
