@@ -169,6 +169,30 @@ static void pr(CASE_CTX, struct img *im, u32 dev, u64 sector, void *blk)
 		       0);
 }
 
+/* Entry @idx of map copy @c block @i on @dev set to @e, the block resealed. */
+static void map_entry_put(CASE_CTX, struct img *im, u32 dev,
+			  const struct tier_sb *sb, u32 c, u64 i, u32 idx,
+			  const struct tier_map_entry *e)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+
+	pr(test, im, dev, tier_map_block_sector(sb, c, i), blk);
+	tier_map_block_set(blk, idx, e);
+	tier_map_block_seal(blk);
+	pw(test, im, dev, tier_map_block_sector(sb, c, i), blk);
+}
+
+/* Byte @off of map copy @c block @i on @dev flipped: its checksum fails. */
+static void map_block_rot(CASE_CTX, struct img *im, u32 dev,
+			  const struct tier_sb *sb, u32 c, u64 i, u32 off)
+{
+	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
+
+	pr(test, im, dev, tier_map_block_sector(sb, c, i), blk);
+	blk[off] ^= 0xff;
+	pw(test, im, dev, tier_map_block_sector(sb, c, i), blk);
+}
+
 /* A commit: every block of @copy, then the superblock of @gen. */
 static void img_commit(CASE_CTX, struct img *im, u64 gen, u32 copy)
 {
@@ -852,9 +876,7 @@ static void check_newer_copy_entries_test(CASE_CTX)
 	tier_map_block_set(newer, 6, &e);
 	tier_map_block_seal(newer);
 	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 1, 0), newer);
-	pr(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
-	blk[100] ^= 0xff;
-	pw(test, im, 0, tier_map_block_sector(&im->sb[1], 0, 0), blk);
+	map_block_rot(test, im, 0, &im->sb[1], 0, 0, 100);
 
 	md = md_check(test, im, NR, NULL);
 	show(md);
@@ -870,19 +892,14 @@ static void check_newer_copy_entries_test(CASE_CTX)
 /* One physical extent mapped twice (in both copies): one mapping goes. */
 static void check_double_use_test(CASE_CTX)
 {
-	u8 *blk = case_alloc(test, TIER_BLOCK_SIZE);
 	struct img *im = img_make(test, true);
 	struct tier_loc loc = { 0, 0, tier_pext(1) };
 	struct tier_map_entry e = { tier_map_word_encode(&loc), 0, 0, 0 };
 	struct tl_md *md;
 	u32 c;
 
-	for (c = 0; c < 2; c++) {
-		pr(test, im, 0, tier_map_block_sector(&im->sb[1], c, 0), blk);
-		tier_map_block_set(blk, 9, &e);
-		tier_map_block_seal(blk);
-		pw(test, im, 0, tier_map_block_sector(&im->sb[1], c, 0), blk);
-	}
+	for (c = 0; c < 2; c++)
+		map_entry_put(test, im, 0, &im->sb[1], c, 0, 9, &e);
 	md = md_check(test, im, NR, NULL);
 	show(md);
 	CASE_EQ(md->nr_errors, 1);
@@ -1730,27 +1747,15 @@ static struct img *crash_img(CASE_CTX, u32 how)
 	u32 m = im->meta;
 	u64 i;
 
-	pr(test, im, m, tier_map_block_sector(&sb, 0, 0), blk);
-	blk[100] ^= 0xff;
-	pw(test, im, m, tier_map_block_sector(&sb, 0, 0), blk);
+	map_block_rot(test, im, m, &sb, 0, 0, 100);
 
-	pr(test, im, m, tier_map_block_sector(&sb, 0, 1), blk);
 	e.word = tier_map_word_encode(&twice1);
-	tier_map_block_set(blk, 200, &e);
-	tier_map_block_seal(blk);
-	pw(test, im, m, tier_map_block_sector(&sb, 0, 1), blk);
-	pr(test, im, m, tier_map_block_sector(&sb, 1, 1), blk);
-	blk[3000] ^= 0xff;
-	pw(test, im, m, tier_map_block_sector(&sb, 1, 1), blk);
+	map_entry_put(test, im, m, &sb, 0, 1, 200, &e);
+	map_block_rot(test, im, m, &sb, 1, 1, 3000);
 
-	pr(test, im, m, tier_map_block_sector(&sb, 1, 2), blk);
 	e.word = tier_map_word_encode(&twice2);
-	tier_map_block_set(blk, 200, &e);
-	tier_map_block_seal(blk);
-	pw(test, im, m, tier_map_block_sector(&sb, 1, 2), blk);
-	pr(test, im, m, tier_map_block_sector(&sb, 0, 2), blk);
-	blk[100] ^= 0xff;
-	pw(test, im, m, tier_map_block_sector(&sb, 0, 2), blk);
+	map_entry_put(test, im, m, &sb, 1, 2, 200, &e);
+	map_block_rot(test, im, m, &sb, 0, 2, 100);
 
 	sb.tier[0].used_extents = 9;
 	tier_sb_encode(&sb, blk);
