@@ -778,6 +778,27 @@ static void tier_pool_drop_bdev(struct block_device *bdev)
 	"The tier did not answer its probe flush in time: its path hangs (a controller reconnecting, a suspended device); nothing changed: retry once it answers"
 
 /*
+ * Whether tier-recover may still act on @tier, which the caller found as
+ * @dev: the tier list changes under md_lock (and only at a resume), so the
+ * tier is checked again under it; a suspended device is refused (its
+ * resume may re-bind the tier under tier_pools_mutex).
+ */
+static int tier_recover_still(struct tier_pool *pool, u32 tier, dev_t dev,
+			      const char **err)
+{
+	lockdep_assert_held(&pool->md_lock);
+	if (READ_ONCE(pool->suspended)) {
+		*err = TIER_MSG_SUSPENDED;
+		return -EBUSY;
+	}
+	if (tier >= pool->nr_tiers || pool->tier_dev_id[tier] != dev) {
+		*err = TIER_MSG_RECOVER_MOVED;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
  * One probe flush of a device, shared by its work and every caller that
  * waits for it (the last reference frees it). While it runs it is on
  * tier_probes: a recover of the same device meanwhile (a script retrying,
@@ -872,17 +893,11 @@ static int tier_probe_path(struct tier_pool *pool, u32 tier, dev_t dev,
 		return -ENOMEM;
 	}
 	mutex_lock(&pool->md_lock);
-	if (READ_ONCE(pool->suspended)) {
+	r = tier_recover_still(pool, tier, dev, err);
+	if (r) {
 		mutex_unlock(&pool->md_lock);
 		kfree(p);
-		*err = TIER_MSG_SUSPENDED;
-		return -EBUSY;
-	}
-	if (tier >= pool->nr_tiers || pool->tier_dev_id[tier] != dev) {
-		mutex_unlock(&pool->md_lock);
-		kfree(p);
-		*err = TIER_MSG_RECOVER_MOVED;
-		return -EBUSY;
+		return r;
 	}
 	strscpy(name, pool->tier_name[tier], sizeof(name));
 	p = tier_probe_get(pool->tier_bdev[tier], p);
@@ -927,19 +942,11 @@ int tier_tier_recover(struct tier_pool *pool, u32 tier, dev_t dev,
 	 * a spurious EIO, at the tier's next outage.
 	 */
 	mutex_lock(&pool->md_lock);
-	/*
-	 * The tier list changes under md_lock (and only at a resume): the
-	 * tier the caller named is checked again here, where it holds.
-	 */
-	if (READ_ONCE(pool->suspended)) {
+	/* Again: a reload may have renumbered it during the probe. */
+	r = tier_recover_still(pool, tier, dev, err);
+	if (r) {
 		mutex_unlock(&pool->md_lock);
-		*err = TIER_MSG_SUSPENDED;
-		return -EBUSY;
-	}
-	if (tier >= pool->nr_tiers || pool->tier_dev_id[tier] != dev) {
-		mutex_unlock(&pool->md_lock);
-		*err = TIER_MSG_RECOVER_MOVED;
-		return -EBUSY;
+		return r;
 	}
 	/*
 	 * The path answered. Flushed again here only when written since its
